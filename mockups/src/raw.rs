@@ -1,0 +1,38 @@
+//! Safe wrappers of MPI calls that rsmpi does not offer.
+
+use mpi::collective::Operation;
+use mpi::datatype::Equivalence;
+use mpi::ffi;
+use mpi::raw::AsRaw;
+use mpi::topology::Communicator;
+
+/// `MPI_Reduce_scatter`: reduces `send` (the sum of `counts` elements) over
+/// `comm` and leaves block i, `counts[i]` elements, on process i.
+///
+/// # Panics
+/// If `send` is shorter than the sum of `counts`, `recv` shorter than this
+/// process's count, or `counts` has not one entry per process.
+pub fn reduce_scatter<C, T, O>(comm: &C, send: &[T], recv: &mut [T], counts: &[i32], op: O)
+where
+    C: Communicator,
+    T: Equivalence,
+    O: Operation,
+{
+    let rank = comm.rank() as usize;
+    assert_eq!(counts.len(), comm.size() as usize, "one count per process");
+    let total: usize = counts.iter().map(|&c| c as usize).sum();
+    assert!(send.len() >= total, "send buffer shorter than the counts");
+    assert!(recv.len() >= counts[rank] as usize, "receive buffer too short");
+    // SAFETY: the buffers are valid for the lengths checked above, the
+    // datatype matches T, and MPI reads `counts` only during the call.
+    unsafe {
+        ffi::MPI_Reduce_scatter(
+            send.as_ptr() as *const _,
+            recv.as_mut_ptr() as *mut _,
+            counts.as_ptr(),
+            T::equivalent_datatype().as_raw(),
+            op.as_raw(),
+            comm.as_raw(),
+        );
+    }
+}

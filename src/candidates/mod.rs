@@ -1,0 +1,130 @@
+//! Candidates: the ways to perform one collective. `default` is the
+//! library's own call; competitors are mock-ups built from other collectives
+//! and lane, hierarchical and circulant algorithms.
+//!
+//! A candidate is prepared once per (collective, size) outside the timed
+//! region and returns a [`Run`]: a closure that performs the collective on
+//! the harness's `send` and `recv` buffers (laid out as [`Shape`] says) and
+//! allocates nothing.
+
+pub mod circulant;
+pub mod hier;
+pub mod lane;
+pub mod mockups;
+pub mod native;
+
+use crate::collective::{Collective, Shape};
+use crate::element::Element;
+use algorithms::topology::Topology;
+use mpi::collective::SystemOperation;
+use mpi::topology::SimpleCommunicator;
+use std::rc::Rc;
+
+/// One call of a prepared candidate: `run(send, recv)`.
+pub type Run<T> = Box<dyn FnMut(&[T], &mut [T])>;
+
+/// Where a competitor comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Family {
+    /// The library's own collective.
+    Native,
+    /// The same semantics from other MPI collectives.
+    Mockup,
+    /// Lane decomposition (Träff & Hunold 2020).
+    Lane,
+    /// Hierarchical, leader-based decomposition.
+    Hier,
+    /// Circulant-graph algorithm (Träff et al. 2023).
+    Circulant,
+}
+
+impl Family {
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::Native => "native",
+            Family::Mockup => "mock-up",
+            Family::Lane => "lane",
+            Family::Hier => "hier",
+            Family::Circulant => "circulant",
+        }
+    }
+}
+
+/// A competitor's identity, as `pgcheck list` shows it.
+#[derive(Clone, Copy, Debug)]
+pub struct Competitor {
+    /// `<collective>_as_<how>`, e.g. `allreduce_as_reduce_bcast`.
+    pub name: &'static str,
+    pub collective: Collective,
+    pub family: Family,
+    /// The guideline it checks, e.g. `GL12: Allreduce ⪯ Reduce + Bcast`.
+    pub guideline: &'static str,
+    /// One line on how it works.
+    pub description: &'static str,
+}
+
+/// Extra knobs some competitors read from the input.
+#[derive(Clone, Debug, Default)]
+pub struct Tuning {
+    /// Blocks of the n-block circulant broadcast; `None` chooses from the size.
+    pub nblock_blocks: Option<usize>,
+}
+
+/// What a candidate is prepared with.
+pub struct Setup {
+    /// The communicator of the check (a duplicate of the world).
+    pub comm: Rc<SimpleCommunicator>,
+    /// The node/lane topology, or why lane and hier candidates cannot run.
+    pub topology: Result<Rc<Topology>, String>,
+    pub shape: Shape,
+    pub op: SystemOperation,
+    /// Whether `op` is commutative (circulant reductions require it).
+    pub commutative: bool,
+    pub tuning: Tuning,
+}
+
+/// Why a candidate is not measured in a case.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotApplicable(pub String);
+
+/// Every competitor of every family, `default`s excluded.
+pub fn competitors() -> impl Iterator<Item = &'static Competitor> {
+    mockups::COMPETITORS
+        .iter()
+        .chain(lane::COMPETITORS)
+        .chain(hier::COMPETITORS)
+        .chain(circulant::COMPETITORS)
+}
+
+/// The competitors of one collective.
+pub fn competitors_of(collective: Collective) -> impl Iterator<Item = &'static Competitor> {
+    competitors().filter(move |c| c.collective == collective)
+}
+
+/// Looks up a competitor by name.
+pub fn find(name: &str) -> Option<&'static Competitor> {
+    competitors().find(|c| c.name == name)
+}
+
+/// Prepares a candidate: `default` or a competitor of `setup.shape.collective`.
+pub fn prepare<T: Element>(name: &str, setup: &Setup) -> Result<Run<T>, NotApplicable> {
+    if name == native::DEFAULT {
+        return Ok(native::prepare(setup));
+    }
+    let competitor = find(name)
+        .filter(|c| c.collective == setup.shape.collective)
+        .ok_or_else(|| NotApplicable(format!("{name} is not a competitor of {}", setup.shape.collective)))?;
+    match competitor.family {
+        Family::Native => Ok(native::prepare(setup)),
+        Family::Mockup => mockups::prepare(name, setup),
+        Family::Lane => lane::prepare(name, setup),
+        Family::Hier => hier::prepare(name, setup),
+        Family::Circulant => circulant::prepare(name, setup),
+    }
+}
+
+/// The topology of the setup, or why lane/hier candidates do not apply.
+pub fn topology(setup: &Setup) -> Result<Rc<Topology>, NotApplicable> {
+    setup.topology.clone().map_err(NotApplicable)
+}

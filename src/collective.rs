@@ -1,0 +1,201 @@
+//! The eleven collectives pgcheck checks and the shape of their buffers.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A blocking MPI collective.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Collective {
+    Allgather,
+    Allreduce,
+    Alltoall,
+    Bcast,
+    Gather,
+    Reduce,
+    ReduceScatterBlock,
+    ReduceScatter,
+    Scan,
+    Exscan,
+    Scatter,
+}
+
+impl Collective {
+    /// All collectives, in the order reports list them.
+    pub const ALL: [Collective; 11] = [
+        Collective::Allgather,
+        Collective::Allreduce,
+        Collective::Alltoall,
+        Collective::Bcast,
+        Collective::Gather,
+        Collective::Reduce,
+        Collective::ReduceScatterBlock,
+        Collective::ReduceScatter,
+        Collective::Scan,
+        Collective::Exscan,
+        Collective::Scatter,
+    ];
+
+    /// The name used in inputs and reports (`reduce_scatter_block`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Collective::Allgather => "allgather",
+            Collective::Allreduce => "allreduce",
+            Collective::Alltoall => "alltoall",
+            Collective::Bcast => "bcast",
+            Collective::Gather => "gather",
+            Collective::Reduce => "reduce",
+            Collective::ReduceScatterBlock => "reduce_scatter_block",
+            Collective::ReduceScatter => "reduce_scatter",
+            Collective::Scan => "scan",
+            Collective::Exscan => "exscan",
+            Collective::Scatter => "scatter",
+        }
+    }
+
+    /// The prefix of competitor names (`reducescatterblock_as_…`).
+    pub fn prefix(self) -> String {
+        self.name().replace('_', "")
+    }
+
+    /// The MPI function (`MPI_Reduce_scatter_block`).
+    pub fn mpi_name(self) -> String {
+        let mut name = String::from("MPI_");
+        let mut chars = self.name().chars();
+        if let Some(first) = chars.next() {
+            name.push(first.to_ascii_uppercase());
+        }
+        name.extend(chars);
+        name
+    }
+
+    pub fn from_name(name: &str) -> Option<Collective> {
+        Collective::ALL.into_iter().find(|c| c.name() == name)
+    }
+
+    /// Whether a size is the block per process (MPINPC's convention) rather
+    /// than the whole vector.
+    pub fn size_is_per_process(self) -> bool {
+        matches!(
+            self,
+            Collective::Allgather
+                | Collective::Alltoall
+                | Collective::Gather
+                | Collective::Scatter
+                | Collective::ReduceScatterBlock
+        )
+    }
+
+    /// Whether the collective has a root.
+    pub fn is_rooted(self) -> bool {
+        matches!(
+            self,
+            Collective::Bcast | Collective::Gather | Collective::Reduce | Collective::Scatter
+        )
+    }
+
+    /// Whether the collective combines data with a reduction operator.
+    pub fn is_reduction(self) -> bool {
+        matches!(
+            self,
+            Collective::Allreduce
+                | Collective::Reduce
+                | Collective::ReduceScatterBlock
+                | Collective::ReduceScatter
+                | Collective::Scan
+                | Collective::Exscan
+        )
+    }
+}
+
+impl fmt::Display for Collective {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The buffers of one collective call on one process, in elements.
+///
+/// `count` is the size in elements: the block per process for the
+/// per-process collectives, the whole vector for the others. Conventions
+/// every candidate follows:
+/// - `send` holds this process's input, `recv` receives its output;
+/// - `bcast` works in `recv` only: the root's `recv` holds the data before
+///   the call, every process's `recv` holds it after;
+/// - `reduce_scatter` gives process i `counts[i]` elements of the vector.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shape {
+    pub collective: Collective,
+    /// Number of processes.
+    pub size: usize,
+    /// This process's rank.
+    pub rank: usize,
+    /// The root of rooted collectives (0 for the others).
+    pub root: usize,
+    /// Elements per block or per vector, as above.
+    pub count: usize,
+    /// `reduce_scatter`'s per-process counts: the vector split as evenly as
+    /// possible, the first `count % size` processes one element more.
+    pub counts: Vec<usize>,
+}
+
+impl Shape {
+    pub fn new(
+        collective: Collective,
+        size: usize,
+        rank: usize,
+        root: usize,
+        count: usize,
+    ) -> Shape {
+        let counts = (0..size)
+            .map(|i| count / size + usize::from(i < count % size))
+            .collect();
+        Shape {
+            collective,
+            size,
+            rank,
+            root,
+            count,
+            counts,
+        }
+    }
+
+    /// Length of the send buffer on this process.
+    pub fn send_len(&self) -> usize {
+        let (p, m) = (self.size, self.count);
+        match self.collective {
+            Collective::Alltoall | Collective::Scatter | Collective::ReduceScatterBlock => p * m,
+            _ => m,
+        }
+    }
+
+    /// Length of the receive buffer on this process.
+    pub fn recv_len(&self) -> usize {
+        let (p, m) = (self.size, self.count);
+        match self.collective {
+            Collective::Allgather | Collective::Alltoall | Collective::Gather => p * m,
+            Collective::Scatter | Collective::ReduceScatterBlock => m,
+            Collective::ReduceScatter => self.counts[self.rank],
+            _ => m,
+        }
+    }
+
+    /// The part of `recv` that MPI defines on this process after the call.
+    pub fn defined_output(&self) -> std::ops::Range<usize> {
+        let defined = match self.collective {
+            Collective::Gather | Collective::Reduce => self.rank == self.root,
+            Collective::Exscan => self.rank != 0,
+            _ => true,
+        };
+        if defined {
+            0..self.recv_len()
+        } else {
+            0..0
+        }
+    }
+
+    /// Whether this process is the root.
+    pub fn is_root(&self) -> bool {
+        self.rank == self.root
+    }
+}

@@ -1,0 +1,4 @@
+fn main() {
+    let universe = mpi::initialize().expect("MPI initialises");
+    drop(universe);
+}

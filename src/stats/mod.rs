@@ -1,0 +1,1 @@
+//! Statistics: descriptive measures and two-sample tests.
