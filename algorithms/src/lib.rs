@@ -9,4 +9,5 @@
 pub mod circulant;
 pub mod hier;
 pub mod lane;
+pub mod split;
 pub mod topology;
