@@ -2,7 +2,16 @@
 //! performance guidelines. The pipeline is config → plan → measure →
 //! analyse → report; each stage takes the previous stage's plain data.
 
+pub mod analyse;
+pub mod app;
 pub mod candidates;
+pub mod cli;
 pub mod collective;
+pub mod config;
 pub mod element;
+pub mod exit;
+pub mod measure;
+pub mod meta;
+pub mod plan;
+pub mod report;
 pub mod stats;

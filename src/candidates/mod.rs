@@ -89,7 +89,7 @@ pub struct Setup {
 pub struct NotApplicable(pub String);
 
 /// Every competitor of every family, `default`s excluded.
-pub fn competitors() -> impl Iterator<Item = &'static Competitor> {
+pub fn competitors() -> impl Iterator<Item = &'static Competitor> + Clone {
     mockups::COMPETITORS
         .iter()
         .chain(lane::COMPETITORS)
@@ -98,7 +98,7 @@ pub fn competitors() -> impl Iterator<Item = &'static Competitor> {
 }
 
 /// The competitors of one collective.
-pub fn competitors_of(collective: Collective) -> impl Iterator<Item = &'static Competitor> {
+pub fn competitors_of(collective: Collective) -> impl Iterator<Item = &'static Competitor> + Clone {
     competitors().filter(move |c| c.collective == collective)
 }
 

@@ -1,0 +1,313 @@
+//! The pipelines of the commands: config → plan → measure → analyse → report.
+
+use crate::analyse::{self, CaseData, CaseKey, Exclusion, Options, Sample};
+use crate::cli::{RunArgs, SetupArgs, VerifyArgs};
+use crate::collective::Collective;
+use crate::config::{Config, InputError};
+use crate::exit::Exit;
+use crate::measure::{self, CaseRun, Context, Schedule, Status};
+use crate::plan::{self, Plan, Settings, World};
+use crate::report::{self, Results};
+use crate::{candidates, meta};
+use mpi::traits::*;
+use std::path::Path;
+use std::time::Duration;
+
+/// A panic on any rank aborts the whole job instead of leaving the other
+/// ranks waiting in a collective.
+pub fn abort_on_panic() {
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        default_hook(info);
+        let rank = mpi::topology::SimpleCommunicator::world().rank();
+        eprintln!("pgcheck: rank {rank} failed; aborting the job");
+        mpi::topology::SimpleCommunicator::world().abort(Exit::Internal.code());
+    }));
+}
+
+/// Reports an input error once, from rank 0.
+pub fn input_error(leader: bool, message: &str) -> Exit {
+    if leader {
+        eprintln!("pgcheck: error: {message}");
+    }
+    Exit::Input
+}
+
+/// The process world as the plan sees it.
+fn world(ctx: &Context) -> World {
+    World {
+        processes: ctx.size(),
+        topology: ctx.topology.as_ref().map(|_| ()).map_err(Clone::clone),
+    }
+}
+
+/// Applies `--datatype`/`--op` to every check, checking them again.
+fn override_elements(config: &Config, setup: &SetupArgs) -> Result<Config, InputError> {
+    let mut config = config.clone();
+    for check in &mut config.checks {
+        if let Some(d) = setup.datatype {
+            check.datatype = d.into();
+        }
+        if let Some(o) = setup.op {
+            check.op = o.into();
+        }
+        let at = |msg: String| InputError(format!("{}:{}: {msg}", config.path.display(), check.line));
+        if let Some(s) = check.sizes.iter().find(|&&s| s % check.datatype.size() as u64 != 0) {
+            return Err(at(format!("size {s} is not a multiple of the datatype `{}`", check.datatype.name())));
+        }
+        if check.collective.is_reduction() && !check.op.applies_to(check.datatype) {
+            return Err(at(format!("op `{}` is not defined for datatype `{}`", check.op.name(), check.datatype.name())));
+        }
+    }
+    Ok(config)
+}
+
+/// Checks that the output directory can be written, on rank 0, and tells
+/// every rank.
+fn prepare_output(ctx: &Context, dir: &Path) -> Result<(), String> {
+    let mut ok = 1u8;
+    let mut message = String::new();
+    if ctx.rank() == 0 {
+        if let Err(e) = std::fs::create_dir_all(dir).and_then(|_| report::csv::create_raw(dir)) {
+            ok = 0;
+            message = format!("output directory {}: {e}", dir.display());
+        }
+    }
+    ctx.comm.process_at_rank(0).broadcast_into(&mut ok);
+    if ok == 1 {
+        Ok(())
+    } else {
+        Err(message)
+    }
+}
+
+/// Tells every rank rank 0's exit status.
+fn agree(ctx: &Context, exit: Exit) -> Exit {
+    let mut code = exit.code();
+    ctx.comm.process_at_rank(0).broadcast_into(&mut code);
+    [Exit::Pass, Exit::Violation, Exit::Input, Exit::Verification, Exit::Internal, Exit::Interrupted]
+        .into_iter()
+        .find(|e| e.code() == code)
+        .unwrap_or(Exit::Internal)
+}
+
+/// `pgcheck run`.
+pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
+    let leader = ctx.rank() == 0;
+    let config = match override_elements(config, &args.setup) {
+        Ok(c) => c,
+        Err(e) => return input_error(leader, &e.0),
+    };
+    let settings = Settings {
+        budget: args.budget.or(config.budget).unwrap_or(Duration::from_secs(1)),
+        rounds: args.rounds.or(config.rounds).unwrap_or(10),
+        seed: args.seed,
+        warmup: args.warmup,
+    };
+    let plan = match plan::from_config(&config, settings, &world(ctx)) {
+        Ok(p) => p,
+        Err(e) => return input_error(leader, &e.0),
+    };
+    if let Err(e) = prepare_output(ctx, &args.output) {
+        return input_error(leader, &e);
+    }
+    let mut meta = meta::collect(ctx);
+    let a = &args.analysis;
+    meta.start_time = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    meta.budget_s = plan.settings.budget.as_secs_f64();
+    meta.rounds = plan.settings.rounds;
+    meta.warmup = plan.settings.warmup;
+    meta.seed = plan.settings.seed;
+    meta.alpha = a.alpha;
+    meta.test = format!("{:?}", a.test).to_lowercase();
+    meta.correction = format!("{:?}", a.correction).to_lowercase();
+    meta.outliers = format!("{:?}", a.outliers).to_lowercase();
+    meta.sync = "barrier".into();
+    meta.plan_s = plan.expected().as_secs_f64();
+    if leader {
+        eprint!("{}", report::plan_text(&plan, &meta));
+    }
+    let schedule = Schedule::start();
+    meta.noise_floor_s = measure::barrier_floor(ctx, 100);
+    let options = Options {
+        alpha: a.alpha,
+        test: a.test,
+        correction: a.correction,
+        outliers: a.outliers,
+        noise_floor_s: meta.noise_floor_s,
+    };
+    let mut measured = Vec::with_capacity(plan.cases.len());
+    let mut schedule = schedule;
+    for (i, case) in plan.cases.iter().enumerate() {
+        let run = measure::measure_case(ctx, case, &plan.settings, &mut schedule);
+        if leader {
+            let data = case_data(&run);
+            if let Err(e) = report::csv::append_raw(&args.output, &data.key, data.samples.iter().map(|s| (s.name.as_str(), &s.rounds[..], &s.seconds[..]))) {
+                eprintln!("pgcheck: warning: cannot append to raw.csv: {e}");
+            }
+            measured.push(data);
+            meta.wall_s = schedule.elapsed();
+            let partial = Results { meta: meta.clone(), complete: false, checks: analyse::verdicts(&measured, &options) };
+            if let Err(e) = report::json::write(&args.output, &partial) {
+                eprintln!("pgcheck: warning: cannot write results.json: {e}");
+            }
+            eprintln!(
+                "[{}/{}] {} {} B done, {:.1} s of {:.1} s",
+                i + 1,
+                plan.cases.len(),
+                case.collective,
+                case.size_bytes,
+                schedule.elapsed(),
+                plan.expected().as_secs_f64()
+            );
+        }
+    }
+    meta.wall_s = schedule.elapsed();
+    let exit = if leader {
+        let results = Results { meta, complete: true, checks: analyse::verdicts(&measured, &options) };
+        print!("{}", report::table::render(&results));
+        let written = report::json::write(&args.output, &results)
+            .and_then(|_| report::csv::write_summary(&args.output, &results));
+        if let Err(e) = written {
+            eprintln!("pgcheck: error: writing {}: {e}", args.output.display());
+            Exit::Internal
+        } else {
+            eprintln!(
+                "wall time {:.2} s for a plan of {:.2} s; files in {}",
+                results.meta.wall_s,
+                results.meta.plan_s,
+                args.output.display()
+            );
+            gate(&results, args)
+        }
+    } else {
+        Exit::Pass
+    };
+    agree(ctx, exit)
+}
+
+/// The exit status of a finished run.
+fn gate(results: &Results, args: &RunArgs) -> Exit {
+    match args.fail_on {
+        Some(level) if results.worst() >= level.into() => Exit::Violation,
+        _ => Exit::Pass,
+    }
+}
+
+/// A measured case as the analysis reads it.
+pub fn case_data(run: &CaseRun) -> CaseData {
+    let c = &run.case;
+    CaseData {
+        key: CaseKey {
+            collective: c.collective,
+            size_bytes: c.size_bytes,
+            count: c.count,
+            datatype: c.datatype,
+            op: c.op,
+            root: c.root,
+        },
+        samples: run
+            .candidates
+            .iter()
+            .map(|r| Sample {
+                name: r.name.clone(),
+                excluded: match &r.status {
+                    Status::Measured => None,
+                    Status::Wrong(why) => Some(Exclusion::Wrong(why.clone())),
+                    Status::Skipped(why) => Some(Exclusion::Skipped(why.clone())),
+                },
+                seconds: r.observations.clone(),
+                rounds: r.rounds.clone(),
+            })
+            .collect(),
+    }
+}
+
+/// The cases `pgcheck verify` runs.
+fn verify_plan(ctx: &Context, config: Option<&Config>, args: &VerifyArgs) -> Result<Plan, String> {
+    let settings = Settings { budget: Duration::ZERO, rounds: 1, seed: 0, warmup: 0 };
+    let world = world(ctx);
+    let mut plan = match config {
+        Some(config) => {
+            let config = override_elements(config, &args.setup).map_err(|e| e.0)?;
+            plan::from_config(&config, settings, &world).map_err(|e| e.0)?
+        }
+        None => {
+            let datatype = args.setup.datatype.map_or(crate::element::Datatype::Byte, Into::into);
+            let op = args.setup.op.map_or(crate::element::Op::Bor, Into::into);
+            if !op.applies_to(datatype) {
+                return Err(format!("op `{}` is not defined for datatype `{}`", op.name(), datatype.name()));
+            }
+            let p = ctx.size();
+            let roots: Vec<String> = if args.roots.is_empty() {
+                ["first", "middle", "last"].map(String::from).to_vec()
+            } else {
+                args.roots.clone()
+            };
+            let mut roots: Vec<usize> = roots.iter().map(|r| plan::parse_root(r, p)).collect::<Result<_, _>>()?;
+            roots.sort_unstable();
+            roots.dedup();
+            let counts: Vec<usize> = if args.sizes.is_empty() {
+                plan::verify_counts(p, datatype)
+            } else {
+                args.sizes.iter().map(|&s| {
+                    if s % datatype.size() as u64 != 0 {
+                        Err(format!("size {s} is not a multiple of the datatype `{}`", datatype.name()))
+                    } else {
+                        Ok((s / datatype.size() as u64) as usize)
+                    }
+                }).collect::<Result<_, _>>()?
+            };
+            let mut cases = Vec::new();
+            for collective in Collective::ALL {
+                if !args.collective.is_empty() && !args.collective.iter().any(|c| c == collective.name()) {
+                    continue;
+                }
+                let names: Vec<&str> = candidates::competitors_of(collective).map(|c| c.name).collect();
+                let roots = if collective.is_rooted() { roots.clone() } else { vec![0] };
+                for &root in &roots {
+                    for &count in &counts {
+                        cases.push(plan::case(collective, (count * datatype.size()) as u64, datatype, op, root, &names, None, &world));
+                    }
+                }
+            }
+            Plan { settings, cases }
+        }
+    };
+    for name in &args.collective {
+        if Collective::from_name(name).is_none() {
+            return Err(crate::config::unknown("collective", name, Collective::ALL.iter().map(|c| c.name())));
+        }
+    }
+    for name in &args.competitor {
+        if candidates::find(name).is_none() {
+            return Err(crate::config::unknown("competitor", name, candidates::competitors().map(|c| c.name)));
+        }
+    }
+    if !args.competitor.is_empty() {
+        for case in &mut plan.cases {
+            case.candidates.retain(|c| c == candidates::native::DEFAULT || args.competitor.contains(c));
+            case.skipped.retain(|(c, _)| args.competitor.contains(c));
+        }
+        plan.cases.retain(|c| c.candidates.len() + c.skipped.len() > 1);
+    }
+    Ok(plan)
+}
+
+/// `pgcheck verify`.
+pub fn verify(ctx: &Context, config: Option<&Config>, args: &VerifyArgs) -> Exit {
+    let leader = ctx.rank() == 0;
+    let plan = match verify_plan(ctx, config, args) {
+        Ok(p) => p,
+        Err(e) => return input_error(leader, &e),
+    };
+    let runs: Vec<CaseRun> = plan.cases.iter().map(|case| measure::verify_case(ctx, case)).collect();
+    let exit = if leader {
+        let (text, failures) = report::verify::render(&runs);
+        print!("{text}");
+        if failures > 0 { Exit::Verification } else { Exit::Pass }
+    } else {
+        Exit::Pass
+    };
+    agree(ctx, exit)
+}

@@ -1,0 +1,183 @@
+//! Command-line options.
+
+use crate::analyse::{Correction, Outliers, Test};
+use crate::element::{Datatype, Op};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "pgcheck",
+    version,
+    about = "Checks an MPI library's collectives against the self-consistent performance guidelines",
+    long_about = "Checks an MPI library's collectives against the self-consistent performance \
+guidelines: a collective must not be slower than the same semantics built from other \
+collectives (a mock-up) nor than a known better algorithm (lane, hierarchical, circulant). \
+Run it under mpirun; rank 0 prints the report.\n\n\
+Exit status: 0 pass, 1 a guideline violation at or above --fail-on, 2 usage or input error, \
+3 a candidate failed verification (pgcheck verify), 4 an MPI or internal error, 5 interrupted."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Measure every candidate of every check and report slowdowns and severities.
+    Run(RunArgs),
+    /// Run every competitor once and compare its result with the library's own collective.
+    Verify(VerifyArgs),
+    /// List every collective with its competitors and the guideline each checks.
+    List,
+}
+
+/// Options shared by commands that prepare candidates.
+#[derive(Args, Debug, Clone, Default)]
+pub struct SetupArgs {
+    /// Form virtual nodes of N consecutive ranks (for lane and hier candidates).
+    #[arg(long, value_name = "N")]
+    pub ppn: Option<usize>,
+    /// Element datatype (overrides the file).
+    #[arg(long, value_enum)]
+    pub datatype: Option<DatatypeArg>,
+    /// Reduction operator (overrides the file).
+    #[arg(long, value_enum)]
+    pub op: Option<OpArg>,
+}
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// The YAML list of checks.
+    pub input: PathBuf,
+    #[command(flatten)]
+    pub setup: SetupArgs,
+    /// Time budget per candidate and size, e.g. 500ms, 2s (overrides the file; default 1s).
+    #[arg(long, value_parser = parse_duration)]
+    pub budget: Option<Duration>,
+    /// Rounds the budget is cut into; each round runs the candidates in a fresh random order.
+    #[arg(long)]
+    pub rounds: Option<usize>,
+    /// Seed of the candidate order.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Warm-up calls per candidate and size before measuring.
+    #[arg(long, default_value_t = 3)]
+    pub warmup: usize,
+    #[command(flatten)]
+    pub analysis: AnalysisArgs,
+    /// Directory for results.json, summary.csv and raw.csv.
+    #[arg(long, short, default_value = "pgcheck-results")]
+    pub output: PathBuf,
+    /// Exit with status 1 when a violation of at least this severity is found.
+    #[arg(long, value_enum)]
+    pub fail_on: Option<SeverityArg>,
+}
+
+/// How observations become verdicts.
+#[derive(Args, Debug, Clone)]
+pub struct AnalysisArgs {
+    /// Significance level of the tests.
+    #[arg(long, default_value_t = 0.05, value_parser = parse_alpha)]
+    pub alpha: f64,
+    /// Two-sample test; the alternative is "default is slower".
+    #[arg(long, value_enum, default_value_t = Test::Mwu)]
+    pub test: Test,
+    /// Correction for multiple comparisons across all tests of the run.
+    #[arg(long, value_enum, default_value_t = Correction::None)]
+    pub correction: Correction,
+    /// Outlier filter applied per candidate and round before the statistics.
+    #[arg(long, value_enum, default_value_t = Outliers::None)]
+    pub outliers: Outliers,
+}
+
+fn parse_alpha(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(a) if a > 0.0 && a < 1.0 => Ok(a),
+        _ => Err(format!("alpha `{text}` must be a number between 0 and 1")),
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// The YAML list of checks; without it, every collective and competitor at built-in sizes.
+    pub input: Option<PathBuf>,
+    #[command(flatten)]
+    pub setup: SetupArgs,
+    /// Only these collectives (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub collective: Vec<String>,
+    /// Only these competitors (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub competitor: Vec<String>,
+    /// Sizes in bytes (comma-separated) instead of the built-in set.
+    #[arg(long, value_delimiter = ',')]
+    pub sizes: Vec<u64>,
+    /// Roots to try: ranks or `first`, `middle`, `last` (comma-separated; default first,middle,last).
+    #[arg(long, value_delimiter = ',')]
+    pub roots: Vec<String>,
+}
+
+macro_rules! value_enum_of {
+    ($arg:ident, $target:ty, $($variant:ident),*) => {
+        #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum $arg { $($variant),* }
+        impl From<$arg> for $target {
+            fn from(a: $arg) -> $target {
+                match a { $($arg::$variant => <$target>::$variant),* }
+            }
+        }
+    };
+}
+
+value_enum_of!(DatatypeArg, Datatype, Byte, Int32, Int64, Float32, Float64);
+value_enum_of!(OpArg, Op, Sum, Prod, Min, Max, Band, Bor, Bxor);
+value_enum_of!(
+    SeverityArg,
+    crate::analyse::Severity,
+    Low,
+    Medium,
+    MediumHigh,
+    High,
+    VeryHigh
+);
+
+/// Parses `500ms`, `2s`, `1.5s`, `250us`, `1m`; a bare number is seconds.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("`{text}` is not a duration like 500ms or 2s"))?;
+    let seconds = match unit.trim() {
+        "" | "s" => value,
+        "ms" => value * 1e-3,
+        "us" | "µs" => value * 1e-6,
+        "m" | "min" => value * 60.0,
+        other => return Err(format!("unknown unit `{other}` in `{text}` (use us, ms, s or m)")),
+    };
+    if !(seconds > 0.0 && seconds.is_finite()) {
+        return Err(format!("the duration `{text}` must be positive"));
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_durations() {
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("2s"), Ok(Duration::from_secs(2)));
+        assert_eq!(parse_duration("1.5"), Ok(Duration::from_millis(1500)));
+        assert!(parse_duration("0s").is_err());
+        assert!(parse_duration("-1s").is_err());
+        assert!(parse_duration("fast").is_err());
+        assert!(parse_duration("3h").is_err());
+    }
+}

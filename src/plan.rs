@@ -1,0 +1,164 @@
+//! The plan: every (collective, size, root) case with its candidates, and
+//! how long measuring them will take.
+
+use crate::candidates::{self, native::DEFAULT, Family};
+use crate::collective::Collective;
+use crate::config::{Config, InputError};
+use crate::element::{Datatype, Op};
+use serde::Serialize;
+use std::time::Duration;
+
+/// How to measure.
+#[derive(Clone, Debug, Serialize)]
+pub struct Settings {
+    /// Time budget per candidate and case.
+    pub budget: Duration,
+    /// Rounds the budget is cut into.
+    pub rounds: usize,
+    pub seed: u64,
+    /// Warm-up calls per candidate and case.
+    pub warmup: usize,
+}
+
+/// One collective at one size and root, with the candidates to measure.
+#[derive(Clone, Debug, Serialize)]
+pub struct Case {
+    pub collective: Collective,
+    pub size_bytes: u64,
+    /// Elements per block or per vector (see `Shape`).
+    pub count: usize,
+    pub datatype: Datatype,
+    pub op: Op,
+    pub root: usize,
+    /// `default` first, then the competitors to measure.
+    pub candidates: Vec<String>,
+    /// Competitors known before measuring not to apply, with the reason.
+    pub skipped: Vec<(String, String)>,
+    /// Blocks of the n-block circulant broadcast, if set.
+    pub blocks: Option<usize>,
+}
+
+/// Everything a run will do.
+#[derive(Clone, Debug, Serialize)]
+pub struct Plan {
+    pub settings: Settings,
+    pub cases: Vec<Case>,
+}
+
+impl Plan {
+    /// Candidate measurements in the plan.
+    pub fn measurements(&self) -> usize {
+        self.cases.iter().map(|c| c.candidates.len()).sum()
+    }
+
+    /// How long measuring takes: every candidate of every case for the budget.
+    pub fn expected(&self) -> Duration {
+        self.settings.budget * self.measurements() as u32
+    }
+}
+
+/// What the plan needs to know about the processes.
+#[derive(Clone, Debug)]
+pub struct World {
+    pub processes: usize,
+    /// Whether lane and hier candidates can run, or why not.
+    pub topology: Result<(), String>,
+}
+
+/// Expands a checked input into cases.
+pub fn from_config(config: &Config, settings: Settings, world: &World) -> Result<Plan, InputError> {
+    let mut cases = Vec::new();
+    for check in &config.checks {
+        if check.root >= world.processes {
+            return Err(InputError(format!(
+                "{}:{}: root {} is outside the communicator of {} processes",
+                config.path.display(),
+                check.line,
+                check.root,
+                world.processes
+            )));
+        }
+        let names: Vec<&str> = match &check.competitors {
+            Some(list) => list.iter().map(String::as_str).collect(),
+            None => candidates::competitors_of(check.collective).map(|c| c.name).collect(),
+        };
+        for &size in &check.sizes {
+            cases.push(case(
+                check.collective,
+                size,
+                check.datatype,
+                check.op,
+                check.root,
+                &names,
+                check.blocks,
+                world,
+            ));
+        }
+    }
+    Ok(Plan { settings, cases })
+}
+
+/// One case; competitors that cannot run on this world are set aside.
+#[allow(clippy::too_many_arguments)]
+pub fn case(
+    collective: Collective,
+    size_bytes: u64,
+    datatype: Datatype,
+    op: Op,
+    root: usize,
+    competitors: &[&str],
+    blocks: Option<usize>,
+    world: &World,
+) -> Case {
+    let mut candidates = vec![DEFAULT.to_string()];
+    let mut skipped = Vec::new();
+    for &name in competitors {
+        let family = candidates::find(name).map(|c| c.family);
+        match (&world.topology, family) {
+            (Err(why), Some(Family::Lane | Family::Hier)) => {
+                skipped.push((name.to_string(), why.clone()))
+            }
+            _ => candidates.push(name.to_string()),
+        }
+    }
+    Case {
+        collective,
+        size_bytes,
+        count: (size_bytes / datatype.size() as u64) as usize,
+        datatype,
+        op,
+        root,
+        candidates,
+        skipped,
+        blocks,
+    }
+}
+
+/// Roots named `first`, `middle`, `last` or by number.
+pub fn parse_root(name: &str, processes: usize) -> Result<usize, String> {
+    let root = match name {
+        "first" => 0,
+        "middle" => processes / 2,
+        "last" => processes - 1,
+        n => n
+            .parse()
+            .map_err(|_| format!("root `{n}` is not a rank nor first, middle or last"))?,
+    };
+    if root >= processes {
+        return Err(format!(
+            "root {root} is outside the communicator of {processes} processes"
+        ));
+    }
+    Ok(root)
+}
+
+/// The sizes `pgcheck verify` tries without input, in elements: empty, one
+/// element, below p, not divisible by p, and above 1 MiB.
+pub fn verify_counts(processes: usize, datatype: Datatype) -> Vec<usize> {
+    let p = processes;
+    let large = (1 << 20) / datatype.size() + 3 * p + 1;
+    let mut counts = vec![0, 1, p.saturating_sub(1), 2 * p + 1, 7 * p + 3, large];
+    counts.sort_unstable();
+    counts.dedup();
+    counts
+}

@@ -1,0 +1,69 @@
+//! Everything rank 0 shows and writes: the plan, the tables, the files, the
+//! exit status. The only stage that prints.
+
+pub mod csv;
+pub mod json;
+pub mod list;
+pub mod table;
+pub mod verify;
+
+use crate::analyse::{Severity, Verdict};
+use crate::meta::Meta;
+use crate::plan::Plan;
+use serde::{Deserialize, Serialize};
+
+/// Everything a run found, as `results.json` holds it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Results {
+    pub meta: Meta,
+    /// False while measuring and when the run was interrupted.
+    pub complete: bool,
+    pub checks: Vec<Verdict>,
+}
+
+impl Results {
+    /// The worst severity of any check.
+    pub fn worst(&self) -> Severity {
+        self.checks
+            .iter()
+            .map(|c| c.severity)
+            .max()
+            .unwrap_or(Severity::Ok)
+    }
+}
+
+/// Seconds in the unit that suits them: `12.34 µs`, `1.234 ms`.
+pub fn seconds(s: f64) -> String {
+    match s {
+        s if s.is_nan() => "-".into(),
+        s if s < 1e-3 => format!("{:.2} µs", s * 1e6),
+        s if s < 1.0 => format!("{:.3} ms", s * 1e3),
+        s => format!("{s:.3} s"),
+    }
+}
+
+/// The plan, printed before measuring.
+pub fn plan_text(plan: &Plan, meta: &Meta) -> String {
+    let s = &plan.settings;
+    let mut text = format!(
+        "pgcheck {} on {} ({} processes, {} node(s) × {} ppn{})\n",
+        meta.tool_version,
+        meta.mpi_library.lines().next().unwrap_or("MPI"),
+        meta.processes,
+        meta.nodes,
+        meta.ppn,
+        if meta.virtual_nodes { ", virtual nodes" } else { "" },
+    );
+    text += &format!(
+        "plan: {} cases, {} candidate measurements × {} budget = {:.1} s (rounds {}, warm-up {}, seed {}, sync {})\n",
+        plan.cases.len(),
+        plan.measurements(),
+        humantime::format_duration(s.budget),
+        plan.expected().as_secs_f64(),
+        s.rounds,
+        s.warmup,
+        s.seed,
+        meta.sync,
+    );
+    text
+}

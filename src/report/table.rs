@@ -1,0 +1,61 @@
+//! The per-collective tables (MPINPC's Figure 2).
+
+use super::{seconds, Results};
+use crate::collective::Collective;
+use comfy_table::{presets, Cell, CellAlignment, Table};
+
+/// One table per collective: size, count, nodes, ppn, n, default median,
+/// slowdown, fastest competitor, its median, p-value, severity.
+pub fn render(results: &Results) -> String {
+    let mut out = String::new();
+    for collective in Collective::ALL {
+        let checks: Vec<_> = results
+            .checks
+            .iter()
+            .filter(|c| c.key.collective == collective)
+            .collect();
+        if checks.is_empty() {
+            continue;
+        }
+        let mut table = Table::new();
+        style(&mut table);
+        table.set_header(vec![
+            "size [B]", "count", "N", "ppn", "n", "default", "slowdown", "fastest competitor",
+            "its median", "p-value", "severity",
+        ]);
+        for check in checks {
+            let default = check.default_candidate();
+            let right = |text: String| Cell::new(text).set_alignment(CellAlignment::Right);
+            table.add_row(vec![
+                right(check.key.size_bytes.to_string()),
+                right(check.key.count.to_string()),
+                right(results.meta.nodes.to_string()),
+                right(results.meta.ppn.to_string()),
+                right(default.map_or(0, |d| d.n).to_string()),
+                right(default.and_then(|d| d.median_s).map_or("-".into(), seconds)),
+                right(check.slowdown.map_or("-".into(), |s| format!("{s:.3}"))),
+                Cell::new(check.fastest.clone().unwrap_or_else(|| "-".into())),
+                right(check.fastest_median_s.map_or("-".into(), seconds)),
+                right(check.p_value.map_or("-".into(), |p| format!("{p:.2e}"))),
+                Cell::new(check.severity.label()),
+            ]);
+        }
+        let root = results
+            .checks
+            .iter()
+            .find(|c| c.key.collective == collective)
+            .filter(|_| collective.is_rooted())
+            .map(|c| format!(", root {}", c.key.root))
+            .unwrap_or_default();
+        out += &format!("\n{}{root}\n{table}\n", collective.mpi_name());
+    }
+    out
+}
+
+/// The look of every table: ASCII borders when output is not a terminal or
+/// `NO_COLOR` is set, so that logs and CI summaries stay plain.
+pub fn style(table: &mut Table) {
+    let plain = std::env::var_os("NO_COLOR").is_some()
+        || !std::io::IsTerminal::is_terminal(&std::io::stdout());
+    table.load_preset(if plain { presets::ASCII_BORDERS_ONLY_CONDENSED } else { presets::UTF8_BORDERS_ONLY });
+}

@@ -1,0 +1,71 @@
+//! `pgcheck verify`'s pass/fail table.
+
+use super::table::style;
+use crate::measure::{CaseRun, Status};
+use comfy_table::Table;
+use std::collections::BTreeMap;
+
+/// One row per (collective, candidate): how many cases passed, the first
+/// failure. Returns the text and the number of failed cases.
+pub fn render(runs: &[CaseRun]) -> (String, usize) {
+    #[derive(Default)]
+    struct Tally {
+        passed: usize,
+        failed: usize,
+        skipped: usize,
+        first_failure: Option<String>,
+        skip_reason: Option<String>,
+    }
+    let mut tallies: BTreeMap<(String, String), Tally> = BTreeMap::new();
+    for run in runs {
+        let c = &run.case;
+        for candidate in &run.candidates {
+            let tally = tallies
+                .entry((c.collective.name().to_string(), candidate.name.clone()))
+                .or_default();
+            match &candidate.status {
+                Status::Measured => tally.passed += 1,
+                Status::Wrong(why) => {
+                    tally.failed += 1;
+                    tally.first_failure.get_or_insert_with(|| {
+                        format!("{} B ({} elements, {}), root {}: {why}", c.size_bytes, c.count, c.datatype.name(), c.root)
+                    });
+                }
+                Status::Skipped(why) => {
+                    tally.skipped += 1;
+                    tally.skip_reason.get_or_insert_with(|| why.clone());
+                }
+            }
+        }
+    }
+    let mut table = Table::new();
+    style(&mut table);
+    table.set_header(vec!["collective", "candidate", "result", "passed", "failed", "skipped", "detail"]);
+    let mut failures = 0;
+    for ((collective, candidate), t) in &tallies {
+        failures += t.failed;
+        let result = if t.failed > 0 {
+            "FAIL"
+        } else if t.passed > 0 {
+            "pass"
+        } else {
+            "skipped"
+        };
+        let detail = t.first_failure.clone().or_else(|| t.skip_reason.clone()).unwrap_or_default();
+        table.add_row(vec![
+            collective.clone(),
+            candidate.clone(),
+            result.into(),
+            t.passed.to_string(),
+            t.failed.to_string(),
+            t.skipped.to_string(),
+            detail,
+        ]);
+    }
+    let summary = format!(
+        "verify: {} cases, {} candidate runs failed\n",
+        runs.len(),
+        failures
+    );
+    (format!("{table}\n{summary}"), failures)
+}
