@@ -12,6 +12,7 @@ pub mod hier;
 pub mod lane;
 pub mod mockups;
 pub mod native;
+pub mod testing;
 
 use crate::collective::{Collective, Shape};
 use crate::element::Element;
@@ -37,6 +38,8 @@ pub enum Family {
     Hier,
     /// Circulant-graph algorithm (Träff et al. 2023).
     Circulant,
+    /// Test-only competitors (see [`testing`]).
+    Testing,
 }
 
 impl Family {
@@ -47,6 +50,7 @@ impl Family {
             Family::Lane => "lane",
             Family::Hier => "hier",
             Family::Circulant => "circulant",
+            Family::Testing => "testing",
         }
     }
 }
@@ -95,6 +99,7 @@ pub fn competitors() -> impl Iterator<Item = &'static Competitor> + Clone {
         .chain(lane::COMPETITORS)
         .chain(hier::COMPETITORS)
         .chain(circulant::COMPETITORS)
+        .chain(testing::COMPETITORS.iter().filter(|_| testing::enabled()))
 }
 
 /// The competitors of one collective.
@@ -121,6 +126,7 @@ pub fn prepare<T: Element>(name: &str, setup: &Setup) -> Result<Run<T>, NotAppli
         Family::Lane => lane::prepare(name, setup),
         Family::Hier => hier::prepare(name, setup),
         Family::Circulant => circulant::prepare(name, setup),
+        Family::Testing => testing::prepare(name, setup),
     }
 }
 

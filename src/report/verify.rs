@@ -19,7 +19,8 @@ pub fn render(runs: &[CaseRun]) -> (String, usize) {
     let mut tallies: BTreeMap<(String, String), Tally> = BTreeMap::new();
     for run in runs {
         let c = &run.case;
-        for candidate in &run.candidates {
+        // `default` is the reference, not a result.
+        for candidate in run.candidates.iter().skip(1) {
             let tally = tallies
                 .entry((c.collective.name().to_string(), candidate.name.clone()))
                 .or_default();

@@ -1,0 +1,64 @@
+//! Test-only competitors, visible when `PGCHECK_TEST_CANDIDATES=1`: known
+//! wrong ones that verification must catch, and the library's own call
+//! under another name for A/A experiments.
+
+use super::{native, Competitor, Family, NotApplicable, Run, Setup};
+use crate::collective::Collective;
+use crate::element::Element;
+
+/// Whether the test-only competitors are offered.
+pub fn enabled() -> bool {
+    std::env::var_os("PGCHECK_TEST_CANDIDATES").is_some_and(|v| v == "1")
+}
+
+pub const COMPETITORS: &[Competitor] = &[
+    Competitor {
+        name: "allreduce_as_allreduce_corrupted",
+        collective: Collective::Allreduce,
+        family: Family::Testing,
+        guideline: "test only",
+        description: "MPI_Allreduce, then the last rank's first element is overwritten",
+    },
+    Competitor {
+        name: "allgather_as_allgather_misplaced",
+        collective: Collective::Allgather,
+        family: Family::Testing,
+        guideline: "test only",
+        description: "MPI_Allgather with the first two blocks swapped on every rank",
+    },
+    Competitor {
+        name: "allreduce_as_allreduce_self",
+        collective: Collective::Allreduce,
+        family: Family::Testing,
+        guideline: "test only (A/A)",
+        description: "the library's own MPI_Allreduce under another name",
+    },
+    Competitor {
+        name: "bcast_as_bcast_self",
+        collective: Collective::Bcast,
+        family: Family::Testing,
+        guideline: "test only (A/A)",
+        description: "the library's own MPI_Bcast under another name",
+    },
+];
+
+pub fn prepare<T: Element>(name: &str, setup: &Setup) -> Result<Run<T>, NotApplicable> {
+    let mut inner = native::prepare::<T>(setup);
+    let shape = setup.shape.clone();
+    Ok(match name {
+        "allreduce_as_allreduce_corrupted" => Box::new(move |s, r| {
+            inner(s, r);
+            if shape.rank + 1 == shape.size && !r.is_empty() {
+                r[0] = s[s.len() - 1];
+            }
+        }),
+        "allgather_as_allgather_misplaced" => Box::new(move |s, r| {
+            inner(s, r);
+            if shape.size >= 2 {
+                let (first, second) = r.split_at_mut(shape.count);
+                first.swap_with_slice(&mut second[..shape.count]);
+            }
+        }),
+        _ => inner,
+    })
+}
