@@ -1,7 +1,7 @@
 //! The pipelines of the commands: config → plan → measure → analyse → report.
 
 use crate::analyse::{self, CaseData, CaseKey, Exclusion, Options, Sample};
-use crate::cli::{RunArgs, SetupArgs, VerifyArgs};
+use crate::cli::{AnalyzeArgs, ReportArgs, RunArgs, SetupArgs, VerifyArgs};
 use crate::collective::Collective;
 use crate::config::{Config, InputError};
 use crate::exit::Exit;
@@ -147,7 +147,7 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
             }
             measured.push(data);
             meta.wall_s = schedule.elapsed();
-            let partial = Results { meta: meta.clone(), complete: false, checks: analyse::verdicts(&measured, &options) };
+            let partial = results(meta.clone(), false, &measured, &options);
             if let Err(e) = report::json::write(&args.output, &partial) {
                 eprintln!("pgcheck: warning: cannot write results.json: {e}");
             }
@@ -164,34 +164,131 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
     }
     meta.wall_s = schedule.elapsed();
     let exit = if leader {
-        let results = Results { meta, complete: true, checks: analyse::verdicts(&measured, &options) };
-        print!("{}", report::table::render(&results));
-        let written = report::json::write(&args.output, &results)
-            .and_then(|_| report::csv::write_summary(&args.output, &results));
-        if let Err(e) = written {
-            eprintln!("pgcheck: error: writing {}: {e}", args.output.display());
-            Exit::Internal
-        } else {
-            eprintln!(
-                "wall time {:.2} s for a plan of {:.2} s; files in {}",
-                results.meta.wall_s,
-                results.meta.plan_s,
-                args.output.display()
-            );
-            gate(&results, args)
-        }
+        let results = results(meta, true, &measured, &options);
+        finish(&results, &args.report, &args.output)
     } else {
         Exit::Pass
     };
     agree(ctx, exit)
 }
 
-/// The exit status of a finished run.
-fn gate(results: &Results, args: &RunArgs) -> Exit {
+/// Verdicts and universal guidelines of the cases so far.
+fn results(meta: meta::Meta, complete: bool, cases: &[CaseData], options: &Options) -> Results {
+    Results {
+        meta,
+        complete,
+        checks: analyse::verdicts(cases, options),
+        guidelines: analyse::guidelines::check(cases, options),
+    }
+}
+
+/// Prints the report, writes the files, and gates: rank 0's end of a run.
+fn finish(results: &Results, args: &ReportArgs, dir: &Path) -> Exit {
+    print!("{}", report::render(results, &report::View::new(args)));
+    if let Err(e) = report::write_files(dir, results) {
+        eprintln!("pgcheck: error: writing {}: {e}", dir.display());
+        return Exit::Internal;
+    }
+    eprintln!(
+        "wall time {:.2} s for a plan of {:.2} s; files in {}",
+        results.meta.wall_s,
+        results.meta.plan_s,
+        dir.display()
+    );
     match args.fail_on {
         Some(level) if results.worst() >= level.into() => Exit::Violation,
         _ => Exit::Pass,
     }
+}
+
+/// `pgcheck analyze`: the saved observations of a run, analysed again.
+pub fn analyze(args: &AnalyzeArgs) -> Exit {
+    let a = &args.analysis;
+    let saved = args.dir.join("results.json");
+    let previous = if saved.exists() {
+        match report::json::read(&saved) {
+            Ok(r) => Some(r),
+            Err(e) => return input_error(true, &format!("{}: {e}", saved.display())),
+        }
+    } else {
+        None
+    };
+    let raw_path = args.dir.join("raw.csv");
+    let rows = match report::csv::read_raw(&raw_path) {
+        Ok(rows) => rows,
+        Err(e) => return input_error(true, &format!("{}: {e}", raw_path.display())),
+    };
+    let cases = match saved_cases(&rows, previous.as_ref()) {
+        Ok(cases) => cases,
+        Err(e) => return input_error(true, &format!("{}: {e}", raw_path.display())),
+    };
+    let mut meta = previous.as_ref().map(|p| p.meta.clone()).unwrap_or_default();
+    meta.alpha = a.alpha;
+    meta.test = format!("{:?}", a.test).to_lowercase();
+    meta.correction = format!("{:?}", a.correction).to_lowercase();
+    meta.outliers = format!("{:?}", a.outliers).to_lowercase();
+    let options = Options {
+        alpha: a.alpha,
+        test: a.test,
+        correction: a.correction,
+        outliers: a.outliers,
+        noise_floor_s: meta.noise_floor_s,
+    };
+    let complete = previous.as_ref().map_or(true, |p| p.complete);
+    let results = results(meta, complete, &cases, &options);
+    let dir = args.output.clone().unwrap_or_else(|| args.dir.join("reanalysis"));
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        return input_error(true, &format!("output directory {}: {e}", dir.display()));
+    }
+    finish(&results, &args.report, &dir)
+}
+
+/// Cases from `raw.csv` rows, in the order they were measured, with the
+/// candidates that `results.json` says were wrong or skipped.
+fn saved_cases(rows: &[report::csv::RawRow], previous: Option<&Results>) -> Result<Vec<CaseData>, String> {
+    let mut cases: Vec<CaseData> = Vec::new();
+    for (i, row) in rows.iter().enumerate() {
+        let line = i + 2;
+        let collective = Collective::from_name(&row.collective)
+            .ok_or_else(|| format!("line {line}: unknown collective `{}`", row.collective))?;
+        let datatype = crate::element::Datatype::from_name(&row.datatype)
+            .ok_or_else(|| format!("line {line}: unknown datatype `{}`", row.datatype))?;
+        let op = crate::element::Op::from_name(&row.op).ok_or_else(|| format!("line {line}: unknown op `{}`", row.op))?;
+        if !(row.seconds.is_finite() && row.seconds >= 0.0) {
+            return Err(format!("line {line}: seconds `{}` is not a duration", row.seconds));
+        }
+        let key = CaseKey { collective, size_bytes: row.size_bytes, count: row.count, datatype, op, root: row.root };
+        let case = match cases.iter().position(|c| c.key == key) {
+            Some(c) => &mut cases[c],
+            None => {
+                cases.push(CaseData { key, samples: Vec::new() });
+                cases.last_mut().expect("just pushed")
+            }
+        };
+        let sample = match case.samples.iter().position(|s| s.name == row.candidate) {
+            Some(s) => &mut case.samples[s],
+            None => {
+                case.samples.push(Sample { name: row.candidate.clone(), excluded: None, seconds: Vec::new(), rounds: Vec::new() });
+                case.samples.last_mut().expect("just pushed")
+            }
+        };
+        sample.seconds.push(row.seconds);
+        sample.rounds.push(row.round);
+    }
+    for case in &mut cases {
+        // `default` first, as measured runs have it.
+        case.samples.sort_by_key(|s| s.name != candidates::native::DEFAULT);
+        let verdict = previous.and_then(|p| p.checks.iter().find(|v| v.key == case.key));
+        for c in verdict.map(|v| &v.candidates[..]).unwrap_or_default() {
+            let excluded = match c.status.as_str() {
+                "wrong" => Exclusion::Wrong(c.reason.clone().unwrap_or_default()),
+                "skipped" => Exclusion::Skipped(c.reason.clone().unwrap_or_default()),
+                _ => continue,
+            };
+            case.samples.push(Sample { name: c.name.clone(), excluded: Some(excluded), seconds: Vec::new(), rounds: Vec::new() });
+        }
+    }
+    Ok(cases)
 }
 
 /// A measured case as the analysis reads it.

@@ -29,8 +29,55 @@ pub enum Command {
     Run(RunArgs),
     /// Run every competitor once and compare its result with the library's own collective.
     Verify(VerifyArgs),
+    /// Re-analyse a run's raw.csv (and results.json) without MPI: other tests, alpha, corrections.
+    Analyze(AnalyzeArgs),
     /// List every collective with its competitors and the guideline each checks.
     List,
+}
+
+/// What the report shows and when the run fails.
+#[derive(Args, Debug, Clone)]
+pub struct ReportArgs {
+    /// What goes to standard output; the files in the output directory are always written.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Also show every candidate's median, slowdown, p-value and rank per check.
+    #[arg(long)]
+    pub details: bool,
+    /// Colour the overview grid: auto (terminal and no NO_COLOR), always, never.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    /// Exit with status 1 when a violation of at least this severity is found.
+    #[arg(long, value_enum)]
+    pub fail_on: Option<SeverityArg>,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Table,
+    Markdown,
+    Json,
+    Csv,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Args, Debug)]
+pub struct AnalyzeArgs {
+    /// A directory written by `pgcheck run --output DIR`.
+    pub dir: PathBuf,
+    #[command(flatten)]
+    pub analysis: AnalysisArgs,
+    #[command(flatten)]
+    pub report: ReportArgs,
+    /// Where to write the new results.json, summary.csv and plots (default: DIR/reanalysis).
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
 }
 
 /// Options shared by commands that prepare candidates.
@@ -67,12 +114,11 @@ pub struct RunArgs {
     pub warmup: usize,
     #[command(flatten)]
     pub analysis: AnalysisArgs,
+    #[command(flatten)]
+    pub report: ReportArgs,
     /// Directory for results.json, summary.csv and raw.csv.
     #[arg(long, short, default_value = "pgcheck-results")]
     pub output: PathBuf,
-    /// Exit with status 1 when a violation of at least this severity is found.
-    #[arg(long, value_enum)]
-    pub fail_on: Option<SeverityArg>,
 }
 
 /// How observations become verdicts.

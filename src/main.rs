@@ -1,84 +1,94 @@
 //! `pgcheck`: config → plan → measure → analyse → report.
 
 use clap::Parser;
+use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
-use pgcheck::cli::{Cli, Command, RunArgs, SetupArgs, VerifyArgs};
+use pgcheck::cli::{Cli, Command, SetupArgs};
 use pgcheck::exit::Exit;
 use pgcheck::measure::Context;
 use pgcheck::{app, config};
 use std::rc::Rc;
 
+/// This process's rank as the launcher tells it, before MPI starts.
+fn launcher_rank() -> usize {
+    ["OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok()?.parse().ok())
+        .unwrap_or(0)
+}
+
 fn main() {
-    let universe = mpi::initialize().expect("MPI initialises");
-    let world = universe.world();
-    app::abort_on_panic();
-    let leader = world.rank() == 0;
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
             // Help and version go to stdout with status 0, errors to stderr
             // with the usage status; rank 0 speaks for all.
-            if leader {
+            if launcher_rank() == 0 {
                 let _ = e.print();
             }
-            let code = if e.use_stderr() { Exit::Input.code() } else { 0 };
-            drop(universe);
-            std::process::exit(code);
+            std::process::exit(if e.use_stderr() { Exit::Input.code() } else { 0 });
         }
     };
-    let comm = Rc::new(world.duplicate());
     let exit = match cli.command {
+        // Offline commands need no MPI.
         Command::List => {
-            if leader {
+            if launcher_rank() == 0 {
                 print!("{}", pgcheck::report::list::render());
             }
             Exit::Pass
         }
-        Command::Run(args) => run(&comm, args),
-        Command::Verify(args) => verify(&comm, args),
+        Command::Analyze(args) => {
+            if launcher_rank() == 0 {
+                app::analyze(&args)
+            } else {
+                Exit::Pass
+            }
+        }
+        command => with_mpi(command),
     };
-    drop(comm);
-    drop(universe);
     std::process::exit(exit.code());
 }
 
-fn context(comm: &Rc<mpi::topology::SimpleCommunicator>, setup: &SetupArgs, ppn: Option<usize>) -> Result<Context, String> {
+/// The commands that run on every rank.
+fn with_mpi(command: Command) -> Exit {
+    let universe = mpi::initialize().expect("MPI initialises");
+    app::abort_on_panic();
+    let comm = Rc::new(universe.world().duplicate());
+    let leader = comm.rank() == 0;
+    let exit = match command {
+        Command::Run(args) => match config::load(&args.input) {
+            Err(e) => app::input_error(leader, &e.0),
+            Ok(config) => match context(&comm, &args.setup, config.ppn) {
+                Err(e) => app::input_error(leader, &e),
+                Ok(ctx) => app::run(&ctx, &config, &args),
+            },
+        },
+        Command::Verify(args) => {
+            let config = args.input.as_deref().map(config::load).transpose();
+            match config {
+                Err(e) => app::input_error(leader, &e.0),
+                Ok(config) => match context(&comm, &args.setup, config.as_ref().and_then(|c| c.ppn)) {
+                    Err(e) => app::input_error(leader, &e),
+                    Ok(ctx) => app::verify(&ctx, config.as_ref(), &args),
+                },
+            }
+        }
+        Command::List | Command::Analyze(_) => unreachable!("offline commands"),
+    };
+    drop(comm);
+    drop(universe);
+    exit
+}
+
+/// The processes and their node topology (real, or virtual with `ppn`).
+fn context(comm: &Rc<SimpleCommunicator>, setup: &SetupArgs, ppn: Option<usize>) -> Result<Context, String> {
     let ppn = setup.ppn.or(ppn);
     let size = comm.size() as usize;
     if let Some(n) = ppn {
         if n == 0 || size % n != 0 {
-            return Err(format!("--ppn {n} must divide the {size} processes into equal virtual nodes"));
+            return Err(format!("--ppn {n} does not divide the {size} processes into equal virtual nodes"));
         }
     }
     let topology = algorithms::topology::Topology::new(comm, ppn).map(Rc::new);
     Ok(Context { comm: comm.clone(), topology })
-}
-
-fn run(comm: &Rc<mpi::topology::SimpleCommunicator>, args: RunArgs) -> Exit {
-    let leader = comm.rank() == 0;
-    let config = match config::load(&args.input) {
-        Ok(c) => c,
-        Err(e) => return app::input_error(leader, &e.0),
-    };
-    let ctx = match context(comm, &args.setup, config.ppn) {
-        Ok(c) => c,
-        Err(e) => return app::input_error(leader, &e),
-    };
-    app::run(&ctx, &config, &args)
-}
-
-fn verify(comm: &Rc<mpi::topology::SimpleCommunicator>, args: VerifyArgs) -> Exit {
-    let leader = comm.rank() == 0;
-    let config = match &args.input {
-        Some(path) => match config::load(path) {
-            Ok(c) => Some(c),
-            Err(e) => return app::input_error(leader, &e.0),
-        },
-        None => None,
-    };
-    let ctx = match context(comm, &args.setup, config.as_ref().and_then(|c| c.ppn)) {
-        Ok(c) => c,
-        Err(e) => return app::input_error(leader, &e),
-    };
-    app::verify(&ctx, config.as_ref(), &args)
 }

@@ -65,7 +65,12 @@ pub fn read_raw(path: &Path) -> anyhow::Result<Vec<RawRow>> {
 
 /// Writes `summary.csv`: one row per check and candidate.
 pub fn write_summary(dir: &Path, results: &Results) -> std::io::Result<()> {
-    let mut writer = csv::Writer::from_path(dir.join("summary.csv"))?;
+    summary(std::fs::File::create(dir.join("summary.csv"))?, results)
+}
+
+/// The summary as CSV: one row per check and candidate.
+pub fn summary<W: std::io::Write>(out: W, results: &Results) -> std::io::Result<()> {
+    let mut writer = csv::Writer::from_writer(out);
     writer.write_record([
         "collective", "size_bytes", "count", "datatype", "op", "root", "candidate", "status",
         "n", "median_s", "q1_s", "q3_s", "slowdown", "p_value", "p_adjusted", "significant",

@@ -7,6 +7,7 @@ pub mod list;
 pub mod table;
 pub mod verify;
 
+use crate::analyse::guidelines::Guidelines;
 use crate::analyse::{Severity, Verdict};
 use crate::meta::Meta;
 use crate::plan::Plan;
@@ -19,16 +20,20 @@ pub struct Results {
     /// False while measuring and when the run was interrupted.
     pub complete: bool,
     pub checks: Vec<Verdict>,
+    /// PGMPI's monotony and split-robustness, from `default`'s data.
+    #[serde(default)]
+    pub guidelines: Guidelines,
 }
 
 impl Results {
-    /// The worst severity of any check.
+    /// The worst severity of any check or universal guideline.
     pub fn worst(&self) -> Severity {
         self.checks
             .iter()
             .map(|c| c.severity)
             .max()
             .unwrap_or(Severity::Ok)
+            .max(self.guidelines.worst())
     }
 }
 
@@ -66,4 +71,58 @@ pub fn plan_text(plan: &Plan, meta: &Meta) -> String {
         meta.sync,
     );
     text
+}
+
+/// How the report is shown.
+#[derive(Clone, Debug)]
+pub struct View {
+    pub format: crate::cli::Format,
+    pub details: bool,
+    pub color: bool,
+}
+
+impl View {
+    pub fn new(args: &crate::cli::ReportArgs) -> View {
+        use crate::cli::ColorChoice;
+        let color = match args.color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                std::env::var_os("NO_COLOR").is_none()
+                    && std::env::var("TERM").map_or(false, |t| t != "dumb")
+                    && std::env::var_os("CI").is_none()
+                    && std::io::IsTerminal::is_terminal(&std::io::stdout())
+            }
+        };
+        View {
+            format: args.format,
+            details: args.details,
+            color,
+        }
+    }
+}
+
+/// The report for standard output.
+pub fn render(results: &Results, view: &View) -> String {
+    use crate::cli::Format;
+    match view.format {
+        Format::Table => {
+            let mut text = table::render(results);
+            text += &table::render_guidelines(results);
+            text
+        }
+        Format::Markdown => table::render(results),
+        Format::Json => serde_json::to_string_pretty(results).expect("results serialise") + "\n",
+        Format::Csv => {
+            let mut out = Vec::new();
+            csv::summary(&mut out, results).expect("writing to memory");
+            String::from_utf8(out).expect("CSV is UTF-8")
+        }
+    }
+}
+
+/// Writes every file of a finished analysis into `dir`.
+pub fn write_files(dir: &std::path::Path, results: &Results) -> std::io::Result<()> {
+    json::write(dir, results)?;
+    csv::write_summary(dir, results)
 }

@@ -59,3 +59,49 @@ pub fn style(table: &mut Table) {
         || !std::io::IsTerminal::is_terminal(&std::io::stdout());
     table.load_preset(if plain { presets::ASCII_BORDERS_ONLY_CONDENSED } else { presets::UTF8_BORDERS_ONLY });
 }
+
+/// PGMPI's universal guidelines: monotony violations and split-robustness
+/// violations, or a line saying there are none.
+pub fn render_guidelines(results: &Results) -> String {
+    let g = &results.guidelines;
+    let violated: Vec<_> = g.monotony.iter().filter(|f| f.severity != crate::analyse::Severity::Ok).collect();
+    let mut out = String::new();
+    if violated.is_empty() && g.split_robustness.is_empty() {
+        if !g.monotony.is_empty() {
+            out += &format!(
+                "\nUniversal guidelines (PGMPI): monotony holds for all {} pairs of consecutive sizes; split-robustness holds.\n",
+                g.monotony.len()
+            );
+        }
+        return out;
+    }
+    let mut table = Table::new();
+    style(&mut table);
+    table.set_header(vec![
+        "guideline", "collective", "size [B]", "compared with", "default", "bound", "ratio", "p-value", "severity",
+    ]);
+    let right = |text: String| Cell::new(text).set_alignment(CellAlignment::Right);
+    for (name, f) in violated
+        .iter()
+        .map(|f| ("monotony", *f))
+        .chain(g.split_robustness.iter().map(|f| ("split-robust", f)))
+    {
+        let with = match f.k {
+            Some(k) => format!("{k} × {} B", f.other_size_bytes),
+            None => format!("{} B", f.other_size_bytes),
+        };
+        table.add_row(vec![
+            Cell::new(name),
+            Cell::new(f.key.collective.name()),
+            right(f.key.size_bytes.to_string()),
+            right(with),
+            right(seconds(f.median_s)),
+            right(seconds(f.bound_s)),
+            right(format!("{:.3}", f.ratio)),
+            right(format!("{:.2e}", f.p_value)),
+            Cell::new(f.severity.label()),
+        ]);
+    }
+    out += &format!("\nUniversal guidelines (PGMPI) violated by default\n{table}\n");
+    out
+}

@@ -7,6 +7,8 @@ use crate::element::{Datatype, Op};
 use crate::stats::{self, correction, describe, mann_whitney, Alternative};
 use serde::{Deserialize, Serialize};
 
+pub mod guidelines;
+
 /// How bad a violation is (MPINPC's labels).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
