@@ -5,7 +5,7 @@ use crate::cli::{AnalyzeArgs, ReportArgs, RunArgs, SetupArgs, VerifyArgs};
 use crate::collective::Collective;
 use crate::config::{Config, InputError};
 use crate::exit::Exit;
-use crate::measure::{self, CaseRun, Context, Schedule, Status};
+use crate::measure::{self, CaseRun, Context, Harness, Status};
 use crate::plan::{self, Plan, Settings, World};
 use crate::report::{self, Results};
 use crate::{candidates, meta};
@@ -103,6 +103,9 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
         rounds: args.rounds.or(config.rounds).unwrap_or(10),
         seed: args.seed,
         warmup: args.warmup,
+        sync: args.sync,
+        cache: args.cache,
+        resync_s: args.resync.as_secs_f64(),
     };
     let plan = match plan::from_config(&config, settings, &world(ctx)) {
         Ok(p) => p,
@@ -122,12 +125,13 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
     meta.test = format!("{:?}", a.test).to_lowercase();
     meta.correction = format!("{:?}", a.correction).to_lowercase();
     meta.outliers = format!("{:?}", a.outliers).to_lowercase();
-    meta.sync = "barrier".into();
+    meta.sync = format!("{:?}", plan.settings.sync).to_lowercase();
+    meta.cache = format!("{:?}", plan.settings.cache).to_lowercase();
     meta.plan_s = plan.expected().as_secs_f64();
     if leader {
         eprint!("{}", report::plan_text(&plan, &meta));
     }
-    let schedule = Schedule::start();
+    let mut harness = Harness::start(ctx, &plan.settings);
     meta.noise_floor_s = measure::barrier_floor(ctx, 100);
     let options = Options {
         alpha: a.alpha,
@@ -137,16 +141,15 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
         noise_floor_s: meta.noise_floor_s,
     };
     let mut measured = Vec::with_capacity(plan.cases.len());
-    let mut schedule = schedule;
     for (i, case) in plan.cases.iter().enumerate() {
-        let run = measure::measure_case(ctx, case, &plan.settings, &mut schedule);
+        let run = measure::measure_case(ctx, case, &plan.settings, &mut harness);
         if leader {
             let data = case_data(&run);
             if let Err(e) = report::csv::append_raw(&args.output, &data.key, data.samples.iter().map(|s| (s.name.as_str(), &s.rounds[..], &s.seconds[..]))) {
                 eprintln!("pgcheck: warning: cannot append to raw.csv: {e}");
             }
             measured.push(data);
-            meta.wall_s = schedule.elapsed();
+            meta.wall_s = harness.elapsed();
             let partial = results(meta.clone(), false, &measured, &options);
             if let Err(e) = report::json::write(&args.output, &partial) {
                 eprintln!("pgcheck: warning: cannot write results.json: {e}");
@@ -157,12 +160,12 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
                 plan.cases.len(),
                 case.collective,
                 case.size_bytes,
-                schedule.elapsed(),
+                harness.elapsed(),
                 plan.expected().as_secs_f64()
             );
         }
     }
-    meta.wall_s = schedule.elapsed();
+    meta.wall_s = harness.elapsed();
     let exit = if leader {
         let results = results(meta, true, &measured, &options);
         finish(&results, &args.report, &args.output)
@@ -268,7 +271,7 @@ fn saved_cases(rows: &[report::csv::RawRow], previous: Option<&Results>) -> Resu
         let sample = match case.samples.iter().position(|s| s.name == row.candidate) {
             Some(s) => &mut case.samples[s],
             None => {
-                case.samples.push(Sample { name: row.candidate.clone(), excluded: None, seconds: Vec::new(), rounds: Vec::new() });
+                case.samples.push(Sample { name: row.candidate.clone(), excluded: None, seconds: Vec::new(), rounds: Vec::new(), invalid: 0 });
                 case.samples.last_mut().expect("just pushed")
             }
         };
@@ -285,7 +288,7 @@ fn saved_cases(rows: &[report::csv::RawRow], previous: Option<&Results>) -> Resu
                 "skipped" => Exclusion::Skipped(c.reason.clone().unwrap_or_default()),
                 _ => continue,
             };
-            case.samples.push(Sample { name: c.name.clone(), excluded: Some(excluded), seconds: Vec::new(), rounds: Vec::new() });
+            case.samples.push(Sample { name: c.name.clone(), excluded: Some(excluded), seconds: Vec::new(), rounds: Vec::new(), invalid: 0 });
         }
     }
     Ok(cases)
@@ -315,6 +318,7 @@ pub fn case_data(run: &CaseRun) -> CaseData {
                 },
                 seconds: r.observations.clone(),
                 rounds: r.rounds.clone(),
+                invalid: r.invalid,
             })
             .collect(),
     }
@@ -322,7 +326,15 @@ pub fn case_data(run: &CaseRun) -> CaseData {
 
 /// The cases `pgcheck verify` runs.
 fn verify_plan(ctx: &Context, config: Option<&Config>, args: &VerifyArgs) -> Result<Plan, String> {
-    let settings = Settings { budget: Duration::ZERO, rounds: 1, seed: 0, warmup: 0 };
+    let settings = Settings {
+        budget: Duration::ZERO,
+        rounds: 1,
+        seed: 0,
+        warmup: 0,
+        sync: crate::plan::Sync::Barrier,
+        cache: crate::plan::Cache::Warm,
+        resync_s: 0.0,
+    };
     let world = world(ctx);
     let mut plan = match config {
         Some(config) => {
@@ -407,4 +419,23 @@ pub fn verify(ctx: &Context, config: Option<&Config>, args: &VerifyArgs) -> Exit
         Exit::Pass
     };
     agree(ctx, exit)
+}
+
+/// `pgcheck clocks`: how well `roundtime`'s clock synchronisation works here.
+pub fn clocks(comm: &mpi::topology::SimpleCommunicator, args: &crate::cli::ClocksArgs) -> Exit {
+    use crate::measure::clock;
+    comm.barrier();
+    let start = mpi::time();
+    let global = clock::synchronise(comm, args.exchanges, args.drift.as_secs_f64());
+    let took = mpi::time() - start;
+    let now = clock::residual_offsets(comm, &global, args.exchanges);
+    let until = mpi::time() + args.wait.as_secs_f64();
+    while mpi::time() < until {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let later = clock::residual_offsets(comm, &global, args.exchanges);
+    if comm.rank() == 0 {
+        print!("{}", report::clocks::render(took, args.wait.as_secs_f64(), &now, &later));
+    }
+    Exit::Pass
 }

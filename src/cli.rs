@@ -2,6 +2,7 @@
 
 use crate::analyse::{Correction, Outliers, Test};
 use crate::element::{Datatype, Op};
+use crate::plan::{Cache, Sync};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -33,6 +34,29 @@ pub enum Command {
     Analyze(AnalyzeArgs),
     /// List every collective with its competitors and the guideline each checks.
     List,
+    /// Synchronise clocks as --sync roundtime does and show how far every rank is from rank 0.
+    Clocks(ClocksArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ClocksArgs {
+    /// How long to wait before measuring the offsets a second time.
+    #[arg(long, value_parser = parse_duration, default_value = "2s")]
+    pub wait: Duration,
+    /// Ping-pong exchanges per pair of processes.
+    #[arg(long, default_value_t = 20)]
+    pub exchanges: usize,
+    /// Fit a linear drift from two synchronisations this far apart (0: offsets only).
+    #[arg(long, value_parser = parse_duration_or_zero, default_value = "0")]
+    pub drift: Duration,
+}
+
+fn parse_duration_or_zero(text: &str) -> Result<Duration, String> {
+    if text.trim() == "0" {
+        Ok(Duration::ZERO)
+    } else {
+        parse_duration(text)
+    }
 }
 
 /// What the report shows and when the run fails.
@@ -112,6 +136,15 @@ pub struct RunArgs {
     /// Warm-up calls per candidate and size before measuring.
     #[arg(long, default_value_t = 3)]
     pub warmup: usize,
+    /// Synchronisation of observations.
+    #[arg(long, value_enum, default_value_t = Sync::Barrier)]
+    pub sync: Sync,
+    /// Cache state at the start of each observation.
+    #[arg(long, value_enum, default_value_t = Cache::Warm)]
+    pub cache: Cache,
+    /// With --sync roundtime, resynchronise clocks older than this.
+    #[arg(long, value_parser = parse_duration, default_value = "10s")]
+    pub resync: Duration,
     #[command(flatten)]
     pub analysis: AnalysisArgs,
     #[command(flatten)]

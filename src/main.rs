@@ -73,6 +73,7 @@ fn with_mpi(command: Command) -> Exit {
                 },
             }
         }
+        Command::Clocks(args) => app::clocks(&comm, &args),
         Command::List | Command::Analyze(_) => unreachable!("offline commands"),
     };
     drop(comm);

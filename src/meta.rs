@@ -33,6 +33,7 @@ pub struct Meta {
     pub correction: String,
     pub outliers: String,
     pub sync: String,
+    pub cache: String,
     pub plan_s: f64,
     pub wall_s: f64,
     pub noise_floor_s: f64,

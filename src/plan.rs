@@ -18,6 +18,30 @@ pub struct Settings {
     pub seed: u64,
     /// Warm-up calls per candidate and case.
     pub warmup: usize,
+    pub sync: Sync,
+    pub cache: Cache,
+    /// Resynchronise clocks older than this (`roundtime`).
+    pub resync_s: f64,
+}
+
+/// How observations are synchronised.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum Sync {
+    /// MPI_Barrier before each observation; observation = max over ranks of the local duration.
+    Barrier,
+    /// Synchronised clocks, every observation starts at a common time; max end − min start.
+    Roundtime,
+}
+
+/// The cache state each observation starts from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum Cache {
+    /// Buffers stay in cache between observations.
+    Warm,
+    /// A buffer twice the last-level cache is overwritten before each observation.
+    Cold,
 }
 
 /// One collective at one size and root, with the candidates to measure.

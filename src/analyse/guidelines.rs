@@ -156,6 +156,7 @@ mod tests {
                 excluded: None,
                 rounds: vec![0; seconds.len()],
                 seconds,
+                invalid: 0,
             }],
         }
     }

@@ -95,6 +95,8 @@ pub struct Sample {
     pub excluded: Option<Exclusion>,
     pub seconds: Vec<f64>,
     pub rounds: Vec<u32>,
+    /// Observations discarded because a rank started late (`roundtime`).
+    pub invalid: usize,
 }
 
 /// Why a candidate has no observations.
@@ -133,6 +135,9 @@ pub struct CandidateSummary {
     pub reason: Option<String>,
     pub verified: bool,
     pub n: usize,
+    /// Observations discarded as invalid (late start under `roundtime`).
+    #[serde(default)]
+    pub invalid: usize,
     pub outliers_removed: usize,
     pub median_s: Option<f64>,
     pub q1_s: Option<f64>,
@@ -299,6 +304,7 @@ fn verdict(case: &CaseData, options: &Options) -> Verdict {
                 reason,
                 verified: !matches!(sample.excluded, Some(Exclusion::Wrong(_))),
                 n: sample.seconds.len(),
+                invalid: sample.invalid,
                 outliers_removed,
                 median_s: median,
                 q1_s: summary.as_ref().map(|s| s.q1),

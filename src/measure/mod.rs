@@ -2,10 +2,13 @@
 //! and timing in interleaved rounds within a fixed budget. The only stage
 //! that times MPI.
 
+pub mod clock;
+
 use crate::candidates::{self, NotApplicable, Run, Setup, Tuning};
 use crate::collective::Shape;
 use crate::element::Element;
-use crate::plan::{Case, Settings};
+use crate::plan::{Cache, Case, Settings, Sync};
+use clock::GlobalClock;
 use crate::with_element;
 use algorithms::topology::Topology;
 use mpi::collective::SystemOperation;
@@ -56,6 +59,8 @@ pub struct CandidateRun {
     /// The round of each observation.
     #[serde(skip)]
     pub rounds: Vec<u32>,
+    /// Observations discarded because a rank started late (`roundtime`).
+    pub invalid: usize,
 }
 
 /// One case's outcome.
@@ -65,30 +70,69 @@ pub struct CaseRun {
     pub candidates: Vec<CandidateRun>,
 }
 
-/// Keeps the whole run on its planned length: slices end at their planned
-/// offsets from the start, so time spent preparing and verifying is taken
-/// from the following slices instead of adding up.
-pub struct Schedule {
+/// The state of measuring that lasts across cases: the run's schedule, the
+/// synchronisation and its clocks, the cache-flush buffer.
+///
+/// The schedule keeps the whole run on its planned length: slices end at
+/// their planned offsets from the start, so time spent preparing and
+/// verifying is taken from the following slices instead of adding up.
+pub struct Harness {
     start: f64,
     planned: f64,
+    sync: Sync,
+    clock: GlobalClock,
+    synced_at: f64,
+    resync_s: f64,
+    /// How far ahead a roundtime start lies: a few broadcast times, widened
+    /// while ranks start late.
+    window: f64,
+    base_window: f64,
+    /// Written between observations for a cold cache.
+    flush: Vec<u8>,
+    /// How long one flush takes; roundtime slots make room for it.
+    flush_s: f64,
 }
 
-impl Schedule {
-    pub fn start() -> Schedule {
-        Schedule {
+impl Harness {
+    /// Starts the run's clock and synchronises clocks for `roundtime`; collective.
+    pub fn start(ctx: &Context, settings: &Settings) -> Harness {
+        let mut harness = Harness {
             start: mpi::time(),
             planned: 0.0,
+            sync: settings.sync,
+            clock: GlobalClock::IDENTITY,
+            synced_at: 0.0,
+            resync_s: settings.resync_s,
+            window: 0.0,
+            base_window: 0.0,
+            flush: match settings.cache {
+                Cache::Warm => Vec::new(),
+                Cache::Cold => vec![0u8; last_level_cache_bytes() * 2],
+            },
+            flush_s: 0.0,
+        };
+        if !harness.flush.is_empty() {
+            let start = mpi::time();
+            harness.flush_cache();
+            harness.flush_s = mpi::time() - start;
         }
+        if harness.sync == Sync::Roundtime {
+            harness.synchronise(ctx);
+        }
+        harness
+    }
+
+    fn synchronise(&mut self, ctx: &Context) {
+        self.clock = clock::synchronise(&ctx.comm, 20, 0.0);
+        self.synced_at = mpi::time();
+        // A start must reach every rank before it passes.
+        self.base_window = (4.0 * broadcast_time(ctx)).max(20e-6);
+        self.window = self.base_window;
     }
 
     /// Seconds since the start.
     pub fn elapsed(&self) -> f64 {
         mpi::time() - self.start
-    }
-
-    /// Seconds of plan consumed so far.
-    pub fn planned(&self) -> f64 {
-        self.planned
     }
 
     /// Planned length of the run up to the end of the next slice, as an
@@ -97,6 +141,59 @@ impl Schedule {
         self.planned += seconds;
         self.start + self.planned
     }
+
+    /// Resynchronises the clocks when they are older than the bound; collective.
+    fn refresh(&mut self, ctx: &Context) {
+        let mut stale = u8::from(self.sync == Sync::Roundtime && mpi::time() - self.synced_at > self.resync_s);
+        ctx.comm.process_at_rank(0).broadcast_into(&mut stale);
+        if stale == 1 {
+            self.synchronise(ctx);
+        }
+    }
+
+    fn flush_cache(&mut self) {
+        for (i, b) in self.flush.iter_mut().enumerate() {
+            *b = b.wrapping_add(i as u8);
+        }
+        std::hint::black_box(&self.flush);
+    }
+}
+
+/// The size of the last-level cache, from sysfs; 32 MiB when unknown.
+fn last_level_cache_bytes() -> usize {
+    let parse = |text: &str| {
+        let text = text.trim();
+        let (digits, unit) = text.split_at(text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len()));
+        let n: usize = digits.parse().ok()?;
+        Some(match unit {
+            "K" => n << 10,
+            "M" => n << 20,
+            _ => n,
+        })
+    };
+    (0..8)
+        .rev()
+        .find_map(|i| {
+            let path = format!("/sys/devices/system/cpu/cpu0/cache/index{i}/size");
+            std::fs::read_to_string(path).ok().and_then(|t| parse(&t))
+        })
+        .unwrap_or(32 << 20)
+}
+
+/// The median time of a small broadcast from rank 0, maximum over ranks.
+fn broadcast_time(ctx: &Context) -> f64 {
+    let comm = &*ctx.comm;
+    let mut local = [0.0; 21];
+    for t in local.iter_mut() {
+        let mut x = [0.0f64; 3];
+        comm.barrier();
+        let start = mpi::time();
+        comm.process_at_rank(0).broadcast_into(&mut x[..]);
+        *t = mpi::time() - start;
+    }
+    let mut max = [0.0; 21];
+    comm.all_reduce_into(&local[..], &mut max[..], SystemOperation::max());
+    crate::stats::describe::median(&max)
 }
 
 /// Verifies every candidate of a case once, without timing.
@@ -113,12 +210,13 @@ pub fn measure_case(
     ctx: &Context,
     case: &Case,
     settings: &Settings,
-    schedule: &mut Schedule,
+    harness: &mut Harness,
 ) -> CaseRun {
+    harness.refresh(ctx);
     with_element!(case.datatype, T => {
         let mut prepared = Prepared::<T>::new(ctx, case);
         prepared.verify(ctx);
-        prepared.measure(ctx, case, settings, schedule);
+        prepared.measure(ctx, case, settings, harness);
         prepared.finish(case)
     })
 }
@@ -146,6 +244,7 @@ struct Entry<T> {
     status: Status,
     observations: Vec<f64>,
     rounds: Vec<u32>,
+    invalid: usize,
 }
 
 /// A case's candidates and the buffers they share.
@@ -185,6 +284,7 @@ impl<T: Element> Prepared<T> {
                     status,
                     observations: Vec::new(),
                     rounds: Vec::new(),
+                    invalid: 0,
                 }
             })
             .collect();
@@ -194,6 +294,7 @@ impl<T: Element> Prepared<T> {
             status: Status::Skipped(why.clone()),
             observations: Vec::new(),
             rounds: Vec::new(),
+            invalid: 0,
         }));
         let send = (0..shape.send_len())
             .map(|i| T::input(shape.rank, i, case.op))
@@ -259,7 +360,7 @@ impl<T: Element> Prepared<T> {
 
     /// Warm-up, then `rounds` rounds in which every verified candidate runs
     /// for its share of the budget, in a seeded random order.
-    fn measure(&mut self, ctx: &Context, case: &Case, settings: &Settings, schedule: &mut Schedule) {
+    fn measure(&mut self, ctx: &Context, case: &Case, settings: &Settings, harness: &mut Harness) {
         let comm = &*ctx.comm;
         let measured: Vec<usize> = (0..self.entries.len())
             .filter(|&e| self.entries[e].run.is_some())
@@ -274,20 +375,27 @@ impl<T: Element> Prepared<T> {
         let slice = settings.budget.as_secs_f64() / settings.rounds as f64;
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(settings.seed ^ case_seed(case));
         let mut order = measured.clone();
-        let mut local = Vec::with_capacity(1 << 12);
+        let mut local = Vec::with_capacity(3 << 12);
         for round in 0..settings.rounds {
             order.shuffle(&mut rng);
             for &e in &order {
-                let deadline = schedule.book(slice);
+                let deadline = harness.book(slice);
                 let entry = &mut self.entries[e];
                 let run = entry.run.as_mut().expect("verified");
                 local.clear();
-                observe_until(comm, run, &self.send, &mut self.recv, deadline, &mut local);
+                observe_until(comm, harness, run, &self.send, &mut self.recv, deadline, &mut local);
                 let mut max = vec![0.0; local.len()];
                 comm.all_reduce_into(&local[..], &mut max[..], SystemOperation::max());
                 if ctx.rank() == 0 {
-                    entry.rounds.extend(std::iter::repeat(round as u32).take(max.len()));
-                    entry.observations.extend(max);
+                    for observation in max.chunks(3) {
+                        let (end, negative_start, late) = (observation[0], observation[1], observation[2]);
+                        if late > 0.0 {
+                            entry.invalid += 1;
+                        } else {
+                            entry.observations.push(end + negative_start);
+                            entry.rounds.push(round as u32);
+                        }
+                    }
                 }
             }
         }
@@ -304,6 +412,7 @@ impl<T: Element> Prepared<T> {
                     status: e.status,
                     observations: e.observations,
                     rounds: e.rounds,
+                    invalid: e.invalid,
                 })
                 .collect(),
         }
@@ -316,13 +425,20 @@ fn case_seed(case: &Case) -> u64 {
     (case.collective as u64) << 48 ^ case.size_bytes << 8 ^ case.root as u64
 }
 
-/// Barrier-synchronised observations until rank 0's clock passes
-/// `deadline`, at least one. Rank 0 decides how many observations come next
-/// and broadcasts it: half the remaining time's worth at a time, so the
-/// agreement costs a handful of broadcasts per slice, all outside the timed
-/// region, and no rank can run ahead into a different collective.
+/// Observations until rank 0's clock passes `deadline`, at least one.
+/// Each pushes (end, −start, late) to `local`; the maximum over ranks gives
+/// the observation (max end − min start) and whether any rank was late.
+///
+/// Rank 0 decides how many observations come next and broadcasts it: half
+/// the remaining time's worth at a time, so the agreement costs a handful of
+/// broadcasts per slice, all outside the timed region, and no rank can run
+/// ahead into a different collective. With `roundtime` the same broadcast
+/// carries the global start time of the chunk's first observation and the
+/// slot each observation gets.
+#[allow(clippy::too_many_arguments)]
 fn observe_until<T>(
     comm: &SimpleCommunicator,
+    harness: &mut Harness,
     run: &mut Run<T>,
     send: &[T],
     recv: &mut [T],
@@ -332,33 +448,86 @@ fn observe_until<T>(
     let leader = comm.rank() == 0;
     let root = comm.process_at_rank(0);
     let mut spent = 0.0;
+    let mut longest: f64 = 0.0;
     loop {
-        let mut next: u64 = 0;
+        // [observations, first start (global), slot length]
+        let mut decision = [0.0f64; 3];
         if leader {
+            let observed = local.len() / 3;
             let remaining = deadline - mpi::time();
-            next = if local.is_empty() {
+            let next = if observed == 0 {
                 1
             } else {
-                let per_observation = spent / local.len() as f64;
+                let per_observation = spent / observed as f64;
                 match (0.5 * remaining / per_observation).floor().max(0.0) as u64 {
                     // Close to the deadline: one more only if it ends nearer to it.
                     0 => u64::from(remaining > 0.5 * per_observation),
                     n => n,
                 }
             };
+            decision = [next as f64, harness.clock.now() + harness.window, 2.0 * longest + harness.window + harness.flush_s];
         }
-        root.broadcast_into(&mut next);
+        root.broadcast_into(&mut decision[..]);
+        let next = decision[0] as u64;
         if next == 0 {
             break;
         }
         let chunk_start = mpi::time();
-        for _ in 0..next {
-            comm.barrier();
-            let start = mpi::time();
-            run(send, recv);
-            local.push(mpi::time() - start);
+        let mut late_starts = 0u32;
+        for i in 0..next {
+            if !harness.flush.is_empty() {
+                harness.flush_cache();
+            }
+            match harness.sync {
+                Sync::Barrier => {
+                    comm.barrier();
+                    let start = mpi::time();
+                    run(send, recv);
+                    let duration = mpi::time() - start;
+                    longest = longest.max(duration);
+                    local.extend_from_slice(&[duration, 0.0, 0.0]);
+                }
+                Sync::Roundtime => {
+                    let due = harness.clock.local(decision[1] + i as f64 * decision[2]);
+                    let late = mpi::time() > due;
+                    late_starts += u32::from(late);
+                    wait_until(due);
+                    let start = mpi::time();
+                    run(send, recv);
+                    let end = mpi::time();
+                    longest = longest.max(end - start);
+                    let clock = &harness.clock;
+                    local.extend_from_slice(&[clock.global(end), -clock.global(start), f64::from(u8::from(late))]);
+                }
+            }
         }
         spent += mpi::time() - chunk_start;
+        if harness.sync == Sync::Roundtime {
+            // Late starts mean the window or the slots are too short for this
+            // machine: widen them for every rank alike.
+            let mut any_late = 0u32;
+            comm.all_reduce_into(&late_starts, &mut any_late, SystemOperation::max());
+            harness.window = if any_late > 0 {
+                (2.0 * harness.window).min(MAX_WINDOW)
+            } else {
+                (0.9 * harness.window).max(harness.base_window)
+            };
+        }
+    }
+}
+
+/// The widest roundtime window: beyond it the machine is too busy for
+/// clock-synchronised starts and observations stay invalid.
+const MAX_WINDOW: f64 = 0.005;
+
+/// Waits until the local time `due`: yields the core while far from it, so
+/// that oversubscribed ranks can run, and spins for the last microseconds.
+fn wait_until(due: f64) {
+    while due - mpi::time() > 50e-6 {
+        std::thread::yield_now();
+    }
+    while mpi::time() < due {
+        std::hint::spin_loop();
     }
 }
 

@@ -1,6 +1,7 @@
 //! Everything rank 0 shows and writes: the plan, the tables, the files, the
 //! exit status. The only stage that prints.
 
+pub mod clocks;
 pub mod csv;
 pub mod json;
 pub mod list;
