@@ -33,11 +33,13 @@ pub fn input_error(leader: bool, message: &str) -> Exit {
     Exit::Input
 }
 
-/// The process world as the plan sees it.
-fn world(ctx: &Context) -> World {
+/// The process world as the plan sees it; collective.
+fn world(ctx: &Context, setup: &SetupArgs) -> World {
+    let on_this_host = ctx.comm.split_shared(0).size() as usize;
     World {
         processes: ctx.size(),
         topology: ctx.topology.as_ref().map(|_| ()).map_err(Clone::clone),
+        max_memory: setup.max_memory.unwrap_or_else(|| plan::default_max_memory(on_this_host)),
     }
 }
 
@@ -107,7 +109,7 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
         cache: args.cache,
         resync_s: args.resync.as_secs_f64(),
     };
-    let plan = match plan::from_config(&config, settings, &world(ctx)) {
+    let plan = match plan::from_config(&config, settings, &world(ctx, &args.setup)) {
         Ok(p) => p,
         Err(e) => return input_error(leader, &e.0),
     };
@@ -142,6 +144,9 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
     };
     let mut measured = Vec::with_capacity(plan.cases.len());
     for (i, case) in plan.cases.iter().enumerate() {
+        if harness.stopped {
+            break;
+        }
         let run = measure::measure_case(ctx, case, &plan.settings, &mut harness);
         if leader {
             let data = case_data(&run);
@@ -167,8 +172,18 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
     }
     meta.wall_s = harness.elapsed();
     let exit = if leader {
-        let results = results(meta, true, &measured, &options);
-        finish(&results, &args.report, &args.output)
+        let results = results(meta, !harness.stopped, &measured, &options);
+        match finish(&results, &args.report, &args.output) {
+            _ if harness.stopped => {
+                eprintln!(
+                    "pgcheck: interrupted after {} of {} cases; the files hold what was measured",
+                    measured.len(),
+                    plan.cases.len()
+                );
+                Exit::Interrupted
+            }
+            exit => exit,
+        }
     } else {
         Exit::Pass
     };
@@ -335,7 +350,7 @@ fn verify_plan(ctx: &Context, config: Option<&Config>, args: &VerifyArgs) -> Res
         cache: crate::plan::Cache::Warm,
         resync_s: 0.0,
     };
-    let world = world(ctx);
+    let world = world(ctx, &args.setup);
     let mut plan = match config {
         Some(config) => {
             let config = override_elements(config, &args.setup).map_err(|e| e.0)?;

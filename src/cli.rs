@@ -110,6 +110,10 @@ pub struct SetupArgs {
     /// Form virtual nodes of N consecutive ranks (for lane and hier candidates).
     #[arg(long, value_name = "N")]
     pub ppn: Option<usize>,
+    /// Memory a process may use for one case's buffers and scratch, e.g. 512MiB, 2GiB
+    /// (default: a quarter of the node's memory shared by its processes, at most 4 GiB).
+    #[arg(long, value_parser = parse_bytes, value_name = "BYTES")]
+    pub max_memory: Option<u64>,
     /// Element datatype (overrides the file).
     #[arg(long, value_enum)]
     pub datatype: Option<DatatypeArg>,
@@ -245,6 +249,31 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(seconds))
 }
 
+/// Parses `4096`, `64KiB`, `512MiB`, `2GiB` (also kB/MB/GB as powers of 1000).
+pub fn parse_bytes(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("`{text}` is not an amount of memory like 512MiB"))?;
+    let scale = match unit.trim() {
+        "" | "B" => 1.0,
+        "KiB" | "K" => 1024.0,
+        "MiB" | "M" => 1024.0 * 1024.0,
+        "GiB" | "G" => 1024.0 * 1024.0 * 1024.0,
+        "kB" => 1e3,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        other => return Err(format!("unknown unit `{other}` in `{text}` (use B, KiB, MiB, GiB)")),
+    };
+    let bytes = value * scale;
+    if !(bytes >= 1.0 && bytes.is_finite()) {
+        return Err(format!("`{text}` must be at least one byte"));
+    }
+    Ok(bytes as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -258,5 +287,14 @@ mod tests {
         assert!(parse_duration("-1s").is_err());
         assert!(parse_duration("fast").is_err());
         assert!(parse_duration("3h").is_err());
+    }
+
+    #[test]
+    fn parses_memory() {
+        assert_eq!(parse_bytes("512MiB"), Ok(512 << 20));
+        assert_eq!(parse_bytes("2GiB"), Ok(2 << 30));
+        assert_eq!(parse_bytes("4096"), Ok(4096));
+        assert!(parse_bytes("0").is_err());
+        assert!(parse_bytes("lots").is_err());
     }
 }

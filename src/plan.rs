@@ -87,6 +87,45 @@ pub struct World {
     pub processes: usize,
     /// Whether lane and hier candidates can run, or why not.
     pub topology: Result<(), String>,
+    /// Bytes a process may allocate for one case's buffers and scratch.
+    pub max_memory: u64,
+}
+
+/// The default of `--max-memory`: a quarter of the machine's memory shared
+/// by the processes on it, at most 4 GiB.
+pub fn default_max_memory(processes_per_host: usize) -> u64 {
+    let total = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            m.lines()
+                .find(|l| l.starts_with("MemTotal:"))?
+                .split_whitespace()
+                .nth(1)?
+                .parse::<u64>()
+                .ok()
+        })
+        .map_or(8 << 30, |kib| kib << 10);
+    (total / 4 / processes_per_host.max(1) as u64).min(4 << 30)
+}
+
+/// Bytes of the harness's buffers for a case on one process, and a bound
+/// on what a competitor adds as scratch: a per-process collective's
+/// competitors may hold all p blocks once more, the others the vector twice.
+fn memory(collective: Collective, count: usize, datatype: Datatype, processes: usize) -> (u64, u64) {
+    let shape = crate::collective::Shape::new(collective, processes, 0, 0, count);
+    let bytes = |elements: usize| (elements * datatype.size()) as u64;
+    let buffers = bytes(shape.send_len() + shape.recv_len());
+    let scratch = if collective.size_is_per_process() {
+        bytes(processes * count)
+    } else {
+        bytes(2 * count)
+    };
+    (buffers, scratch)
+}
+
+/// "12.0 MiB".
+fn mib(bytes: u64) -> String {
+    format!("{:.1} MiB", bytes as f64 / (1 << 20) as f64)
 }
 
 /// Expands a checked input into cases.
@@ -134,21 +173,42 @@ pub fn case(
     blocks: Option<usize>,
     world: &World,
 ) -> Case {
+    let count = (size_bytes / datatype.size() as u64) as usize;
+    let (buffers, scratch) = memory(collective, count, datatype, world.processes);
     let mut candidates = vec![DEFAULT.to_string()];
     let mut skipped = Vec::new();
-    for &name in competitors {
+    let fits = buffers <= world.max_memory;
+    if !fits {
+        let why = format!(
+            "needs {} per process, above --max-memory {}",
+            mib(buffers),
+            mib(world.max_memory)
+        );
+        skipped.push((DEFAULT.to_string(), why.clone()));
+        skipped.extend(competitors.iter().map(|&n| (n.to_string(), why.clone())));
+        candidates.clear();
+    }
+    for &name in competitors.iter().filter(|_| fits) {
         let family = candidates::find(name).map(|c| c.family);
         match (&world.topology, family) {
             (Err(why), Some(Family::Lane | Family::Hier)) => {
                 skipped.push((name.to_string(), why.clone()))
             }
+            _ if buffers + scratch > world.max_memory => skipped.push((
+                name.to_string(),
+                format!(
+                    "may need {} per process with scratch, above --max-memory {}",
+                    mib(buffers + scratch),
+                    mib(world.max_memory)
+                ),
+            )),
             _ => candidates.push(name.to_string()),
         }
     }
     Case {
         collective,
         size_bytes,
-        count: (size_bytes / datatype.size() as u64) as usize,
+        count,
         datatype,
         op,
         root,

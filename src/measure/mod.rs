@@ -91,6 +91,10 @@ pub struct Harness {
     flush: Vec<u8>,
     /// How long one flush takes; roundtime slots make room for it.
     flush_s: f64,
+    /// Set by SIGINT/SIGTERM on this process.
+    signalled: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// Rank 0 was signalled and every rank has stopped measuring.
+    pub stopped: bool,
 }
 
 impl Harness {
@@ -110,7 +114,15 @@ impl Harness {
                 Cache::Cold => vec![0u8; last_level_cache_bytes() * 2],
             },
             flush_s: 0.0,
+            signalled: std::sync::Arc::default(),
+            stopped: false,
         };
+        for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+            // A second signal terminates at once, as if there were no handler.
+            let flag = harness.signalled.clone();
+            let _ = signal_hook::flag::register_conditional_shutdown(signal, 1, flag.clone());
+            let _ = signal_hook::flag::register(signal, flag);
+        }
         if !harness.flush.is_empty() {
             let start = mpi::time();
             harness.flush_cache();
@@ -296,10 +308,13 @@ impl<T: Element> Prepared<T> {
             rounds: Vec::new(),
             invalid: 0,
         }));
-        let send = (0..shape.send_len())
-            .map(|i| T::input(shape.rank, i, case.op))
-            .collect();
-        let recv = vec![T::default(); shape.recv_len()];
+        // A case whose buffers exceed --max-memory has no candidates left.
+        let (send_len, recv_len) = match case.candidates.is_empty() {
+            true => (0, 0),
+            false => (shape.send_len(), shape.recv_len()),
+        };
+        let send = (0..send_len).map(|i| T::input(shape.rank, i, case.op)).collect();
+        let recv = vec![T::default(); recv_len];
         Prepared {
             shape,
             op: case.op,
@@ -379,6 +394,9 @@ impl<T: Element> Prepared<T> {
         for round in 0..settings.rounds {
             order.shuffle(&mut rng);
             for &e in &order {
+                if harness.stopped {
+                    return;
+                }
                 let deadline = harness.book(slice);
                 let entry = &mut self.entries[e];
                 let run = entry.run.as_mut().expect("verified");
@@ -466,8 +484,15 @@ fn observe_until<T>(
                 }
             };
             decision = [next as f64, harness.clock.now() + harness.window, 2.0 * longest + harness.window + harness.flush_s];
+            if harness.signalled.load(std::sync::atomic::Ordering::Relaxed) {
+                decision[0] = -1.0;
+            }
         }
         root.broadcast_into(&mut decision[..]);
+        if decision[0] < 0.0 {
+            harness.stopped = true;
+            break;
+        }
         let next = decision[0] as u64;
         if next == 0 {
             break;
