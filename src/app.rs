@@ -116,6 +116,11 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
     if let Err(e) = prepare_output(ctx, &args.output) {
         return input_error(leader, &e);
     }
+    // Every rank reads the baseline so that all agree on its errors.
+    let baseline = match load_baseline(&args.report) {
+        Ok(b) => b,
+        Err(e) => return input_error(leader, &e),
+    };
     let mut meta = meta::collect(ctx);
     let a = &args.analysis;
     meta.start_time = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
@@ -172,7 +177,8 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
     }
     meta.wall_s = harness.elapsed();
     let exit = if leader {
-        let results = results(meta, !harness.stopped, &measured, &options);
+        let mut results = results(meta, !harness.stopped, &measured, &options);
+        attach_baseline(&mut results, baseline, &measured, &args.report, &options);
         match finish(&results, &args.report, &args.output) {
             _ if harness.stopped => {
                 eprintln!(
@@ -197,6 +203,7 @@ fn results(meta: meta::Meta, complete: bool, cases: &[CaseData], options: &Optio
         complete,
         checks: analyse::verdicts(cases, options),
         guidelines: analyse::guidelines::check(cases, options),
+        baseline: None,
     }
 }
 
@@ -213,7 +220,9 @@ fn finish(results: &Results, args: &ReportArgs, dir: &Path) -> Exit {
         results.meta.plan_s,
         dir.display()
     );
+    let regressions = results.baseline.as_ref().map_or(0, |b| b.regressions().count());
     match args.fail_on {
+        _ if regressions > 0 => Exit::Violation,
         Some(level) if results.worst() >= level.into() => Exit::Violation,
         _ => Exit::Pass,
     }
@@ -222,23 +231,13 @@ fn finish(results: &Results, args: &ReportArgs, dir: &Path) -> Exit {
 /// `pgcheck analyze`: the saved observations of a run, analysed again.
 pub fn analyze(args: &AnalyzeArgs) -> Exit {
     let a = &args.analysis;
-    let saved = args.dir.join("results.json");
-    let previous = if saved.exists() {
-        match report::json::read(&saved) {
-            Ok(r) => Some(r),
-            Err(e) => return input_error(true, &format!("{}: {e}", saved.display())),
-        }
-    } else {
-        None
+    let (previous, cases) = match load_saved(&args.dir) {
+        Ok(saved) => saved,
+        Err(e) => return input_error(true, &e),
     };
-    let raw_path = args.dir.join("raw.csv");
-    let rows = match report::csv::read_raw(&raw_path) {
-        Ok(rows) => rows,
-        Err(e) => return input_error(true, &format!("{}: {e}", raw_path.display())),
-    };
-    let cases = match saved_cases(&rows, previous.as_ref()) {
-        Ok(cases) => cases,
-        Err(e) => return input_error(true, &format!("{}: {e}", raw_path.display())),
+    let baseline = match load_baseline(&args.report) {
+        Ok(b) => b,
+        Err(e) => return input_error(true, &e),
     };
     let mut meta = previous.as_ref().map(|p| p.meta.clone()).unwrap_or_default();
     meta.alpha = a.alpha;
@@ -253,12 +252,42 @@ pub fn analyze(args: &AnalyzeArgs) -> Exit {
         noise_floor_s: meta.noise_floor_s,
     };
     let complete = previous.as_ref().map_or(true, |p| p.complete);
-    let results = results(meta, complete, &cases, &options);
+    let mut results = results(meta, complete, &cases, &options);
+    attach_baseline(&mut results, baseline, &cases, &args.report, &options);
     let dir = args.output.clone().unwrap_or_else(|| args.dir.join("reanalysis"));
     if let Err(e) = std::fs::create_dir_all(&dir) {
         return input_error(true, &format!("output directory {}: {e}", dir.display()));
     }
     finish(&results, &args.report, &dir)
+}
+
+/// A saved run: its `results.json` if there is one, and its cases from `raw.csv`.
+pub fn load_saved(dir: &Path) -> Result<(Option<Results>, Vec<CaseData>), String> {
+    let saved = dir.join("results.json");
+    let previous = if saved.exists() {
+        Some(report::json::read(&saved).map_err(|e| format!("{}: {e}", saved.display()))?)
+    } else {
+        None
+    };
+    let raw_path = dir.join("raw.csv");
+    let rows = report::csv::read_raw(&raw_path).map_err(|e| format!("{}: {e}", raw_path.display()))?;
+    let cases = saved_cases(&rows, previous.as_ref()).map_err(|e| format!("{}: {e}", raw_path.display()))?;
+    Ok((previous, cases))
+}
+
+/// The baseline run named by `--baseline` (its directory or its results.json).
+fn load_baseline(args: &ReportArgs) -> Result<Option<(String, Vec<CaseData>)>, String> {
+    let Some(path) = &args.baseline else { return Ok(None) };
+    let dir = if path.is_dir() { path.clone() } else { path.parent().map(Path::to_path_buf).unwrap_or_default() };
+    let (_, cases) = load_saved(&dir).map_err(|e| format!("--baseline: {e}"))?;
+    Ok(Some((path.display().to_string(), cases)))
+}
+
+/// Compares with the baseline, if there is one.
+fn attach_baseline(results: &mut Results, baseline: Option<(String, Vec<CaseData>)>, cases: &[CaseData], args: &ReportArgs, options: &Options) {
+    if let Some((name, old)) = baseline {
+        results.baseline = Some(analyse::baseline::compare_runs(&name, &old, cases, args.tolerance, options));
+    }
 }
 
 /// Cases from `raw.csv` rows, in the order they were measured, with the

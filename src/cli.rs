@@ -74,6 +74,26 @@ pub struct ReportArgs {
     /// Exit with status 1 when a violation of at least this severity is found.
     #[arg(long, value_enum)]
     pub fail_on: Option<SeverityArg>,
+    /// A previous run (its output directory or results.json): a `default` that got
+    /// significantly slower by more than --tolerance is a regression and fails the run.
+    #[arg(long, value_name = "DIR|results.json")]
+    pub baseline: Option<PathBuf>,
+    /// How much slower than the baseline is tolerated, e.g. 5% or 0.05.
+    #[arg(long, value_parser = parse_fraction, default_value = "5%")]
+    pub tolerance: f64,
+}
+
+fn parse_fraction(text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    let value = match t.strip_suffix('%') {
+        Some(p) => p.trim().parse::<f64>().map(|v| v / 100.0),
+        None => t.parse::<f64>(),
+    }
+    .map_err(|_| format!("`{text}` is not a fraction like 5% or 0.05"))?;
+    if !(0.0..10.0).contains(&value) {
+        return Err(format!("tolerance `{text}` must be between 0% and 1000%"));
+    }
+    Ok(value)
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

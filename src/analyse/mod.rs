@@ -7,6 +7,7 @@ use crate::element::{Datatype, Op};
 use crate::stats::{self, correction, describe, mann_whitney, Alternative};
 use serde::{Deserialize, Serialize};
 
+pub mod baseline;
 pub mod guidelines;
 
 /// How bad a violation is (MPINPC's labels).

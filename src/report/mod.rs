@@ -24,6 +24,9 @@ pub struct Results {
     /// PGMPI's monotony and split-robustness, from `default`'s data.
     #[serde(default)]
     pub guidelines: Guidelines,
+    /// The comparison with `--baseline`, if given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<crate::analyse::baseline::Comparison>,
 }
 
 impl Results {
@@ -110,6 +113,7 @@ pub fn render(results: &Results, view: &View) -> String {
         Format::Table => {
             let mut text = table::render(results);
             text += &table::render_guidelines(results);
+            text += &table::render_baseline(results);
             text
         }
         Format::Markdown => table::render(results),

@@ -105,3 +105,51 @@ pub fn render_guidelines(results: &Results) -> String {
     out += &format!("\nUniversal guidelines (PGMPI) violated by default\n{table}\n");
     out
 }
+
+/// The comparison with the baseline run: regressions, and the cases only
+/// one of the two runs has.
+pub fn render_baseline(results: &Results) -> String {
+    let Some(b) = &results.baseline else {
+        return String::new();
+    };
+    let mut out = format!(
+        "\nBaseline {}: {} cases compared, tolerance {:.1} %\n",
+        b.baseline,
+        b.changes.len(),
+        b.tolerance * 100.0
+    );
+    let regressions: Vec<_> = b.regressions().collect();
+    if regressions.is_empty() {
+        out += "no regression of the library's own collectives\n";
+    } else {
+        let mut table = Table::new();
+        style(&mut table);
+        table.set_header(vec!["regression", "size [B]", "root", "baseline", "now", "ratio", "p-value"]);
+        let right = |text: String| Cell::new(text).set_alignment(CellAlignment::Right);
+        for c in regressions {
+            table.add_row(vec![
+                Cell::new(c.key.collective.name()),
+                right(c.key.size_bytes.to_string()),
+                right(c.key.root.to_string()),
+                right(seconds(c.baseline_median_s)),
+                right(seconds(c.median_s)),
+                right(format!("{:.3}", c.ratio)),
+                right(format!("{:.2e}", c.p_value)),
+            ]);
+        }
+        out += &format!("{table}\n");
+    }
+    let list = |keys: &[crate::analyse::CaseKey]| {
+        keys.iter()
+            .map(|k| format!("{} {} B", k.collective, k.size_bytes))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if !b.only_in_baseline.is_empty() {
+        out += &format!("only in the baseline: {}\n", list(&b.only_in_baseline));
+    }
+    if !b.only_in_current.is_empty() {
+        out += &format!("only in this run: {}\n", list(&b.only_in_current));
+    }
+    out
+}

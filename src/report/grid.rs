@@ -1,0 +1,436 @@
+//! The overview grid (MPINPC's Figure 3): collectives × sizes, each cell the
+//! severity of the worst significantly faster competitor.
+
+use super::table::style;
+use super::Results;
+use crate::analyse::{Severity, Verdict};
+use crate::collective::Collective;
+use comfy_table::{Attribute, Cell, CellAlignment, Color, Table};
+
+/// What one cell of the grid shows. Ordered from least to most telling, so
+/// that the worst of several checks in one cell is the maximum.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Mark {
+    /// No check of this collective at this size.
+    Blank,
+    /// Checked, but the default was never measured (interrupted or excluded).
+    Unmeasured,
+    Severity(Severity),
+}
+
+impl Mark {
+    fn of(check: &Verdict) -> Mark {
+        match check.default_candidate().and_then(|d| d.median_s) {
+            Some(_) => Mark::Severity(check.severity),
+            None => Mark::Unmeasured,
+        }
+    }
+
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            Mark::Blank => "",
+            Mark::Unmeasured => "n/a",
+            Mark::Severity(s) => s.label(),
+        }
+    }
+}
+
+/// One row of the grid: a collective (and its root when a run checked
+/// several roots of it), one mark per size of [`Overview::sizes`].
+pub(crate) struct Row {
+    pub label: String,
+    pub marks: Vec<Mark>,
+}
+
+/// The grid's content, shared by the text, Markdown and SVG renderers.
+pub(crate) struct Overview {
+    /// Every size any check used, ascending.
+    pub sizes: Vec<u64>,
+    /// In `Collective::ALL` order, only the collectives present.
+    pub rows: Vec<Row>,
+}
+
+/// The grid of a run. A cell holding several checks (other datatypes or
+/// operators) shows the worst of them.
+pub(crate) fn overview(results: &Results) -> Overview {
+    let mut sizes: Vec<u64> = results.checks.iter().map(|c| c.key.size_bytes).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let mut rows = Vec::new();
+    for collective in Collective::ALL {
+        let checks: Vec<&Verdict> = results
+            .checks
+            .iter()
+            .filter(|c| c.key.collective == collective)
+            .collect();
+        let root_of = |c: &Verdict| collective.is_rooted().then_some(c.key.root);
+        let mut roots: Vec<Option<usize>> = checks.iter().map(|c| root_of(c)).collect();
+        roots.sort_unstable();
+        roots.dedup();
+        let several_roots = roots.len() > 1;
+        for root in roots {
+            let label = match root {
+                Some(r) if several_roots => format!("{} root {r}", collective.name()),
+                _ => collective.name().to_string(),
+            };
+            let marks = sizes
+                .iter()
+                .map(|&size| {
+                    checks
+                        .iter()
+                        .filter(|c| c.key.size_bytes == size && root_of(c) == root)
+                        .map(|c| Mark::of(c))
+                        .fold(Mark::Blank, Mark::max)
+                })
+                .collect();
+            rows.push(Row { label, marks });
+        }
+    }
+    Overview { sizes, rows }
+}
+
+/// A size as people write it: `8 B`, `1000 B`, `8 KiB`, `10 kB`, `1 MiB`.
+/// Exact only: a size that is no whole multiple of a unit stays in bytes.
+pub(crate) fn size_label(bytes: u64) -> String {
+    // (unit, smallest size shown in it, name): 10 kB but 1000 B, because
+    // small decimal sizes read better in bytes.
+    const UNITS: [(u64, u64, &str); 6] = [
+        (1 << 30, 1 << 30, "GiB"),
+        (1_000_000_000, 1_000_000_000, "GB"),
+        (1 << 20, 1 << 20, "MiB"),
+        (1_000_000, 1_000_000, "MB"),
+        (1 << 10, 1 << 10, "KiB"),
+        (1000, 10_000, "kB"),
+    ];
+    UNITS
+        .iter()
+        .find(|&&(unit, smallest, _)| bytes >= smallest && bytes.is_multiple_of(unit))
+        .map(|&(unit, _, name)| format!("{} {name}", bytes / unit))
+        .unwrap_or_else(|| format!("{bytes} B"))
+}
+
+/// The overview grid as a text table; `color` adds ANSI colours per severity,
+/// without it the output holds no escape codes at all.
+pub fn render(results: &Results, color: bool) -> String {
+    let overview = overview(results);
+    if overview.rows.is_empty() {
+        return String::new();
+    }
+    let mut table = Table::new();
+    style(&mut table);
+    if color {
+        table.enforce_styling();
+    } else {
+        table.force_no_tty();
+    }
+    table.style_text_only();
+    let mut header = vec![Cell::new("collective")];
+    header.extend(
+        overview
+            .sizes
+            .iter()
+            .map(|&s| Cell::new(size_label(s)).set_alignment(CellAlignment::Center)),
+    );
+    table.set_header(header);
+    for row in &overview.rows {
+        let mut cells = vec![Cell::new(&row.label)];
+        cells.extend(row.marks.iter().map(|&mark| {
+            paint(
+                Cell::new(mark.label()).set_alignment(CellAlignment::Center),
+                mark,
+            )
+        }));
+        table.add_row(cells);
+    }
+    format!("\nOverview: severity of the worst significantly faster competitor\n{table}\n")
+}
+
+/// Green for ok, yellow to orange for the middling severities, red for the
+/// high ones, reversed bold red for very-high.
+fn paint(cell: Cell, mark: Mark) -> Cell {
+    match mark {
+        Mark::Blank => cell,
+        Mark::Unmeasured => cell.fg(Color::DarkGrey),
+        Mark::Severity(severity) => match severity {
+            Severity::Ok => cell.fg(Color::Green),
+            Severity::Low => cell.fg(Color::Yellow),
+            Severity::Medium => cell.fg(Color::DarkYellow),
+            Severity::MediumHigh => cell.fg(Color::AnsiValue(208)),
+            Severity::High => cell.fg(Color::Red).add_attribute(Attribute::Bold),
+            Severity::VeryHigh => cell
+                .fg(Color::Red)
+                .add_attribute(Attribute::Bold)
+                .add_attribute(Attribute::Reverse),
+        },
+    }
+}
+
+/// A hand-made run for the renderers' tests.
+#[cfg(test)]
+pub(crate) mod fixture {
+    use crate::analyse::{CandidateSummary, CaseKey, Severity, Verdict};
+    use crate::collective::Collective;
+    use crate::element::{Datatype, Op};
+    use crate::meta::Meta;
+    use crate::report::Results;
+
+    /// A measured candidate: median `m` µs, p-value `p`.
+    pub fn measured(name: &str, default_us: f64, m: f64, p: Option<f64>) -> CandidateSummary {
+        let slowdown = default_us / m;
+        CandidateSummary {
+            name: name.into(),
+            status: "measured".into(),
+            reason: None,
+            verified: true,
+            n: 100,
+            outliers_removed: 2,
+            median_s: Some(m * 1e-6),
+            q1_s: Some(m * 0.95e-6),
+            q3_s: Some(m * 1.1e-6),
+            slowdown: Some(slowdown),
+            p_value: p,
+            p_adjusted: p.map(|p| (p * 3.0).min(1.0)),
+            significant: p.is_some_and(|p| p * 3.0 < 0.05) && slowdown > 1.0,
+            below_noise: ((default_us - m) * 1e-6).abs() < 0.5e-6,
+        }
+    }
+
+    pub fn excluded(name: &str, status: &str, reason: &str) -> CandidateSummary {
+        CandidateSummary {
+            name: name.into(),
+            status: status.into(),
+            reason: Some(reason.into()),
+            verified: status != "wrong",
+            n: 0,
+            outliers_removed: 0,
+            median_s: None,
+            q1_s: None,
+            q3_s: None,
+            slowdown: None,
+            p_value: None,
+            p_adjusted: None,
+            significant: false,
+            below_noise: false,
+        }
+    }
+
+    /// A verdict whose default takes `default_us` and whose competitors
+    /// take the given medians with the given p-values.
+    pub fn check(
+        collective: Collective,
+        size_bytes: u64,
+        root: usize,
+        default_us: f64,
+        competitors: &[(&str, f64, f64)],
+        others: Vec<CandidateSummary>,
+    ) -> Verdict {
+        let mut candidates = vec![measured("default", default_us, default_us, None)];
+        candidates.extend(
+            competitors
+                .iter()
+                .map(|&(name, m, p)| measured(name, default_us, m, Some(p))),
+        );
+        candidates.extend(others);
+        let competitors = || {
+            candidates
+                .iter()
+                .filter(|c| c.name != "default" && c.median_s.is_some())
+        };
+        let fastest = competitors().min_by(|a, b| a.median_s.partial_cmp(&b.median_s).unwrap());
+        let worst = competitors()
+            .filter(|c| c.significant)
+            .max_by(|a, b| a.slowdown.partial_cmp(&b.slowdown).unwrap());
+        Verdict {
+            key: CaseKey {
+                collective,
+                size_bytes,
+                count: size_bytes as usize,
+                datatype: Datatype::Byte,
+                op: Op::Bor,
+                root,
+            },
+            fastest: fastest.map(|f| f.name.clone()),
+            fastest_median_s: fastest.and_then(|f| f.median_s),
+            slowdown: fastest.and_then(|f| f.slowdown),
+            p_value: fastest.and_then(|f| f.p_adjusted),
+            severity: worst.map_or(Severity::Ok, |w| Severity::of_slowdown(w.slowdown.unwrap())),
+            violated_by: worst.map(|w| w.name.clone()),
+            candidates,
+        }
+    }
+
+    /// Allreduce at 8 B (ok) and 8 KiB (medium-high, with a wrong and a
+    /// skipped competitor); bcast at 8 B only (very-high) and root 2;
+    /// scatter at 1 MiB with the default never measured.
+    pub fn results() -> Results {
+        let wrong = excluded(
+            "allreduce_as_allreduce_lane",
+            "wrong",
+            "rank 3: element 17 is 4, expected 5",
+        );
+        let skipped = excluded(
+            "allreduce_as_allreduce_hier",
+            "skipped",
+            "needs a commutative operator | not given",
+        );
+        let mut unmeasured = check(Collective::Scatter, 1 << 20, 0, 100.0, &[], vec![]);
+        unmeasured.candidates = vec![excluded("default", "skipped", "interrupted")];
+        Results {
+            meta: Meta {
+                tool: "pgcheck".into(),
+                tool_version: "0.1.0".into(),
+                mpi_library: "Open MPI v4.1.6 <test & build>\nsecond line".into(),
+                processes: 8,
+                nodes: 2,
+                ppn: 4,
+                budget_s: 1.0,
+                rounds: 10,
+                alpha: 0.05,
+                test: "mwu".into(),
+                correction: "holm".into(),
+                plan_s: 12.0,
+                wall_s: 12.4,
+                noise_floor_s: 2e-6,
+                ..Meta::default()
+            },
+            complete: true,
+            checks: vec![
+                check(
+                    Collective::Allreduce,
+                    8,
+                    0,
+                    10.0,
+                    &[
+                        ("allreduce_as_reduce_bcast", 12.0, 0.9),
+                        ("allreduce_as_reducescatter_allgather", 10.2, 0.3),
+                    ],
+                    vec![],
+                ),
+                check(
+                    Collective::Allreduce,
+                    8192,
+                    0,
+                    100.0,
+                    &[
+                        ("allreduce_as_reduce_bcast", 120.0, 0.8),
+                        ("allreduce_as_reducescatter_allgather", 55.0, 1e-6),
+                    ],
+                    vec![wrong, skipped],
+                ),
+                check(
+                    Collective::Bcast,
+                    8,
+                    2,
+                    600.0,
+                    &[("bcast_as_scatter_allgather", 100.0, 1e-9)],
+                    vec![],
+                ),
+                unmeasured,
+            ],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_every_cell_with_its_label() {
+        let results = fixture::results();
+        let overview = overview(&results);
+        assert_eq!(overview.sizes, vec![8, 8192, 1 << 20]);
+        let rows: Vec<(&str, Vec<&str>)> = overview
+            .rows
+            .iter()
+            .map(|r| {
+                (
+                    r.label.as_str(),
+                    r.marks.iter().map(|m| m.label()).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            vec![
+                ("allreduce", vec!["ok", "medium-high", ""]),
+                ("bcast", vec!["very-high", "", ""]),
+                ("scatter", vec!["", "", "n/a"]),
+            ]
+        );
+        let text = render(&results, false);
+        for word in [
+            "allreduce",
+            "bcast",
+            "scatter",
+            "8 B",
+            "8 KiB",
+            "1 MiB",
+            "medium-high",
+            "very-high",
+            "n/a",
+        ] {
+            assert!(text.contains(word), "{word} missing in\n{text}");
+        }
+        let allreduce = text.lines().find(|l| l.contains("allreduce")).unwrap();
+        assert!(allreduce.find(" ok ").unwrap() < allreduce.find("medium-high").unwrap());
+    }
+
+    #[test]
+    fn colours_only_when_asked() {
+        let results = fixture::results();
+        assert!(!render(&results, false).contains('\x1b'));
+        let coloured = render(&results, true);
+        assert!(coloured.contains('\x1b'));
+        assert!(coloured.contains("very-high"));
+    }
+
+    #[test]
+    fn several_roots_get_a_row_each() {
+        let mut results = fixture::results();
+        let mut other_root = results.checks[2].clone();
+        other_root.key.root = 5;
+        other_root.severity = Severity::Low;
+        results.checks.push(other_root);
+        let labels: Vec<String> = overview(&results)
+            .rows
+            .into_iter()
+            .map(|r| r.label)
+            .collect();
+        assert_eq!(
+            labels,
+            ["allreduce", "bcast root 2", "bcast root 5", "scatter"]
+        );
+    }
+
+    #[test]
+    fn the_worst_check_fills_a_shared_cell() {
+        let mut results = fixture::results();
+        let mut other_type = results.checks[0].clone();
+        other_type.severity = Severity::High;
+        results.checks.push(other_type);
+        assert_eq!(
+            overview(&results).rows[0].marks[0],
+            Mark::Severity(Severity::High)
+        );
+    }
+
+    #[test]
+    fn sizes_read_as_people_write_them() {
+        let labels: Vec<String> = [0, 8, 1000, 1024, 10_000, 12_345, 65_536, 1 << 20, 3_000_000]
+            .into_iter()
+            .map(size_label)
+            .collect();
+        assert_eq!(
+            labels,
+            ["0 B", "8 B", "1000 B", "1 KiB", "10 kB", "12345 B", "64 KiB", "1 MiB", "3 MB"]
+        );
+    }
+
+    #[test]
+    fn an_empty_run_renders_nothing() {
+        let mut results = fixture::results();
+        results.checks.clear();
+        assert_eq!(render(&results, true), "");
+    }
+}

@@ -1,0 +1,495 @@
+//! The whole report as GitHub-flavoured Markdown, for a CI job summary.
+
+use super::details::{self, LEGEND};
+use super::grid::{overview, size_label, Mark};
+use super::{seconds, Results};
+use crate::analyse::{Severity, Verdict};
+use crate::collective::Collective;
+
+/// Meta, overview grid, one Figure-2 table per collective with every
+/// candidate folded away under it, and the list of violations.
+pub fn render(results: &Results) -> String {
+    let mut out = headline(results);
+    out += &meta_table(results);
+    if results.checks.is_empty() {
+        out += "\nNo checks ran.\n";
+        return out;
+    }
+    out += &overview_table(results);
+    for collective in Collective::ALL {
+        let checks: Vec<&Verdict> = results
+            .checks
+            .iter()
+            .filter(|c| c.key.collective == collective)
+            .collect();
+        if !checks.is_empty() {
+            out += &collective_section(results, collective, &checks);
+        }
+    }
+    out += &violations(results);
+    out
+}
+
+/// The one line a reader of a CI summary needs first.
+fn headline(results: &Results) -> String {
+    let worst = results.worst();
+    let verdict = if worst == Severity::Ok {
+        "✅ no guideline violations".to_string()
+    } else {
+        format!("❌ guideline violations, worst **{}**", worst.label())
+    };
+    let incomplete = if results.complete {
+        ""
+    } else {
+        " (⚠️ incomplete run)"
+    };
+    format!("## pgcheck: {verdict}{incomplete}\n\n")
+}
+
+fn meta_table(results: &Results) -> String {
+    let meta = &results.meta;
+    let mut rows: Vec<(&str, String)> = vec![
+        (
+            "MPI library",
+            text(meta.mpi_library.lines().next().unwrap_or("-")),
+        ),
+        (
+            "processes",
+            format!(
+                "{} = {} node(s) × {} ppn{}",
+                meta.processes,
+                meta.nodes,
+                meta.ppn,
+                if meta.virtual_nodes {
+                    " (virtual nodes)"
+                } else {
+                    ""
+                }
+            ),
+        ),
+        (
+            "budget",
+            format!(
+                "{} per candidate and size, {} rounds, {} warm-up",
+                seconds(meta.budget_s),
+                meta.rounds,
+                meta.warmup
+            ),
+        ),
+        (
+            "decision",
+            format!(
+                "{} test, α = {}, correction {}, outliers {}",
+                text(&meta.test),
+                meta.alpha,
+                text(&meta.correction),
+                text(&meta.outliers)
+            ),
+        ),
+        (
+            "synchronisation",
+            format!(
+                "{}, noise floor {}",
+                text(&meta.sync),
+                seconds(meta.noise_floor_s)
+            ),
+        ),
+        (
+            "time",
+            format!("plan {:.1} s, wall {:.1} s", meta.plan_s, meta.wall_s),
+        ),
+        (
+            "complete",
+            if results.complete {
+                "yes".into()
+            } else {
+                "**no**: the run was interrupted; only what was measured is shown".into()
+            },
+        ),
+        (
+            "pgcheck",
+            match &meta.git_revision {
+                Some(revision) => format!("{} ({})", text(&meta.tool_version), code(revision)),
+                None => text(&meta.tool_version),
+            },
+        ),
+    ];
+    if !meta.start_time.is_empty() {
+        rows.push(("started", text(&meta.start_time)));
+    }
+    if !meta.hosts.is_empty() {
+        rows.push(("hosts", text(&meta.hosts.join(", "))));
+    }
+    if !meta.environment.is_empty() {
+        let variables: Vec<String> = meta
+            .environment
+            .iter()
+            .map(|(k, v)| code(&format!("{k}={v}")))
+            .collect();
+        rows.push(("environment", variables.join(" ")));
+    }
+    let rows: Vec<Vec<String>> = rows
+        .into_iter()
+        .map(|(k, v)| vec![k.to_string(), v])
+        .collect();
+    table(&["", ""], &[Align::Left, Align::Left], &rows)
+}
+
+/// A severity as a cell: an emoji for scanning, bold for violations.
+fn mark_cell(mark: Mark) -> String {
+    match mark {
+        Mark::Blank => String::new(),
+        Mark::Unmeasured => "⚪ n/a".into(),
+        Mark::Severity(Severity::Ok) => "✅ ok".into(),
+        Mark::Severity(severity) => {
+            let emoji = match severity {
+                Severity::Ok | Severity::Low => "🟡",
+                Severity::Medium | Severity::MediumHigh => "🟠",
+                Severity::High => "🔴",
+                Severity::VeryHigh => "⛔",
+            };
+            format!("{emoji} **{}**", severity.label())
+        }
+    }
+}
+
+fn overview_table(results: &Results) -> String {
+    let overview = overview(results);
+    let mut header = vec!["collective".to_string()];
+    header.extend(overview.sizes.iter().map(|&s| size_label(s)));
+    let rows: Vec<Vec<String>> = overview
+        .rows
+        .iter()
+        .map(|row| {
+            let mut cells = vec![text(&row.label)];
+            cells.extend(row.marks.iter().map(|&m| mark_cell(m)));
+            cells
+        })
+        .collect();
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    let mut align = vec![Align::Center; header.len()];
+    align[0] = Align::Left;
+    format!(
+        "\n### Overview\n\nSeverity of the worst significantly faster competitor per collective and size.\n\n{}",
+        table(&header, &align, &rows)
+    )
+}
+
+/// The columns of the per-collective table (as `table::render` prints them).
+const FIGURE2: [&str; 11] = [
+    "size [B]",
+    "count",
+    "N",
+    "ppn",
+    "n",
+    "default",
+    "slowdown",
+    "fastest competitor",
+    "its median",
+    "p-value",
+    "severity",
+];
+
+/// One check as a row of MPINPC's Figure 2.
+fn figure2_row(results: &Results, check: &Verdict) -> Vec<String> {
+    let default = check.default_candidate();
+    vec![
+        check.key.size_bytes.to_string(),
+        check.key.count.to_string(),
+        results.meta.nodes.to_string(),
+        results.meta.ppn.to_string(),
+        default.map_or(0, |d| d.n).to_string(),
+        default.and_then(|d| d.median_s).map_or("-".into(), seconds),
+        check.slowdown.map_or("-".into(), |s| format!("{s:.3}")),
+        check.fastest.as_deref().map_or("-".into(), code),
+        check.fastest_median_s.map_or("-".into(), seconds),
+        check.p_value.map_or("-".into(), |p| format!("{p:.2e}")),
+        mark_cell(grid_mark(check)),
+    ]
+}
+
+fn grid_mark(check: &Verdict) -> Mark {
+    match check.default_candidate().and_then(|d| d.median_s) {
+        Some(_) => Mark::Severity(check.severity),
+        None => Mark::Unmeasured,
+    }
+}
+
+fn collective_section(results: &Results, collective: Collective, checks: &[&Verdict]) -> String {
+    let mut roots: Vec<usize> = checks.iter().map(|c| c.key.root).collect();
+    roots.sort_unstable();
+    roots.dedup();
+    let several_roots = collective.is_rooted() && roots.len() > 1;
+    let mut header: Vec<&str> = FIGURE2.to_vec();
+    let mut align: Vec<Align> = FIGURE2
+        .iter()
+        .map(|&c| Align::numeric(!matches!(c, "fastest competitor" | "severity")))
+        .collect();
+    if several_roots {
+        header.insert(0, "root");
+        align.insert(0, Align::Right);
+    }
+    let rows: Vec<Vec<String>> = checks
+        .iter()
+        .map(|check| {
+            let mut row = figure2_row(results, check);
+            if several_roots {
+                row.insert(0, check.key.root.to_string());
+            }
+            row
+        })
+        .collect();
+    let root = match roots.as_slice() {
+        [root] if collective.is_rooted() => format!(", root {root}"),
+        _ => String::new(),
+    };
+    let mut out = format!("\n### {}{root}\n\n", collective.mpi_name());
+    out += &table(&header, &align, &rows);
+    out += &format!(
+        "\n<details><summary>Every candidate of {}</summary>\n",
+        collective.mpi_name()
+    );
+    for check in checks {
+        out += &candidates(check);
+    }
+    out += &format!("\n{}\n\n</details>\n", text(LEGEND));
+    out
+}
+
+/// MPINPC's Figure 5 for one check, as `details::render` prints it.
+fn candidates(check: &Verdict) -> String {
+    let adjusted = details::has_adjusted(check);
+    let header = details::header(adjusted);
+    let align: Vec<Align> = header
+        .iter()
+        .map(|c| Align::numeric(details::is_numeric(c)))
+        .collect();
+    let ranked = details::ranked(check);
+    let rows: Vec<Vec<String>> = ranked
+        .measured
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let mut row = details::row(c, i + 1, adjusted);
+            row[1] = code(&row[1]);
+            row.iter_mut().skip(2).for_each(|cell| *cell = text(cell));
+            row
+        })
+        .collect();
+    let mut out = format!(
+        "\n**{}**: {}\n\n",
+        text(&details::title(check)),
+        text(&details::verdict_line(check))
+    );
+    if !rows.is_empty() {
+        out += &table(&header, &align, &rows);
+    }
+    if !ranked.unmeasured.is_empty() {
+        out.push('\n');
+        for candidate in ranked.unmeasured {
+            out += &format!(
+                "- {}: {}\n",
+                code(&candidate.name),
+                text(&details::why_unmeasured(candidate))
+            );
+        }
+    }
+    out
+}
+
+/// Every significantly faster competitor, worst first.
+fn violations(results: &Results) -> String {
+    let mut found: Vec<(&Verdict, &crate::analyse::CandidateSummary)> = results
+        .checks
+        .iter()
+        .flat_map(|check| {
+            check
+                .candidates
+                .iter()
+                .filter(|c| c.significant)
+                .map(move |c| (check, c))
+        })
+        .collect();
+    if found.is_empty() {
+        return "\n### Violations\n\nNone: no competitor was significantly faster than the library's own collective.\n"
+            .into();
+    }
+    found.sort_by(|a, b| {
+        b.1.slowdown
+            .partial_cmp(&a.1.slowdown)
+            .expect("slowdowns are numbers")
+    });
+    let rows: Vec<Vec<String>> = found
+        .into_iter()
+        .map(|(check, c)| {
+            let default = check.default_candidate().and_then(|d| d.median_s);
+            let slowdown = c.slowdown.unwrap_or(1.0);
+            vec![
+                text(&details::title(check)),
+                code(&c.name),
+                default.map_or("-".into(), seconds),
+                c.median_s.map_or("-".into(), seconds),
+                format!("{slowdown:.3}"),
+                c.p_adjusted
+                    .or(c.p_value)
+                    .map_or("-".into(), |p| format!("{p:.2e}")),
+                mark_cell(Mark::Severity(Severity::of_slowdown(slowdown))),
+            ]
+        })
+        .collect();
+    format!(
+        "\n### Violations\n\n{}",
+        table(
+            &[
+                "check",
+                "competitor",
+                "default",
+                "competitor's median",
+                "slowdown",
+                "p-value",
+                "severity"
+            ],
+            &[
+                Align::Left,
+                Align::Left,
+                Align::Right,
+                Align::Right,
+                Align::Right,
+                Align::Right,
+                Align::Left
+            ],
+            &rows,
+        )
+    )
+}
+
+/// How a column's cells line up.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Align {
+    Left,
+    Right,
+    Center,
+}
+
+impl Align {
+    /// Right for numbers, left for words.
+    fn numeric(numeric: bool) -> Align {
+        if numeric {
+            Align::Right
+        } else {
+            Align::Left
+        }
+    }
+}
+
+/// A GFM table; the header is escaped, the cells must be already.
+fn table(header: &[&str], align: &[Align], rows: &[Vec<String>]) -> String {
+    let line = |cells: Vec<String>| format!("| {} |\n", cells.join(" | "));
+    let mut out = line(header.iter().map(|h| text(h)).collect());
+    out += &line(
+        align
+            .iter()
+            .map(|a| match a {
+                Align::Left => "---".to_string(),
+                Align::Right => "---:".to_string(),
+                Align::Center => ":---:".to_string(),
+            })
+            .collect(),
+    );
+    for row in rows {
+        out += &line(row.clone());
+    }
+    out
+}
+
+/// Text safe in a table cell: no HTML, no emphasis, no cell breaks, one line.
+fn text(s: &str) -> String {
+    let mut escaped = String::with_capacity(s.len());
+    for c in s.chars() {
+        // Not `_`: GFM ignores it inside words, and `MPI_Bcast` stays readable.
+        if matches!(c, '\\' | '*' | '~' | '`') {
+            escaped.push('\\');
+        }
+        escaped.push(c);
+    }
+    escaped
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('|', "\\|")
+        .replace(['\n', '\r'], " ")
+}
+
+/// A name as inline code; code spans show entities literally, so only the
+/// cell separator is escaped.
+fn code(s: &str) -> String {
+    format!(
+        "`{}`",
+        s.replace('`', "'")
+            .replace('|', "\\|")
+            .replace(['\n', '\r'], " ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::grid::fixture;
+    use super::*;
+
+    #[test]
+    fn has_meta_overview_tables_and_violations() {
+        let md = render(&fixture::results());
+        for part in [
+            "## pgcheck: ❌ guideline violations, worst **very-high**",
+            "| MPI library | Open MPI v4.1.6 &lt;test &amp; build&gt; |",
+            "| processes | 8 = 2 node(s) × 4 ppn |",
+            "α = 0.05",
+            "| time | plan 12.0 s, wall 12.4 s |",
+            "| complete | yes |",
+            "### Overview",
+            "| collective | 8 B | 8 KiB | 1 MiB |",
+            "| allreduce | ✅ ok | 🟠 **medium-high** |  |",
+            "| bcast | ⛔ **very-high** |  |  |",
+            "| scatter |  |  | ⚪ n/a |",
+            "### MPI_Allreduce\n\n| size [B] | count | N | ppn | n | default | slowdown | fastest competitor | its median | p-value | severity |",
+            "| 8192 | 8192 | 2 | 4 | 100 | 100.00 µs | 1.818 | `allreduce_as_reducescatter_allgather` | 55.00 µs | 3.00e-6 | 🟠 **medium-high** |",
+            "### MPI_Bcast, root 2",
+            "- `allreduce_as_allreduce_lane`: wrong: rank 3: element 17 is 4, expected 5",
+            "needs a commutative operator \\| not given",
+            "### Violations",
+            "| MPI_Bcast, 8 B (8 × byte), root 2 | `bcast_as_scatter_allgather` | 600.00 µs | 100.00 µs | 6.000 | 3.00e-9 | ⛔ **very-high** |",
+        ] {
+            assert!(md.contains(part), "{part}\nmissing in\n{md}");
+        }
+        let violations = &md[md.find("### Violations").unwrap()..];
+        assert!(violations.find("bcast_as").unwrap() < violations.find("allreduce_as").unwrap());
+        assert!(!violations.contains("allreduce_as_reduce_bcast"));
+    }
+
+    #[test]
+    fn every_table_row_has_the_header_s_cell_count() {
+        let md = render(&fixture::results());
+        let mut columns = None;
+        for line in md.lines() {
+            if !line.starts_with('|') {
+                columns = None;
+                continue;
+            }
+            let cells = line.replace("\\|", "").matches('|').count();
+            assert_eq!(*columns.get_or_insert(cells), cells, "{line}");
+        }
+    }
+
+    #[test]
+    fn says_so_when_all_is_well_or_incomplete() {
+        let mut results = fixture::results();
+        results.checks.truncate(1);
+        results.complete = false;
+        let md = render(&results);
+        assert!(md.starts_with("## pgcheck: ✅ no guideline violations (⚠️ incomplete run)"));
+        assert!(md.contains("| complete | **no**"));
+        assert!(md.contains("### Violations\n\nNone"));
+        results.checks.clear();
+        assert!(render(&results).contains("No checks ran."));
+    }
+}
