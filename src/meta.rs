@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 /// The run's metadata, as `results.json` keeps it.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Meta {
     pub tool: String,
     pub tool_version: String,

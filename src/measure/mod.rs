@@ -313,8 +313,12 @@ impl<T: Element> Prepared<T> {
             true => (0, 0),
             false => (shape.send_len(), shape.recv_len()),
         };
-        let send = (0..send_len).map(|i| T::input(shape.rank, i, case.op)).collect();
-        let recv = vec![T::default(); recv_len];
+        // Never the dangling pointer of an empty Vec: Open MPI's MPI_IN_PLACE
+        // is (void*)1, the address an empty Vec<u8> has.
+        let mut send = Vec::with_capacity(send_len.max(1));
+        send.extend((0..send_len).map(|i| T::input(shape.rank, i, case.op)));
+        let mut recv = Vec::with_capacity(recv_len.max(1));
+        recv.resize(recv_len, T::default());
         Prepared {
             shape,
             op: case.op,
@@ -343,6 +347,7 @@ impl<T: Element> Prepared<T> {
     fn verify(&mut self, ctx: &Context) {
         let defined = self.shape.defined_output();
         let input = self.send.clone();
+        debug_assert!(self.send.capacity() > 0 && self.recv.capacity() > 0);
         let mut expected: Option<Vec<T>> = None;
         for e in 0..self.entries.len() {
             let Some(mut run) = self.entries[e].run.take() else {

@@ -3,7 +3,7 @@
 use super::grid::size_label;
 use super::table::style;
 use super::{seconds, Results};
-use crate::analyse::{CandidateSummary, Verdict};
+use crate::analyse::{CandidateSummary, CaseKey, Verdict};
 use comfy_table::{Cell, CellAlignment, Table};
 
 /// A check's candidates: the measured ones fastest first, then the ones
@@ -43,7 +43,11 @@ pub(crate) fn why_unmeasured(candidate: &CandidateSummary) -> String {
 
 /// What a check is: `MPI_Bcast, 8 KiB (8192 × byte), root 0`.
 pub(crate) fn title(check: &Verdict) -> String {
-    let key = &check.key;
+    title_of(&check.key)
+}
+
+/// What a case is: `MPI_Gather, 8 B per process (8 × byte), root 0`.
+pub(crate) fn title_of(key: &CaseKey) -> String {
     let collective = key.collective;
     let mut title = format!(
         "{}, {}{} ({} × {}",

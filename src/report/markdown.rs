@@ -3,7 +3,8 @@
 use super::details::{self, LEGEND};
 use super::grid::{overview, size_label, Mark};
 use super::{seconds, Results};
-use crate::analyse::{Severity, Verdict};
+use crate::analyse::guidelines::Finding;
+use crate::analyse::{CaseKey, Severity, Verdict};
 use crate::collective::Collective;
 
 /// Meta, overview grid, one Figure-2 table per collective with every
@@ -27,6 +28,8 @@ pub fn render(results: &Results) -> String {
         }
     }
     out += &violations(results);
+    out += &universal_guidelines(results);
+    out += &baseline(results);
     out
 }
 
@@ -38,12 +41,20 @@ fn headline(results: &Results) -> String {
     } else {
         format!("❌ guideline violations, worst **{}**", worst.label())
     };
+    let regressions = results
+        .baseline
+        .as_ref()
+        .map_or(0, |b| b.regressions().count());
+    let regressions = match regressions {
+        0 => String::new(),
+        n => format!(", ❌ {n} regression(s) against the baseline"),
+    };
     let incomplete = if results.complete {
         ""
     } else {
         " (⚠️ incomplete run)"
     };
-    format!("## pgcheck: {verdict}{incomplete}\n\n")
+    format!("## pgcheck: {verdict}{regressions}{incomplete}\n\n")
 }
 
 fn meta_table(results: &Results) -> String {
@@ -204,15 +215,8 @@ fn figure2_row(results: &Results, check: &Verdict) -> Vec<String> {
         check.fastest.as_deref().map_or("-".into(), code),
         check.fastest_median_s.map_or("-".into(), seconds),
         check.p_value.map_or("-".into(), |p| format!("{p:.2e}")),
-        mark_cell(grid_mark(check)),
+        mark_cell(Mark::of(check)),
     ]
-}
-
-fn grid_mark(check: &Verdict) -> Mark {
-    match check.default_candidate().and_then(|d| d.median_s) {
-        Some(_) => Mark::Severity(check.severity),
-        None => Mark::Unmeasured,
-    }
 }
 
 fn collective_section(results: &Results, collective: Collective, checks: &[&Verdict]) -> String {
@@ -363,6 +367,115 @@ fn violations(results: &Results) -> String {
     )
 }
 
+/// PGMPI's monotony and split-robustness of `default`, as
+/// `table::render_guidelines` prints them.
+fn universal_guidelines(results: &Results) -> String {
+    let g = &results.guidelines;
+    if g.monotony.is_empty() && g.split_robustness.is_empty() {
+        return String::new();
+    }
+    let mut out = "\n### Universal guidelines (PGMPI)\n\n".to_string();
+    let findings: Vec<(&str, &Finding)> = g
+        .monotony
+        .iter()
+        .filter(|f| f.severity != Severity::Ok)
+        .map(|f| ("monotony", f))
+        .chain(g.split_robustness.iter().map(|f| ("split-robustness", f)))
+        .collect();
+    if findings.is_empty() {
+        out += &format!(
+            "Monotony holds for all {} pairs of consecutive sizes; split-robustness holds.\n",
+            g.monotony.len()
+        );
+        return out;
+    }
+    let rows: Vec<Vec<String>> = findings
+        .into_iter()
+        .map(|(guideline, f)| {
+            vec![
+                guideline.to_string(),
+                text(f.key.collective.name()),
+                f.key.size_bytes.to_string(),
+                match f.k {
+                    Some(k) => format!("{k} × {} B", f.other_size_bytes),
+                    None => format!("{} B", f.other_size_bytes),
+                },
+                seconds(f.median_s),
+                seconds(f.bound_s),
+                format!("{:.3}", f.ratio),
+                format!("{:.2e}", f.p_value),
+                mark_cell(Mark::Severity(f.severity)),
+            ]
+        })
+        .collect();
+    use Align::{Left, Right};
+    out += &table(
+        &[
+            "guideline",
+            "collective",
+            "size [B]",
+            "compared with",
+            "default",
+            "bound",
+            "ratio",
+            "p-value",
+            "severity",
+        ],
+        &[Left, Left, Right, Right, Right, Right, Right, Right, Left],
+        &rows,
+    );
+    out
+}
+
+/// The comparison with `--baseline`: regressions of `default`, and the
+/// cases only one of the runs has.
+fn baseline(results: &Results) -> String {
+    let Some(b) = &results.baseline else {
+        return String::new();
+    };
+    let mut out = format!(
+        "\n### Baseline\n\nCompared with {}: {} cases, tolerance {:.1} %.\n\n",
+        code(&b.baseline),
+        b.changes.len(),
+        b.tolerance * 100.0
+    );
+    let rows: Vec<Vec<String>> = b
+        .regressions()
+        .map(|c| {
+            vec![
+                text(&details::title_of(&c.key)),
+                seconds(c.baseline_median_s),
+                seconds(c.median_s),
+                format!("{:.3}", c.ratio),
+                format!("{:.2e}", c.p_value),
+            ]
+        })
+        .collect();
+    if rows.is_empty() {
+        out += "No regression of the library's own collectives.\n";
+    } else {
+        use Align::{Left, Right};
+        out += &table(
+            &["regression", "baseline", "now", "ratio", "p-value"],
+            &[Left, Right, Right, Right, Right],
+            &rows,
+        );
+    }
+    let list = |keys: &[CaseKey]| {
+        keys.iter()
+            .map(|k| text(&details::title_of(k)))
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    if !b.only_in_baseline.is_empty() {
+        out += &format!("\nOnly in the baseline: {}\n", list(&b.only_in_baseline));
+    }
+    if !b.only_in_current.is_empty() {
+        out += &format!("\nOnly in this run: {}\n", list(&b.only_in_current));
+    }
+    out
+}
+
 /// How a column's cells line up.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Align {
@@ -457,6 +570,12 @@ mod tests {
             "- `allreduce_as_allreduce_lane`: wrong: rank 3: element 17 is 4, expected 5",
             "needs a commutative operator \\| not given",
             "### Violations",
+            "## pgcheck: ❌ guideline violations, worst **very-high**, ❌ 1 regression(s) against the baseline\n",
+            "### Universal guidelines (PGMPI)",
+            "| monotony | allreduce | 8192 | 8 B | 5.00 µs | 10.00 µs | 2.000 | 1.00e-4 | 🟠 **medium-high** |",
+            "### Baseline\n\nCompared with `main/results.json`: 1 cases, tolerance 5.0 %.",
+            "| MPI_Bcast, 8 B (8 × byte), root 2 | 300.00 µs | 600.00 µs | 2.000 | 1.00e-5 |",
+            "Only in the baseline: MPI_Gather, 8 B per process (8 × byte), root 0",
             "| MPI_Bcast, 8 B (8 × byte), root 2 | `bcast_as_scatter_allgather` | 600.00 µs | 100.00 µs | 6.000 | 3.00e-9 | ⛔ **very-high** |",
         ] {
             assert!(md.contains(part), "{part}\nmissing in\n{md}");
@@ -484,6 +603,8 @@ mod tests {
     fn says_so_when_all_is_well_or_incomplete() {
         let mut results = fixture::results();
         results.checks.truncate(1);
+        results.guidelines.monotony.clear();
+        results.baseline = None;
         results.complete = false;
         let md = render(&results);
         assert!(md.starts_with("## pgcheck: ✅ no guideline violations (⚠️ incomplete run)"));

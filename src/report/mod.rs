@@ -3,8 +3,12 @@
 
 pub mod clocks;
 pub mod csv;
+pub mod details;
+pub mod grid;
 pub mod json;
 pub mod list;
+pub mod markdown;
+pub mod svg;
 pub mod table;
 pub mod verify;
 
@@ -114,9 +118,13 @@ pub fn render(results: &Results, view: &View) -> String {
             let mut text = table::render(results);
             text += &table::render_guidelines(results);
             text += &table::render_baseline(results);
+            if view.details {
+                text += &details::render(results);
+            }
+            text += &grid::render(results, view.color);
             text
         }
-        Format::Markdown => table::render(results),
+        Format::Markdown => markdown::render(results),
         Format::Json => serde_json::to_string_pretty(results).expect("results serialise") + "\n",
         Format::Csv => {
             let mut out = Vec::new();
@@ -129,5 +137,7 @@ pub fn render(results: &Results, view: &View) -> String {
 /// Writes every file of a finished analysis into `dir`.
 pub fn write_files(dir: &std::path::Path, results: &Results) -> std::io::Result<()> {
     json::write(dir, results)?;
-    csv::write_summary(dir, results)
+    csv::write_summary(dir, results)?;
+    std::fs::write(dir.join("report.md"), markdown::render(results))?;
+    svg::write_all(dir, results).map(|_| ())
 }

@@ -1,0 +1,70 @@
+//! Lane reduce: irregular reduce-scatter on every node, reduce of every
+//! block on its lane to the root's node, gather to the root on its node.
+
+use super::{gatherv, reduce_scatter, scratch, Blocks};
+use crate::topology::Topology;
+use mpi::collective::Operation;
+use mpi::datatype::Equivalence;
+use mpi::traits::*;
+
+/// Lane `MPI_Reduce` of `count` elements to `root`.
+pub struct Reduce<T> {
+    count: usize,
+    blocks: Blocks,
+    root_node: usize,
+    root_node_rank: usize,
+    /// This process's block reduced over its node.
+    node_reduced: Vec<T>,
+    /// This process's block reduced over all processes (root's node only).
+    reduced: Vec<T>,
+}
+
+impl<T: Equivalence + Copy + Default> Reduce<T> {
+    /// Prepares the reduce; not collective.
+    pub fn new(topology: &Topology, count: usize, root: usize) -> Reduce<T> {
+        let blocks = Blocks::new(count, topology.ppn);
+        let mine = blocks.counts[topology.node_rank];
+        let root_node = topology.node_of(root);
+        let on_root_node = topology.node_index == root_node;
+        Reduce {
+            count,
+            blocks,
+            root_node,
+            root_node_rank: topology.node_rank_of(root),
+            node_reduced: scratch(mine),
+            reduced: scratch(if on_root_node { mine } else { 0 }),
+        }
+    }
+
+    /// Reduces every process's `send` with `op` into the root's `recv`;
+    /// `recv` is not touched elsewhere.
+    pub fn run<O: Operation + Copy>(
+        &mut self,
+        topology: &Topology,
+        send: &[T],
+        recv: &mut [T],
+        op: O,
+    ) {
+        assert_eq!(send.len(), self.count, "send length");
+        reduce_scatter(
+            &topology.node,
+            send,
+            &self.blocks,
+            &mut self.node_reduced,
+            op,
+        );
+        let lane_root = topology.lane.process_at_rank(self.root_node as i32);
+        if topology.node_index == self.root_node {
+            lane_root.reduce_into_root(&self.node_reduced[..], &mut self.reduced[..], op);
+            gatherv(
+                &topology.node,
+                self.root_node_rank,
+                &self.reduced,
+                &self.blocks,
+                recv,
+            );
+        } else {
+            lane_root.reduce_into(&self.node_reduced[..], op);
+        }
+    }
+}
