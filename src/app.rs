@@ -437,13 +437,17 @@ fn verify_plan(ctx: &Context, config: Option<&Config>, args: &VerifyArgs) -> Res
             return Err(crate::config::unknown("competitor", name, candidates::competitors().map(|c| c.name)));
         }
     }
-    if !args.competitor.is_empty() {
-        for case in &mut plan.cases {
-            case.candidates.retain(|c| c == candidates::native::DEFAULT || args.competitor.contains(c));
-            case.skipped.retain(|(c, _)| args.competitor.contains(c));
-        }
-        plan.cases.retain(|c| c.candidates.len() + c.skipped.len() > 1);
+    let families: Vec<candidates::Family> = args.family.iter().map(|&f| f.into()).collect();
+    let wanted = |name: &str| {
+        let competitor = candidates::find(name);
+        (args.competitor.is_empty() || args.competitor.iter().any(|c| c == name))
+            && (families.is_empty() || competitor.is_some_and(|c| families.contains(&c.family)))
+    };
+    for case in &mut plan.cases {
+        case.candidates.retain(|c| c == candidates::native::DEFAULT || wanted(c));
+        case.skipped.retain(|(c, _)| wanted(c));
     }
+    plan.cases.retain(|c| c.candidates.len() + c.skipped.len() > 1);
     Ok(plan)
 }
 

@@ -214,6 +214,9 @@ pub struct VerifyArgs {
     /// Only these competitors (comma-separated).
     #[arg(long, value_delimiter = ',')]
     pub competitor: Vec<String>,
+    /// Only competitors of these families: mockup, lane, hier, circulant (comma-separated).
+    #[arg(long, value_delimiter = ',', value_enum)]
+    pub family: Vec<FamilyArg>,
     /// Sizes in bytes (comma-separated) instead of the built-in set.
     #[arg(long, value_delimiter = ',')]
     pub sizes: Vec<u64>,
@@ -234,6 +237,7 @@ macro_rules! value_enum_of {
     };
 }
 
+value_enum_of!(FamilyArg, crate::candidates::Family, Mockup, Lane, Hier, Circulant);
 value_enum_of!(DatatypeArg, Datatype, Byte, Int32, Int64, Float32, Float64);
 value_enum_of!(OpArg, Op, Sum, Prod, Min, Max, Band, Bor, Bxor);
 value_enum_of!(

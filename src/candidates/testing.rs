@@ -34,6 +34,13 @@ pub const COMPETITORS: &[Competitor] = &[
         description: "the library's own MPI_Allreduce under another name",
     },
     Competitor {
+        name: "allreduce_as_allreduce_panics",
+        collective: Collective::Allreduce,
+        family: Family::Testing,
+        guideline: "test only",
+        description: "MPI_Allreduce; the last rank panics on its 200th call (after verification)",
+    },
+    Competitor {
         name: "bcast_as_bcast_self",
         collective: Collective::Bcast,
         family: Family::Testing,
@@ -59,6 +66,16 @@ pub fn prepare<T: Element>(name: &str, setup: &Setup) -> Result<Run<T>, NotAppli
                 first.swap_with_slice(&mut second[..shape.count]);
             }
         }),
+        "allreduce_as_allreduce_panics" => {
+            let mut calls = 0;
+            Box::new(move |s, r| {
+                calls += 1;
+                if shape.rank + 1 == shape.size && calls == 200 {
+                    panic!("test-only candidate fails on purpose");
+                }
+                inner(s, r)
+            })
+        }
         _ => inner,
     })
 }

@@ -42,9 +42,10 @@ pub fn render(runs: &[CaseRun]) -> (String, usize) {
     let mut table = Table::new();
     style(&mut table);
     table.set_header(vec!["collective", "candidate", "result", "passed", "failed", "skipped", "detail"]);
-    let mut failures = 0;
+    let (mut failures, mut skipped) = (0, 0);
     for ((collective, candidate), t) in &tallies {
         failures += t.failed;
+        skipped += t.skipped;
         let result = if t.failed > 0 {
             "FAIL"
         } else if t.passed > 0 {
@@ -64,9 +65,8 @@ pub fn render(runs: &[CaseRun]) -> (String, usize) {
         ]);
     }
     let summary = format!(
-        "verify: {} cases, {} candidate runs failed\n",
+        "verify: {} cases, {failures} candidate runs failed, {skipped} skipped\n",
         runs.len(),
-        failures
     );
     (format!("{table}\n{summary}"), failures)
 }

@@ -69,6 +69,15 @@ impl Launch {
         self
     }
 
+    /// Starts it without waiting; output is discarded.
+    pub fn spawn(mut self) -> std::process::Child {
+        self.command
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("mpirun starts")
+    }
+
     /// Runs to the end or kills it at the timeout (then `code` is `None`).
     pub fn run(mut self) -> Outcome {
         let start = Instant::now();
@@ -138,4 +147,93 @@ pub fn assert_verifies(np: usize, args: &[&str]) -> Outcome {
     assert_eq!(out.code, Some(0), "verify -np {np} {args:?} failed:\n{}", out.text());
     assert!(out.stdout.contains("0 candidate runs failed"), "{}", out.text());
     out
+}
+
+impl Launch {
+    /// Like `new`, but every piece of output is tagged with the rank that
+    /// printed it (Open MPI `--tag-output`, MPICH `-prepend-rank`); read the
+    /// tags with `ranks_in` and drop them with `untagged`.
+    pub fn tagged(np: usize, args: &[&str]) -> Launch {
+        let plain = Launch::new(np, args);
+        let mut command = Command::new(plain.command.get_program());
+        command.arg(if is_open_mpi() {
+            "--tag-output"
+        } else {
+            "-prepend-rank"
+        });
+        command.args(plain.command.get_args());
+        for (key, value) in plain.command.get_envs() {
+            match value {
+                Some(value) => command.env(key, value),
+                None => command.env_remove(key),
+            };
+        }
+        command.stdin(Stdio::null());
+        Launch {
+            command,
+            timeout: plain.timeout,
+        }
+    }
+}
+
+/// Where the rank tags of tagged output are, with their ranks. Open MPI
+/// tags every write, so `[job,rank]<stream>:` may stand mid-line; MPICH
+/// prefixes lines with `[rank] `.
+fn rank_tags(text: &str) -> Vec<(std::ops::Range<usize>, usize)> {
+    let mut tags = Vec::new();
+    let mut from = 0;
+    while let Some(offset) = text[from..].find('[') {
+        let start = from + offset;
+        let line_start = start == 0 || text.as_bytes()[start - 1] == b'\n';
+        let tag = open_mpi_tag(&text[start..])
+            .or_else(|| mpich_tag(&text[start..]).filter(|_| line_start));
+        match tag {
+            Some((len, rank)) => {
+                tags.push((start..start + len, rank));
+                from = start + len;
+            }
+            None => from = start + 1,
+        }
+    }
+    tags
+}
+
+/// `[job,rank]<stream>:` at the start of `s`: its length and rank.
+fn open_mpi_tag(s: &str) -> Option<(usize, usize)> {
+    let close = s.find(']')?;
+    let (job, rank) = s[1..close].rsplit_once(',')?;
+    if job.is_empty() || job.contains('[') {
+        return None;
+    }
+    let rank = rank.parse().ok()?;
+    let stream = s[close + 1..].strip_prefix('<')?;
+    let end = stream.find(">:")?;
+    stream[..end]
+        .chars()
+        .all(|c| c.is_ascii_alphabetic())
+        .then_some((close + 2 + end + 2, rank))
+}
+
+/// `[rank] ` at the start of `s`: its length and rank.
+fn mpich_tag(s: &str) -> Option<(usize, usize)> {
+    let close = s.find("] ")?;
+    let rank = s[1..close].parse().ok()?;
+    Some((close + 2, rank))
+}
+
+/// The ranks that printed something in the output of a `Launch::tagged` run.
+pub fn ranks_in(text: &str) -> std::collections::BTreeSet<usize> {
+    rank_tags(text).into_iter().map(|(_, rank)| rank).collect()
+}
+
+/// The output of a `Launch::tagged` run without the rank tags.
+pub fn untagged(text: &str) -> String {
+    let mut plain = String::with_capacity(text.len());
+    let mut from = 0;
+    for (range, _) in rank_tags(text) {
+        plain.push_str(&text[from..range.start]);
+        from = range.end;
+    }
+    plain.push_str(&text[from..]);
+    plain
 }

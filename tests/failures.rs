@@ -1,0 +1,91 @@
+//! Nothing hangs, nothing is lost: a failing rank ends the job, a signal
+//! stops the run with valid partial files, and many ranks still work.
+
+mod common;
+use common::*;
+use std::time::{Duration, Instant};
+
+fn results(dir: &std::path::Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn a_panicking_rank_aborts_the_job_and_keeps_finished_checks() {
+    let dir = scratch("fail-panic");
+    // The first check completes; the second has a competitor that panics on
+    // the last rank during measurement.
+    let input = input(
+        &dir,
+        "panic.yaml",
+        "budget: 200ms\nrounds: 2\ndatatype: int32\nop: sum\nchecks:\n  - collective: bcast\n    sizes: [64]\n  - collective: allreduce\n    sizes: [64]\n    competitors: [allreduce_as_allreduce_panics]\n",
+    );
+    let out_dir = dir.join("out");
+    let out = Launch::new(3, &["run", &input, "--output", out_dir.to_str().unwrap()])
+        .env("PGCHECK_TEST_CANDIDATES", "1")
+        .timeout(Duration::from_secs(60))
+        .run();
+    assert!(out.code.is_some(), "the job must end by itself:\n{}", out.text());
+    assert_ne!(out.code, Some(0), "{}", out.text());
+    assert!(out.seconds < 30.0, "took {} s", out.seconds);
+    assert!(out.stderr.contains("fails on purpose"), "the panic message is shown:\n{}", out.text());
+    let raw = std::fs::read_to_string(out_dir.join("raw.csv")).unwrap();
+    assert!(raw.lines().any(|l| l.starts_with("bcast,64,")), "the finished check is kept:\n{raw}");
+    let partial = results(&out_dir);
+    assert_eq!(partial["complete"], false);
+    assert_eq!(partial["checks"][0]["collective"], "bcast");
+}
+
+#[test]
+fn sigterm_stops_the_run_with_partial_files_marked_incomplete() {
+    let dir = scratch("fail-sigterm");
+    let input = input(
+        &dir,
+        "long.yaml",
+        "budget: 1s\nrounds: 4\nchecks:\n  - collective: allreduce\n    sizes: [8, 64, 512, 4096]\n",
+    );
+    let out_dir = dir.join("out");
+    let mut child = Launch::new(3, &["run", &input, "--output", out_dir.to_str().unwrap()]).spawn();
+    // Wait for the first check to finish, then interrupt.
+    let start = Instant::now();
+    while !std::fs::read_to_string(out_dir.join("results.json")).is_ok_and(|t| t.contains("\"checks\"")) {
+        assert!(start.elapsed() < Duration::from_secs(60), "no check finished");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let pid = child.id().to_string();
+    assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let stopped = Instant::now();
+    let status = child.wait().unwrap();
+    assert!(stopped.elapsed() < Duration::from_secs(20), "stopped within seconds");
+    assert!(!status.success());
+    let partial = results(&out_dir);
+    assert_eq!(partial["complete"], false);
+    let done = partial["checks"].as_array().unwrap().len();
+    assert!((1..4).contains(&done), "{done} checks");
+    let raw = std::fs::read_to_string(out_dir.join("raw.csv")).unwrap();
+    assert!(raw.lines().skip(1).all(|l| l.split(',').count() == 9), "raw.csv rows are whole");
+}
+
+#[test]
+fn sixteen_and_thirty_two_ranks_complete_a_small_check() {
+    for np in [16, 32] {
+        let dir = scratch(&format!("scale-{np}"));
+        let input = input(
+            &dir,
+            "small.yaml",
+            "budget: 50ms\nrounds: 2\nchecks:\n  - collective: allreduce\n    sizes: [8]\n    competitors: all\n  - collective: bcast\n    sizes: [64]\n    root: 5\n    competitors: all\n",
+        );
+        let out_dir = dir.join("out");
+        let out = Launch::new(np, &["run", &input, "--output", out_dir.to_str().unwrap(), "--ppn", "4"])
+            .timeout(Duration::from_secs(240))
+            .run();
+        assert_eq!(out.code, Some(0), "{}", out.text());
+        let r = results(&out_dir);
+        assert_eq!(r["meta"]["processes"], np);
+        assert_eq!(r["meta"]["nodes"], np / 4);
+        for check in r["checks"].as_array().unwrap() {
+            for c in check["candidates"].as_array().unwrap() {
+                assert_ne!(c["status"], "wrong", "{c}");
+            }
+        }
+    }
+}

@@ -1,0 +1,62 @@
+//! `pgcheck verify`: every competitor against the library's own collective,
+//! for many process counts, sizes (0 and 1 element, below p, not divisible
+//! by p, above 1 MiB), roots (first, middle, last), datatypes and operators.
+
+mod common;
+use common::*;
+
+/// (datatype, op) classes, rotated over the process counts so that each
+/// is covered without running every combination everywhere.
+const CLASSES: [(&str, &str); 7] = [
+    ("byte", "bor"),
+    ("int32", "sum"),
+    ("float64", "prod"),
+    ("int64", "bxor"),
+    ("float32", "min"),
+    ("byte", "max"),
+    ("int32", "band"),
+];
+
+#[test]
+fn mockups_match_the_library() {
+    for (i, np) in [1, 2, 3, 4, 5, 7, 8].into_iter().enumerate() {
+        let (datatype, op) = CLASSES[i % CLASSES.len()];
+        let out = assert_verifies(np, &["--family", "mockup", "--datatype", datatype, "--op", op]);
+        assert!(out.stdout.contains("allreduce_as_reduce_bcast"), "{}", out.text());
+    }
+}
+
+#[test]
+fn mockups_match_with_sums_of_every_datatype() {
+    for datatype in ["byte", "int64", "float32", "float64"] {
+        assert_verifies(5, &["--family", "mockup", "--datatype", datatype, "--op", "sum", "--roots", "first,last"]);
+    }
+}
+
+#[test]
+fn lane_and_hier_match_on_virtual_nodes() {
+    let cases = [(4, 2), (6, 2), (6, 3), (8, 2), (8, 4), (9, 3)];
+    for (i, (np, ppn)) in cases.into_iter().enumerate() {
+        let (datatype, op) = CLASSES[(i + 1) % CLASSES.len()];
+        let ppn = ppn.to_string();
+        let out = assert_verifies(np, &["--family", "lane,hier", "--ppn", &ppn, "--datatype", datatype, "--op", op, "--roots", "first,middle,last,1"]);
+        assert!(out.stdout.contains("allreduce_as_allreduce_lane"), "{}", out.text());
+        assert!(out.stdout.contains(", 0 skipped"), "nothing skipped with --ppn:\n{}", out.text());
+    }
+}
+
+#[test]
+fn lane_and_hier_are_skipped_with_a_reason_on_one_node() {
+    let out = pgcheck(4, &["verify", "--family", "lane,hier", "--collective", "allreduce", "--sizes", "8"]);
+    assert_eq!(out.code, Some(0), "{}", out.text());
+    assert!(out.stdout.contains("one node"), "the reason is given:\n{}", out.text());
+}
+
+#[test]
+fn circulant_matches_on_one_to_nine_processes() {
+    for np in 1..=9 {
+        let (datatype, op) = CLASSES[np % CLASSES.len()];
+        let out = assert_verifies(np, &["--family", "circulant", "--datatype", datatype, "--op", op]);
+        assert!(out.stdout.contains("allreduce_as_allreduce_circulant"), "{}", out.text());
+    }
+}
