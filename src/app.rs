@@ -148,11 +148,17 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
         noise_floor_s: meta.noise_floor_s,
     };
     let mut measured = Vec::with_capacity(plan.cases.len());
+    let progress = leader.then(|| report::progress::Progress::start(plan.expected().as_secs_f64()));
     for (i, case) in plan.cases.iter().enumerate() {
         if harness.stopped {
             break;
         }
-        let run = measure::measure_case(ctx, case, &plan.settings, &mut harness);
+        let where_ = measure::Progress {
+            events: progress.as_ref().map(|p| p.events.clone()),
+            case: i + 1,
+            cases: plan.cases.len(),
+        };
+        let run = measure::measure_case(ctx, case, &plan.settings, &mut harness, &where_);
         if leader {
             let data = case_data(&run);
             if let Err(e) = report::csv::append_raw(&args.output, &data.key, data.samples.iter().map(|s| (s.name.as_str(), &s.rounds[..], &s.seconds[..]))) {
@@ -164,18 +170,12 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
             if let Err(e) = report::json::write(&args.output, &partial) {
                 eprintln!("pgcheck: warning: cannot write results.json: {e}");
             }
-            eprintln!(
-                "[{}/{}] {} {} B done, {:.1} s of {:.1} s",
-                i + 1,
-                plan.cases.len(),
-                case.collective,
-                case.size_bytes,
-                harness.elapsed(),
-                plan.expected().as_secs_f64()
-            );
         }
     }
     meta.wall_s = harness.elapsed();
+    if let Some(progress) = progress {
+        progress.finish();
+    }
     let exit = if leader {
         let mut results = results(meta, !harness.stopped, &measured, &options);
         attach_baseline(&mut results, baseline, &measured, &args.report, &options);

@@ -8,6 +8,7 @@ use crate::candidates::{self, NotApplicable, Run, Setup, Tuning};
 use crate::collective::Shape;
 use crate::element::Element;
 use crate::plan::{Cache, Case, Settings, Sync};
+use crate::report::progress::Event;
 use clock::GlobalClock;
 use crate::with_element;
 use algorithms::topology::Topology;
@@ -18,6 +19,14 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use serde::Serialize;
 use std::rc::Rc;
+
+/// Where to report progress (rank 0 only) and which case this is.
+pub struct Progress {
+    pub events: Option<std::sync::mpsc::Sender<Event>>,
+    /// 1-based index of the case and the number of cases.
+    pub case: usize,
+    pub cases: usize,
+}
 
 /// The processes a check runs on.
 pub struct Context {
@@ -223,12 +232,13 @@ pub fn measure_case(
     case: &Case,
     settings: &Settings,
     harness: &mut Harness,
+    progress: &Progress,
 ) -> CaseRun {
     harness.refresh(ctx);
     with_element!(case.datatype, T => {
         let mut prepared = Prepared::<T>::new(ctx, case);
         prepared.verify(ctx);
-        prepared.measure(ctx, case, settings, harness);
+        prepared.measure(ctx, case, settings, harness, progress);
         prepared.finish(case)
     })
 }
@@ -380,7 +390,14 @@ impl<T: Element> Prepared<T> {
 
     /// Warm-up, then `rounds` rounds in which every verified candidate runs
     /// for its share of the budget, in a seeded random order.
-    fn measure(&mut self, ctx: &Context, case: &Case, settings: &Settings, harness: &mut Harness) {
+    fn measure(
+        &mut self,
+        ctx: &Context,
+        case: &Case,
+        settings: &Settings,
+        harness: &mut Harness,
+        progress: &Progress,
+    ) {
         let comm = &*ctx.comm;
         let measured: Vec<usize> = (0..self.entries.len())
             .filter(|&e| self.entries[e].run.is_some())
@@ -401,6 +418,18 @@ impl<T: Element> Prepared<T> {
             for &e in &order {
                 if harness.stopped {
                     return;
+                }
+                if let Some(events) = &progress.events {
+                    let _ = events.send(Event {
+                        case: progress.case,
+                        cases: progress.cases,
+                        label: format!("{} {} B", case.collective, case.size_bytes),
+                        candidate: self.entries[e].name.clone(),
+                        round: round + 1,
+                        rounds: settings.rounds,
+                        elapsed_s: harness.elapsed(),
+                        planned_s: harness.planned,
+                    });
                 }
                 let deadline = harness.book(slice);
                 let entry = &mut self.entries[e];

@@ -8,6 +8,7 @@ pub mod grid;
 pub mod json;
 pub mod list;
 pub mod markdown;
+pub mod progress;
 pub mod svg;
 pub mod table;
 pub mod verify;
