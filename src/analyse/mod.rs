@@ -362,3 +362,112 @@ fn settle(verdict: &mut Verdict) {
     verdict.severity = severity;
     verdict.violated_by = by;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    fn sample(name: &str, seconds: Vec<f64>, rounds: u32) -> Sample {
+        let n = seconds.len() as u32;
+        Sample {
+            name: name.into(),
+            excluded: None,
+            rounds: (0..n).map(|i| i * rounds / n.max(1)).collect(),
+            seconds,
+            invalid: 0,
+        }
+    }
+
+    /// Log-normal timings around 10 µs, as MPI timings roughly are.
+    fn timings(rng: &mut impl Rng, n: usize) -> Vec<f64> {
+        (0..n)
+            .map(|_| {
+                let (u, v): (f64, f64) = (rng.gen(), rng.gen());
+                let z = (-2.0 * (1.0 - u).ln()).sqrt() * (std::f64::consts::TAU * v).cos();
+                10e-6 * (0.2 * z).exp()
+            })
+            .collect()
+    }
+
+    fn case(default: Vec<f64>, competitor: Vec<f64>) -> CaseData {
+        CaseData {
+            key: CaseKey {
+                collective: Collective::Allreduce,
+                size_bytes: 8,
+                count: 8,
+                datatype: Datatype::Byte,
+                op: Op::Bor,
+                root: 0,
+            },
+            samples: vec![sample(DEFAULT, default, 10), sample("other", competitor, 10)],
+        }
+    }
+
+    fn options(test: Test) -> Options {
+        Options {
+            alpha: 0.05,
+            test,
+            correction: Correction::None,
+            outliers: Outliers::None,
+            noise_floor_s: 0.0,
+        }
+    }
+
+    #[test]
+    fn a_a_comparisons_flag_violations_at_about_alpha() {
+        // 1000 comparisons of two samples of one distribution: the number
+        // flagged is Binomial(1000, 0.05) for a one-sided test at α = 0.05
+        // (mean 50, sd 6.9); each test must stay within about 3 sd.
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let cases: Vec<CaseData> = (0..1000)
+            .map(|_| case(timings(&mut rng, 60), timings(&mut rng, 60)))
+            .collect();
+        for test in [Test::Mwu, Test::Welch, Test::Ks, Test::Rounds] {
+            let flagged = verdicts(&cases, &options(test))
+                .iter()
+                .filter(|v| v.severity != Severity::Ok)
+                .count();
+            eprintln!("A/A: {test:?} flagged {flagged} of 1000");
+            let max = if test == Test::Rounds { 80 } else { 72 };
+            assert!((20..=max).contains(&flagged), "{test:?} flagged {flagged} of 1000");
+        }
+    }
+
+    #[test]
+    fn a_real_slowdown_is_flagged_with_its_severity() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let fast = timings(&mut rng, 200);
+        let slow: Vec<f64> = timings(&mut rng, 200).iter().map(|t| t * 1.8).collect();
+        let v = &verdicts(&[case(slow, fast)], &options(Test::Mwu))[0];
+        assert_eq!(v.severity, Severity::MediumHigh);
+        assert_eq!(v.violated_by.as_deref(), Some("other"));
+        assert!(v.slowdown.unwrap() > 1.6 && v.slowdown.unwrap() < 2.0);
+    }
+
+    #[test]
+    fn holm_adjusts_across_the_run() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        let cases: Vec<CaseData> = (0..50)
+            .map(|_| case(timings(&mut rng, 40), timings(&mut rng, 40)))
+            .collect();
+        let mut o = options(Test::Mwu);
+        o.correction = Correction::Holm;
+        let v = verdicts(&cases, &o);
+        assert!(v.iter().all(|v| v.severity == Severity::Ok), "no A/A case survives Holm");
+        let c = &v[0].candidates[1];
+        assert!(c.p_adjusted.unwrap() >= c.p_value.unwrap());
+    }
+
+    #[test]
+    fn severity_thresholds_are_mpinpc_s() {
+        assert_eq!(Severity::of_slowdown(0.9), Severity::Ok);
+        assert_eq!(Severity::of_slowdown(1.0), Severity::Ok);
+        assert_eq!(Severity::of_slowdown(1.05), Severity::Low);
+        assert_eq!(Severity::of_slowdown(1.10), Severity::Medium);
+        assert_eq!(Severity::of_slowdown(1.5), Severity::Medium);
+        assert_eq!(Severity::of_slowdown(2.0), Severity::MediumHigh);
+        assert_eq!(Severity::of_slowdown(5.0), Severity::High);
+        assert_eq!(Severity::of_slowdown(5.01), Severity::VeryHigh);
+    }
+}
