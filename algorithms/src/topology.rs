@@ -39,7 +39,7 @@ impl Topology {
         let rank = comm.rank() as usize;
         let node = match ppn {
             Some(ppn) => {
-                if ppn == 0 || size % ppn != 0 {
+                if ppn == 0 || !size.is_multiple_of(ppn) {
                     return Err(format!(
                         "ppn {ppn} does not divide the {size} processes into equal virtual nodes"
                     ));

@@ -1,1 +1,94 @@
-//! placeholder
+//! Hierarchical (leader-based) decompositions of MPI collectives, as in
+//! Träff & Hunold, "Decomposing MPI Collectives for Exploiting Multi-lane
+//! Communication" (CLUSTER 2020): a step on each node, a step among one
+//! leader per node on a lane communicator, and a step on each node again.
+//!
+//! The leaders are the processes with one node rank:
+//! - rooted collectives (bcast, gather, scatter, reduce): the root's node
+//!   rank, so the root itself is a leader and needs no extra hop;
+//! - allgather, allreduce, reduce_scatter_block: node rank 0;
+//! - scan, exscan: the last node rank, which holds the node's total.
+//!
+//! All need a regular topology (rank = node · ppn + node rank), which
+//! [`Topology::new`](crate::topology::Topology::new) guarantees, so node
+//! blocks are contiguous in rank order and no `-v` collective is needed.
+//! Reductions combine contributions in rank order (node by node, then
+//! across nodes in node order). Each struct is prepared once with `new`
+//! (which allocates the leaders' scratch) and run many times with `run`
+//! (which allocates nothing).
+
+mod allgather;
+mod allreduce;
+mod bcast;
+mod exscan;
+mod gather;
+mod reduce;
+mod reduce_scatter_block;
+mod scan;
+mod scatter;
+
+pub use allgather::Allgather;
+pub use allreduce::Allreduce;
+pub use bcast::Bcast;
+pub use exscan::Exscan;
+pub use gather::Gather;
+pub use reduce::Reduce;
+pub use reduce_scatter_block::ReduceScatterBlock;
+pub use scan::Scan;
+pub use scatter::Scatter;
+
+use crate::topology::Topology;
+use mpi::Rank;
+
+/// A rank as MPI's `int`.
+fn mpi_rank(rank: usize) -> Rank {
+    Rank::try_from(rank).expect("rank fits an MPI int")
+}
+
+/// Scratch of `len` elements, or none when `needed` is false.
+fn scratch<T: Copy + Default>(needed: bool, len: usize) -> Vec<T> {
+    if needed {
+        vec![T::default(); len]
+    } else {
+        Vec::new()
+    }
+}
+
+/// Where a rooted collective's root sits and who leads with it.
+#[derive(Clone, Copy, Debug)]
+struct RootPlace {
+    /// The root's node, the root of the lane step.
+    node: Rank,
+    /// The root's node rank, the root of the node step.
+    node_rank: Rank,
+    /// Whether this process is a leader (has the root's node rank).
+    leader: bool,
+    /// Whether this process is the root.
+    root: bool,
+}
+
+impl RootPlace {
+    fn new(topology: &Topology, root: usize) -> RootPlace {
+        let node = topology.node_of(root);
+        let node_rank = topology.node_rank_of(root);
+        let leader = topology.node_rank == node_rank;
+        RootPlace {
+            node: mpi_rank(node),
+            node_rank: mpi_rank(node_rank),
+            leader,
+            root: leader && topology.node_index == node,
+        }
+    }
+}
+
+/// Panics unless a buffer has the length the collective was prepared for.
+fn check_len(what: &str, actual: usize, expected: usize) {
+    assert_eq!(actual, expected, "hier: {what} buffer length");
+}
+
+/// Whether a call has no data, so every step can be skipped. This also keeps
+/// empty buffers away from MPI: the dangling pointer of an empty `[u8]` is
+/// 0x1, which Open MPI takes for `MPI_IN_PLACE` (MPI_Bcast then fails).
+fn nothing_to_move(count: usize) -> bool {
+    count == 0
+}
