@@ -251,7 +251,7 @@ pub fn analyze(args: &AnalyzeArgs) -> Exit {
         outliers: a.outliers,
         noise_floor_s: meta.noise_floor_s,
     };
-    let complete = previous.as_ref().map_or(true, |p| p.complete);
+    let complete = previous.as_ref().is_none_or(|p| p.complete);
     let mut results = results(meta, complete, &cases, &options);
     attach_baseline(&mut results, baseline, &cases, &args.report, &options);
     let dir = args.output.clone().unwrap_or_else(|| args.dir.join("reanalysis"));

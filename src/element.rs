@@ -140,8 +140,8 @@ fn small(rank: usize, index: usize, op: Op) -> i64 {
     let h = mix(rank, index);
     match op {
         Op::Prod => {
-            let magnitude = if h % 7 == 0 { 2 } else { 1 };
-            if (h >> 8) % 5 == 0 {
+            let magnitude = if h.is_multiple_of(7) { 2 } else { 1 };
+            if (h >> 8).is_multiple_of(5) {
                 -magnitude
             } else {
                 magnitude
@@ -176,7 +176,7 @@ impl Element for u8 {
             // wrapping (open-mpi/ompi#8045), so an overflowing sum would
             // depend on how a collective splits the vector.
             Op::Sum => (mix(rank, index) % 2) as u8,
-            Op::Prod => 1 + u8::from(mix(rank, index) % 61 == 0),
+            Op::Prod => 1 + u8::from(mix(rank, index).is_multiple_of(61)),
             _ => mix(rank, index) as u8,
         }
     }

@@ -86,7 +86,7 @@ fn context(comm: &Rc<SimpleCommunicator>, setup: &SetupArgs, ppn: Option<usize>)
     let ppn = setup.ppn.or(ppn);
     let size = comm.size() as usize;
     if let Some(n) = ppn {
-        if n == 0 || size % n != 0 {
+        if n == 0 || !size.is_multiple_of(n) {
             return Err(format!("--ppn {n} does not divide the {size} processes into equal virtual nodes"));
         }
     }

@@ -228,7 +228,7 @@ fn filter_outliers(sample: &mut Sample) -> usize {
             .collect();
         let (kept, dropped) = stats::outliers::tukey(&of_round);
         removed += dropped;
-        kept_rounds.extend(std::iter::repeat(r).take(kept.len()));
+        kept_rounds.extend(std::iter::repeat_n(r, kept.len()));
         seconds.extend(kept);
     }
     sample.seconds = seconds;

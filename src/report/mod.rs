@@ -82,6 +82,13 @@ pub fn plan_text(plan: &Plan, meta: &Meta) -> String {
     text
 }
 
+/// Whether a person watches `stream`: a terminal, not CI, not a dumb terminal.
+pub fn interactive(stream: &impl std::io::IsTerminal) -> bool {
+    stream.is_terminal()
+        && std::env::var_os("CI").is_none()
+        && std::env::var("TERM").is_ok_and(|t| t != "dumb")
+}
+
 /// How the report is shown.
 #[derive(Clone, Debug)]
 pub struct View {
@@ -97,10 +104,7 @@ impl View {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
             ColorChoice::Auto => {
-                std::env::var_os("NO_COLOR").is_none()
-                    && std::env::var("TERM").map_or(false, |t| t != "dumb")
-                    && std::env::var_os("CI").is_none()
-                    && std::io::IsTerminal::is_terminal(&std::io::stdout())
+                std::env::var_os("NO_COLOR").is_none() && interactive(&std::io::stdout())
             }
         };
         View {

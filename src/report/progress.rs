@@ -35,9 +35,7 @@ impl Progress {
     /// Starts rendering for a plan of `plan_s` seconds.
     pub fn start(plan_s: f64) -> Progress {
         let (events, receiver) = channel();
-        let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr())
-            && std::env::var_os("CI").is_none()
-            && std::env::var("TERM").map_or(false, |t| t != "dumb");
+        let terminal = super::interactive(&std::io::stderr());
         let thread = std::thread::spawn(move || {
             if terminal {
                 bar(receiver, plan_s)

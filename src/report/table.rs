@@ -55,8 +55,7 @@ pub fn render(results: &Results) -> String {
 /// The look of every table: ASCII borders when output is not a terminal or
 /// `NO_COLOR` is set, so that logs and CI summaries stay plain.
 pub fn style(table: &mut Table) {
-    let plain = std::env::var_os("NO_COLOR").is_some()
-        || !std::io::IsTerminal::is_terminal(&std::io::stdout());
+    let plain = std::env::var_os("NO_COLOR").is_some() || !super::interactive(&std::io::stdout());
     table.load_preset(if plain { presets::ASCII_BORDERS_ONLY_CONDENSED } else { presets::UTF8_BORDERS_ONLY });
 }
 
