@@ -53,13 +53,9 @@ fn override_elements(config: &Config, setup: &SetupArgs) -> Result<Config, Input
         if let Some(o) = setup.op {
             check.op = o.into();
         }
-        let at = |msg: String| InputError(format!("{}:{}: {msg}", config.path.display(), check.line));
-        if let Some(s) = check.sizes.iter().find(|&&s| s % check.datatype.size() as u64 != 0) {
-            return Err(at(format!("size {s} is not a multiple of the datatype `{}`", check.datatype.name())));
-        }
-        if check.collective.is_reduction() && !check.op.applies_to(check.datatype) {
-            return Err(at(format!("op `{}` is not defined for datatype `{}`", check.op.name(), check.datatype.name())));
-        }
+        check
+            .validate_elements()
+            .map_err(|msg| InputError(format!("{}:{}: {msg}", config.path.display(), check.line)))?;
     }
     Ok(config)
 }
@@ -403,13 +399,10 @@ fn verify_plan(ctx: &Context, config: Option<&Config>, args: &VerifyArgs) -> Res
             let counts: Vec<usize> = if args.sizes.is_empty() {
                 plan::verify_counts(p, datatype)
             } else {
-                args.sizes.iter().map(|&s| {
-                    if s % datatype.size() as u64 != 0 {
-                        Err(format!("size {s} is not a multiple of the datatype `{}`", datatype.name()))
-                    } else {
-                        Ok((s / datatype.size() as u64) as usize)
-                    }
-                }).collect::<Result<_, _>>()?
+                args.sizes
+                    .iter()
+                    .map(|&s| crate::config::count_of(Collective::Alltoall, s, datatype))
+                    .collect::<Result<_, _>>()?
             };
             let mut cases = Vec::new();
             for collective in Collective::ALL {

@@ -152,7 +152,7 @@ pub struct RunArgs {
     #[arg(long, value_parser = parse_duration)]
     pub budget: Option<Duration>,
     /// Rounds the budget is cut into; each round runs the candidates in a fresh random order.
-    #[arg(long)]
+    #[arg(long, value_parser = parse_positive)]
     pub rounds: Option<usize>,
     /// Seed of the candidate order.
     #[arg(long, default_value_t = 1)]
@@ -193,6 +193,13 @@ pub struct AnalysisArgs {
     /// Outlier filter applied per candidate and round before the statistics.
     #[arg(long, value_enum, default_value_t = Outliers::None)]
     pub outliers: Outliers,
+}
+
+fn parse_positive(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("`{text}` must be a whole number of at least 1")),
+    }
 }
 
 fn parse_alpha(text: &str) -> Result<f64, String> {

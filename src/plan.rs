@@ -141,6 +141,19 @@ pub fn from_config(config: &Config, settings: Settings, world: &World) -> Result
                 world.processes
             )));
         }
+        // A per-process size makes buffers of p blocks; MPI counts them in an int.
+        if check.collective.size_is_per_process() {
+            let width = check.datatype.size() as u64;
+            if let Some(&s) = check.sizes.iter().find(|&&s| s / width * world.processes as u64 > crate::config::MAX_COUNT) {
+                return Err(InputError(format!(
+                    "{}:{}: size {s} per process makes buffers of {} × {} elements, more than an MPI count can hold",
+                    config.path.display(),
+                    check.line,
+                    world.processes,
+                    s / width
+                )));
+            }
+        }
         let names: Vec<&str> = match &check.competitors {
             Some(list) => list.iter().map(String::as_str).collect(),
             None => candidates::competitors_of(check.collective).map(|c| c.name).collect(),
