@@ -82,10 +82,14 @@ pub fn plan_text(plan: &Plan, meta: &Meta) -> String {
     text
 }
 
-/// Whether a person watches `stream`: a terminal, not CI, not a dumb terminal.
+/// Whether a person watches `stream`: a terminal, not CI, not a dumb
+/// terminal. Under Open MPI's mpirun every rank's output is a pseudo-terminal
+/// even when mpirun's own is a file, so there it is never taken for one
+/// (`--color always` still colours).
 pub fn interactive(stream: &impl std::io::IsTerminal) -> bool {
     stream.is_terminal()
         && std::env::var_os("CI").is_none()
+        && std::env::var_os("OMPI_COMM_WORLD_SIZE").is_none()
         && std::env::var("TERM").is_ok_and(|t| t != "dumb")
 }
 
