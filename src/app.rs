@@ -1,7 +1,7 @@
 //! The pipelines of the commands: config → plan → measure → analyse → report.
 
 use crate::analyse::{self, CaseData, CaseKey, Exclusion, Options, Sample};
-use crate::cli::{AnalyzeArgs, ReportArgs, RunArgs, SetupArgs, VerifyArgs};
+use crate::cli::{AnalysisArgs, AnalyzeArgs, ReportArgs, RunArgs, SetupArgs, VerifyArgs};
 use crate::collective::Collective;
 use crate::config::{Config, InputError};
 use crate::exit::Exit;
@@ -124,10 +124,6 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
     meta.rounds = plan.settings.rounds;
     meta.warmup = plan.settings.warmup;
     meta.seed = plan.settings.seed;
-    meta.alpha = a.alpha;
-    meta.test = format!("{:?}", a.test).to_lowercase();
-    meta.correction = format!("{:?}", a.correction).to_lowercase();
-    meta.outliers = format!("{:?}", a.outliers).to_lowercase();
     meta.sync = format!("{:?}", plan.settings.sync).to_lowercase();
     meta.cache = format!("{:?}", plan.settings.cache).to_lowercase();
     meta.plan_s = plan.expected().as_secs_f64();
@@ -136,13 +132,7 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
     }
     let mut harness = Harness::start(ctx, &plan.settings);
     meta.noise_floor_s = measure::barrier_floor(ctx, 100);
-    let options = Options {
-        alpha: a.alpha,
-        test: a.test,
-        correction: a.correction,
-        outliers: a.outliers,
-        noise_floor_s: meta.noise_floor_s,
-    };
+    let options = analysis_options(&mut meta, a);
     let mut measured = Vec::with_capacity(plan.cases.len());
     let progress = leader.then(|| report::progress::Progress::start(plan.expected().as_secs_f64()));
     for (i, case) in plan.cases.iter().enumerate() {
@@ -192,6 +182,22 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
     agree(ctx, exit)
 }
 
+/// The analysis options, recorded in the metadata; the noise floor comes
+/// from the metadata.
+fn analysis_options(meta: &mut meta::Meta, a: &AnalysisArgs) -> Options {
+    meta.alpha = a.alpha;
+    meta.test = format!("{:?}", a.test).to_lowercase();
+    meta.correction = format!("{:?}", a.correction).to_lowercase();
+    meta.outliers = format!("{:?}", a.outliers).to_lowercase();
+    Options {
+        alpha: a.alpha,
+        test: a.test,
+        correction: a.correction,
+        outliers: a.outliers,
+        noise_floor_s: meta.noise_floor_s,
+    }
+}
+
 /// Verdicts and universal guidelines of the cases so far.
 fn results(meta: meta::Meta, complete: bool, cases: &[CaseData], options: &Options) -> Results {
     Results {
@@ -236,17 +242,7 @@ pub fn analyze(args: &AnalyzeArgs) -> Exit {
         Err(e) => return input_error(true, &e),
     };
     let mut meta = previous.as_ref().map(|p| p.meta.clone()).unwrap_or_default();
-    meta.alpha = a.alpha;
-    meta.test = format!("{:?}", a.test).to_lowercase();
-    meta.correction = format!("{:?}", a.correction).to_lowercase();
-    meta.outliers = format!("{:?}", a.outliers).to_lowercase();
-    let options = Options {
-        alpha: a.alpha,
-        test: a.test,
-        correction: a.correction,
-        outliers: a.outliers,
-        noise_floor_s: meta.noise_floor_s,
-    };
+    let options = analysis_options(&mut meta, a);
     let complete = previous.as_ref().is_none_or(|p| p.complete);
     let mut results = results(meta, complete, &cases, &options);
     attach_baseline(&mut results, baseline, &cases, &args.report, &options);

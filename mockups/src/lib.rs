@@ -1,5 +1,31 @@
 //! MPI collectives re-expressed with other MPI collectives: the mock-ups of
 //! the self-consistent performance guidelines (Träff, Gropp, Thakur 2010;
 //! PGMPI; MPINPC). One module per collective.
+//!
+//! Every mock-up is a struct: `new` prepares scratch space, counts and
+//! displacements (it may allocate); `run` performs the collective and
+//! allocates nothing. Buffers follow the collective's own layout: `count`
+//! is the block per process for allgather, alltoall, gather, scatter and
+//! reduce_scatter_block, and the whole vector for the others;
+//! reduce_scatter gives process i block i of the vector split by
+//! [`block_counts`]; bcast works in `recv` alone. No mock-up works in place.
 
+mod blocks;
+mod bytes;
+mod parts;
 pub mod raw;
+mod scratch;
+
+pub mod allgather;
+pub mod allreduce;
+pub mod alltoall;
+pub mod bcast;
+pub mod exscan;
+pub mod gather;
+pub mod reduce;
+pub mod reduce_scatter;
+pub mod reduce_scatter_block;
+pub mod scan;
+pub mod scatter;
+
+pub use blocks::block_counts;

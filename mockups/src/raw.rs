@@ -22,7 +22,10 @@ where
     assert_eq!(counts.len(), comm.size() as usize, "one count per process");
     let total: usize = counts.iter().map(|&c| c as usize).sum();
     assert!(send.len() >= total, "send buffer shorter than the counts");
-    assert!(recv.len() >= counts[rank] as usize, "receive buffer too short");
+    assert!(
+        recv.len() >= counts[rank] as usize,
+        "receive buffer too short"
+    );
     // SAFETY: the buffers are valid for the lengths checked above, the
     // datatype matches T, and MPI reads `counts` only during the call.
     unsafe {
@@ -35,4 +38,14 @@ where
             comm.as_raw(),
         );
     }
+}
+
+/// `MPI_Type_size` of `T`'s datatype: the bytes of data it describes.
+pub fn datatype_size<T: Equivalence>() -> usize {
+    let mut size = 0;
+    // SAFETY: the datatype is valid and MPI writes one int.
+    unsafe {
+        ffi::MPI_Type_size(T::equivalent_datatype().as_raw(), &mut size);
+    }
+    usize::try_from(size).expect("a datatype size is not negative")
 }

@@ -191,41 +191,32 @@ pub fn compare(x: &Sample, y: &Sample, test: Test) -> stats::TestOutcome {
     }
 }
 
+/// The observations of each round, in round order.
+fn by_round(sample: &Sample) -> Vec<(u32, Vec<f64>)> {
+    let mut rounds: Vec<(u32, Vec<f64>)> = Vec::new();
+    for (&s, &r) in sample.seconds.iter().zip(&sample.rounds) {
+        match rounds.iter_mut().find(|(round, _)| *round == r) {
+            Some((_, seconds)) => seconds.push(s),
+            None => rounds.push((r, vec![s])),
+        }
+    }
+    rounds.sort_by_key(|(r, _)| *r);
+    rounds
+}
+
 /// The median of each round's observations.
 pub fn round_medians(sample: &Sample) -> Vec<f64> {
-    let mut rounds: Vec<u32> = sample.rounds.clone();
-    rounds.sort_unstable();
-    rounds.dedup();
-    rounds
+    by_round(sample)
         .iter()
-        .map(|&r| {
-            let of_round: Vec<f64> = sample
-                .seconds
-                .iter()
-                .zip(&sample.rounds)
-                .filter(|(_, &round)| round == r)
-                .map(|(&s, _)| s)
-                .collect();
-            describe::median(&of_round)
-        })
+        .map(|(_, seconds)| describe::median(seconds))
         .collect()
 }
 
 /// Drops Tukey outliers per round; returns how many were removed.
 fn filter_outliers(sample: &mut Sample) -> usize {
-    let mut rounds: Vec<u32> = sample.rounds.clone();
-    rounds.sort_unstable();
-    rounds.dedup();
     let (mut seconds, mut kept_rounds) = (Vec::new(), Vec::new());
     let mut removed = 0;
-    for r in rounds {
-        let of_round: Vec<f64> = sample
-            .seconds
-            .iter()
-            .zip(&sample.rounds)
-            .filter(|(_, &round)| round == r)
-            .map(|(&s, _)| s)
-            .collect();
+    for (r, of_round) in by_round(sample) {
         let (kept, dropped) = stats::outliers::tukey(&of_round);
         removed += dropped;
         kept_rounds.extend(std::iter::repeat_n(r, kept.len()));

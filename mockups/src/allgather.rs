@@ -1,0 +1,108 @@
+//! Mock-ups of `MPI_Allgather`: `send` holds this process's block of
+//! `count` elements, `recv` receives all p blocks in rank order.
+
+use crate::blocks::Blocks;
+use crate::bytes::ByteOr;
+use crate::scratch::scratch;
+use mpi::datatype::{Equivalence, PartitionMut};
+use mpi::traits::*;
+
+/// `MPI_Allgatherv` with p equal blocks.
+pub struct AsAllgatherv {
+    count: usize,
+    blocks: Blocks,
+}
+
+impl AsAllgatherv {
+    pub fn new<C: Communicator>(comm: &C, count: usize) -> AsAllgatherv {
+        AsAllgatherv {
+            count,
+            blocks: Blocks::uniform(comm.size() as usize, count),
+        }
+    }
+
+    pub fn run<C: Communicator, T: Equivalence>(&mut self, comm: &C, send: &[T], recv: &mut [T]) {
+        let mut out = PartitionMut::new(
+            &mut recv[..self.blocks.total()],
+            self.blocks.counts(),
+            self.blocks.displs(),
+        );
+        comm.all_gather_varcount_into(&send[..self.count], &mut out);
+    }
+}
+
+/// `MPI_Allreduce` with `MPI_BOR` on the bytes of a zeroed p-block buffer
+/// in which each process has set its own block.
+pub struct AsAllreduce<T> {
+    count: usize,
+    total: usize,
+    blocks: ByteOr<T>,
+}
+
+impl<T: Equivalence> AsAllreduce<T> {
+    pub fn new<C: Communicator>(comm: &C, count: usize) -> AsAllreduce<T> {
+        let size = comm.size() as usize;
+        AsAllreduce {
+            count,
+            total: size * count,
+            blocks: ByteOr::new(size, comm.rank() as usize, count),
+        }
+    }
+
+    pub fn run<C: Communicator>(&mut self, comm: &C, send: &[T], recv: &mut [T]) {
+        self.blocks
+            .all_reduce(comm, &send[..self.count], &mut recv[..self.total]);
+    }
+}
+
+/// `MPI_Alltoall` of p copies of this process's block.
+pub struct AsAlltoall<T> {
+    count: usize,
+    copies: Vec<T>,
+}
+
+impl<T: Equivalence + Copy + Default> AsAlltoall<T> {
+    pub fn new<C: Communicator>(comm: &C, count: usize) -> AsAlltoall<T> {
+        AsAlltoall {
+            count,
+            copies: scratch(comm.size() as usize * count),
+        }
+    }
+
+    pub fn run<C: Communicator>(&mut self, comm: &C, send: &[T], recv: &mut [T]) {
+        let block = &send[..self.count];
+        if self.count > 0 {
+            for copy in self.copies.chunks_exact_mut(self.count) {
+                copy.copy_from_slice(block);
+            }
+        }
+        comm.all_to_all_into(&self.copies[..], &mut recv[..self.copies.len()]);
+    }
+}
+
+/// `MPI_Gather` to rank 0, then `MPI_Bcast` of all blocks from rank 0.
+pub struct GatherBcast {
+    count: usize,
+    total: usize,
+}
+
+impl GatherBcast {
+    pub fn new<C: Communicator>(comm: &C, count: usize) -> GatherBcast {
+        GatherBcast {
+            count,
+            total: comm.size() as usize * count,
+        }
+    }
+
+    pub fn run<C: Communicator, T: Equivalence>(&mut self, comm: &C, send: &[T], recv: &mut [T]) {
+        let root = comm.process_at_rank(0);
+        let send = &send[..self.count];
+        let recv = &mut recv[..self.total];
+        if comm.rank() == 0 {
+            root.gather_into_root(send, recv);
+        } else {
+            root.gather_into(send);
+        }
+        root.broadcast_into(recv);
+    }
+}

@@ -1,0 +1,163 @@
+//! Mock-ups of `MPI_Reduce`: `send` holds the vector of `count` elements;
+//! the root's `recv` receives the reduction. Other processes' `recv` is not
+//! used.
+
+use crate::blocks::Blocks;
+use crate::parts::{PaddedParts, SplitParts};
+use crate::raw;
+use crate::scratch::scratch;
+use mpi::collective::Operation;
+use mpi::datatype::{Equivalence, PartitionMut};
+use mpi::traits::*;
+
+/// `MPI_Allreduce`; the processes other than the root receive into scratch.
+pub struct AsAllreduce<T> {
+    root: usize,
+    count: usize,
+    /// Where a process other than the root receives (empty on the root).
+    spare: Vec<T>,
+}
+
+impl<T: Equivalence + Copy + Default> AsAllreduce<T> {
+    pub fn new<C: Communicator>(comm: &C, count: usize, root: usize) -> AsAllreduce<T> {
+        let is_root = comm.rank() as usize == root;
+        AsAllreduce {
+            root,
+            count,
+            spare: scratch(if is_root { 0 } else { count }),
+        }
+    }
+
+    pub fn run<C, O>(&mut self, comm: &C, send: &[T], recv: &mut [T], op: O)
+    where
+        C: Communicator,
+        O: Operation,
+    {
+        let out = if comm.rank() as usize == self.root {
+            &mut recv[..self.count]
+        } else {
+            &mut self.spare[..]
+        };
+        comm.all_reduce_into(&send[..self.count], out, op);
+    }
+}
+
+/// `MPI_Reduce_scatter_block` in p parts of ⌈count/p⌉ (the vector padded
+/// in scratch when p does not divide `count`), then `MPI_Gather` to the
+/// root.
+pub struct ReduceScatterBlockGather<T> {
+    root: usize,
+    count: usize,
+    parts: PaddedParts<T>,
+    /// The gathered padded vector on the root; empty elsewhere and without
+    /// padding, when the parts are gathered straight into `recv`.
+    gathered: Vec<T>,
+}
+
+impl<T: Equivalence + Copy + Default> ReduceScatterBlockGather<T> {
+    pub fn new<C: Communicator>(
+        comm: &C,
+        count: usize,
+        root: usize,
+    ) -> ReduceScatterBlockGather<T> {
+        let parts = PaddedParts::new(comm.size() as usize, count);
+        let is_root = comm.rank() as usize == root;
+        let gathered_len = if is_root && parts.is_padded() {
+            parts.padded_len()
+        } else {
+            0
+        };
+        ReduceScatterBlockGather {
+            root,
+            count,
+            parts,
+            gathered: scratch(gathered_len),
+        }
+    }
+
+    pub fn run<C, O>(&mut self, comm: &C, send: &[T], recv: &mut [T], op: O)
+    where
+        C: Communicator,
+        O: Operation,
+    {
+        let padded = self.parts.is_padded();
+        let part = self.parts.reduce_scatter(comm, send, op);
+        let root = comm.process_at_rank(self.root as i32);
+        if comm.rank() as usize != self.root {
+            root.gather_into(part);
+        } else if padded {
+            root.gather_into_root(part, &mut self.gathered[..]);
+            recv[..self.count].copy_from_slice(&self.gathered[..self.count]);
+        } else {
+            root.gather_into_root(part, &mut recv[..self.count]);
+        }
+    }
+}
+
+/// `MPI_Reduce_scatter` in p parts split as evenly as possible, then
+/// `MPI_Gatherv` to the root: no padding.
+pub struct ReduceScatterGatherv<T> {
+    root: usize,
+    count: usize,
+    parts: SplitParts<T>,
+}
+
+impl<T: Equivalence + Copy + Default> ReduceScatterGatherv<T> {
+    pub fn new<C: Communicator>(comm: &C, count: usize, root: usize) -> ReduceScatterGatherv<T> {
+        ReduceScatterGatherv {
+            root,
+            count,
+            parts: SplitParts::new(comm.size() as usize, comm.rank() as usize, count),
+        }
+    }
+
+    pub fn run<C, O>(&mut self, comm: &C, send: &[T], recv: &mut [T], op: O)
+    where
+        C: Communicator,
+        O: Operation,
+    {
+        let (part, blocks) = self.parts.reduce_scatter(comm, send, op);
+        let root = comm.process_at_rank(self.root as i32);
+        if comm.rank() as usize == self.root {
+            let mut out =
+                PartitionMut::new(&mut recv[..self.count], blocks.counts(), blocks.displs());
+            root.gather_varcount_into_root(part, &mut out);
+        } else {
+            root.gather_varcount_into(part);
+        }
+    }
+}
+
+/// `MPI_Reduce_scatter` that gives the root the whole vector and the
+/// other processes nothing.
+pub struct AsReduceScatter<T> {
+    root: usize,
+    count: usize,
+    blocks: Blocks,
+    /// The empty receive buffer of the processes other than the root.
+    nothing: Vec<T>,
+}
+
+impl<T: Equivalence + Copy + Default> AsReduceScatter<T> {
+    pub fn new<C: Communicator>(comm: &C, count: usize, root: usize) -> AsReduceScatter<T> {
+        AsReduceScatter {
+            root,
+            count,
+            blocks: Blocks::single(comm.size() as usize, root, count),
+            nothing: scratch(0),
+        }
+    }
+
+    pub fn run<C, O>(&mut self, comm: &C, send: &[T], recv: &mut [T], op: O)
+    where
+        C: Communicator,
+        O: Operation,
+    {
+        let out = if comm.rank() as usize == self.root {
+            &mut recv[..self.count]
+        } else {
+            &mut self.nothing[..]
+        };
+        raw::reduce_scatter(comm, &send[..self.count], out, self.blocks.counts(), op);
+    }
+}

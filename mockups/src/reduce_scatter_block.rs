@@ -1,0 +1,100 @@
+//! Mock-ups of `MPI_Reduce_scatter_block`: `send` holds p blocks of
+//! `count` elements; `recv` receives block i of the reduction on process i.
+
+use crate::blocks::Blocks;
+use crate::raw;
+use crate::scratch::scratch;
+use mpi::collective::Operation;
+use mpi::datatype::Equivalence;
+use mpi::traits::*;
+
+/// `MPI_Reduce` of all p blocks to rank 0, then `MPI_Scatter` from rank 0.
+pub struct ReduceScatter<T> {
+    count: usize,
+    /// The reduced vector on rank 0; empty elsewhere.
+    reduced: Vec<T>,
+}
+
+impl<T: Equivalence + Copy + Default> ReduceScatter<T> {
+    pub fn new<C: Communicator>(comm: &C, count: usize) -> ReduceScatter<T> {
+        let total = comm.size() as usize * count;
+        ReduceScatter {
+            count,
+            reduced: scratch(if comm.rank() == 0 { total } else { 0 }),
+        }
+    }
+
+    pub fn run<C, O>(&mut self, comm: &C, send: &[T], recv: &mut [T], op: O)
+    where
+        C: Communicator,
+        O: Operation,
+    {
+        let root = comm.process_at_rank(0);
+        let send = &send[..comm.size() as usize * self.count];
+        let recv = &mut recv[..self.count];
+        if comm.rank() == 0 {
+            root.reduce_into_root(send, &mut self.reduced[..], op);
+            root.scatter_into_root(&self.reduced[..], recv);
+        } else {
+            root.reduce_into(send, op);
+            root.scatter_into(recv);
+        }
+    }
+}
+
+/// `MPI_Reduce_scatter` with p equal counts.
+pub struct AsReduceScatter {
+    count: usize,
+    blocks: Blocks,
+}
+
+impl AsReduceScatter {
+    pub fn new<C: Communicator>(comm: &C, count: usize) -> AsReduceScatter {
+        AsReduceScatter {
+            count,
+            blocks: Blocks::uniform(comm.size() as usize, count),
+        }
+    }
+
+    pub fn run<C, T, O>(&mut self, comm: &C, send: &[T], recv: &mut [T], op: O)
+    where
+        C: Communicator,
+        T: Equivalence,
+        O: Operation,
+    {
+        let send = &send[..self.blocks.total()];
+        raw::reduce_scatter(
+            comm,
+            send,
+            &mut recv[..self.count],
+            self.blocks.counts(),
+            op,
+        );
+    }
+}
+
+/// `MPI_Allreduce` of all p blocks into scratch, then a copy of this
+/// process's block.
+pub struct AsAllreduce<T> {
+    count: usize,
+    reduced: Vec<T>,
+}
+
+impl<T: Equivalence + Copy + Default> AsAllreduce<T> {
+    pub fn new<C: Communicator>(comm: &C, count: usize) -> AsAllreduce<T> {
+        AsAllreduce {
+            count,
+            reduced: scratch(comm.size() as usize * count),
+        }
+    }
+
+    pub fn run<C, O>(&mut self, comm: &C, send: &[T], recv: &mut [T], op: O)
+    where
+        C: Communicator,
+        O: Operation,
+    {
+        comm.all_reduce_into(&send[..self.reduced.len()], &mut self.reduced[..], op);
+        let own = comm.rank() as usize * self.count;
+        recv[..self.count].copy_from_slice(&self.reduced[own..own + self.count]);
+    }
+}
