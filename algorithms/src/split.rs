@@ -1,12 +1,6 @@
 //! Splitting a vector into blocks as evenly as possible.
 
-/// Counts of `parts` blocks that split `count` elements as evenly as
-/// possible: the first `count % parts` blocks get one element more.
-pub fn block_counts(count: usize, parts: usize) -> Vec<usize> {
-    (0..parts)
-        .map(|i| count / parts + usize::from(i < count % parts))
-        .collect()
-}
+pub use mockups::blocks::block_counts;
 
 /// Start offsets of blocks with the given counts (exclusive prefix sums).
 pub fn displacements(counts: &[usize]) -> Vec<usize> {

@@ -10,11 +10,11 @@
 //! reduce_scatter gives process i block i of the vector split by
 //! [`block_counts`]; bcast works in `recv` alone. No mock-up works in place.
 
-mod blocks;
+pub mod blocks;
 mod bytes;
 mod parts;
 pub mod raw;
-mod scratch;
+pub mod scratch;
 
 pub mod allgather;
 pub mod allreduce;

@@ -45,13 +45,10 @@ fn mpi_rank(rank: usize) -> Rank {
     Rank::try_from(rank).expect("rank fits an MPI int")
 }
 
-/// Scratch of `len` elements, or none when `needed` is false.
+/// Scratch of `len` elements, or none when `needed` is false; never an
+/// empty Vec's dangling address (see `mockups::scratch`).
 fn scratch<T: Copy + Default>(needed: bool, len: usize) -> Vec<T> {
-    if needed {
-        vec![T::default(); len]
-    } else {
-        Vec::new()
-    }
+    mockups::scratch::scratch(if needed { len } else { 0 })
 }
 
 /// Where a rooted collective's root sits and who leads with it.

@@ -37,8 +37,6 @@ pub use scatter::Scatter;
 use crate::split::{block_counts, displacements, mpi_counts};
 use mpi::collective::Operation;
 use mpi::datatype::{Equivalence, Partition, PartitionMut};
-use mpi::ffi;
-use mpi::raw::AsRaw;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use mpi::Count;
@@ -63,14 +61,7 @@ impl Blocks {
     }
 }
 
-/// Scratch space of `len` elements with a real address even when empty:
-/// an empty `Vec`'s dangling address can equal `MPI_IN_PLACE` (1 in Open
-/// MPI for byte elements), which MPI would read as "in place".
-fn scratch<T: Copy + Default>(len: usize) -> Vec<T> {
-    let mut buffer = Vec::with_capacity(len.max(1));
-    buffer.resize(len, T::default());
-    buffer
-}
+use mockups::scratch::scratch;
 
 /// `MPI_Scatterv` of `blocks` of `send` (read on `root` only) into `recv`,
 /// which holds this process's block.
@@ -128,32 +119,7 @@ fn reduce_scatter<T: Equivalence, O: Operation>(
     recv: &mut [T],
     op: O,
 ) {
-    let rank = comm.rank() as usize;
-    assert_eq!(
-        blocks.counts.len(),
-        comm.size() as usize,
-        "one block per process"
-    );
-    assert!(
-        send.len() >= blocks.counts.iter().sum(),
-        "send shorter than the blocks"
-    );
-    assert!(
-        recv.len() >= blocks.counts[rank],
-        "recv shorter than the block"
-    );
-    // SAFETY: the buffers are valid for the lengths checked above, the
-    // datatype matches T, and MPI reads the counts only during the call.
-    unsafe {
-        ffi::MPI_Reduce_scatter(
-            send.as_ptr() as *const _,
-            recv.as_mut_ptr() as *mut _,
-            blocks.mpi_counts.as_ptr(),
-            T::equivalent_datatype().as_raw(),
-            op.as_raw(),
-            comm.as_raw(),
-        );
-    }
+    mockups::raw::reduce_scatter(comm, send, recv, &blocks.mpi_counts, op);
 }
 
 /// Copies `rows` × `cols` blocks of `block` elements, stored row by row in
