@@ -26,11 +26,18 @@ pub fn mpirun() -> String {
 }
 
 fn is_open_mpi() -> bool {
-    Command::new(mpirun())
-        .arg("--version")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).contains("Open MPI"))
-        .unwrap_or(false)
+    static OPEN_MPI: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *OPEN_MPI.get_or_init(|| {
+        // `mpirun (Open MPI) 4.1.4`, or `mpirun.openmpi (OpenRTE) 4.1.4`.
+        Command::new(mpirun())
+            .arg("--version")
+            .output()
+            .map(|o| {
+                let text = String::from_utf8_lossy(&o.stdout).to_lowercase();
+                text.contains("open mpi") || text.contains("openrte") || text.contains("open-mpi")
+            })
+            .unwrap_or(false)
+    })
 }
 
 /// A launch of `pgcheck` on `np` processes.
