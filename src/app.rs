@@ -101,7 +101,7 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
         rounds: args.rounds.or(config.rounds).unwrap_or(10),
         seed: args.seed,
         warmup: args.warmup,
-        sync: args.sync,
+        sync: args.sync.or(config.sync).unwrap_or(crate::plan::Sync::Barrier),
         cache: args.cache,
         resync_s: args.resync.as_secs_f64(),
     };

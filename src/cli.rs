@@ -160,9 +160,9 @@ pub struct RunArgs {
     /// Warm-up calls per candidate and size before measuring.
     #[arg(long, default_value_t = 3)]
     pub warmup: usize,
-    /// Synchronisation of observations.
-    #[arg(long, value_enum, default_value_t = Sync::Barrier)]
-    pub sync: Sync,
+    /// Synchronisation of observations (overrides the file; default barrier).
+    #[arg(long, value_enum)]
+    pub sync: Option<Sync>,
     /// Cache state at the start of each observation.
     #[arg(long, value_enum, default_value_t = Cache::Warm)]
     pub cache: Cache,

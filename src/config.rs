@@ -19,6 +19,7 @@
 //! against the datatype, competitor names against the collective, duplicate
 //! checks) is checked afterwards and reported at the line of the check.
 
+use crate::plan::Sync;
 use crate::candidates;
 use crate::cli::parse_duration;
 use crate::collective::Collective;
@@ -41,6 +42,8 @@ pub struct Config {
     pub datatype: Datatype,
     pub op: Op,
     pub ppn: Option<usize>,
+    /// How observations are synchronised (`--sync` overrides it).
+    pub sync: Option<Sync>,
     /// The line of `ppn` in the file, for the error when it does not
     /// divide the processes (known only once MPI runs).
     pub ppn_line: Option<usize>,
@@ -128,6 +131,8 @@ struct RawConfig {
     op: Option<Op>,
     #[serde(default, deserialize_with = "ppn")]
     ppn: Option<usize>,
+    #[serde(default, deserialize_with = "sync")]
+    sync: Option<Sync>,
     #[serde(deserialize_with = "checks")]
     checks: Vec<RawCheck>,
 }
@@ -262,6 +267,15 @@ fn collective<'de, D: Deserializer<'de>>(d: D) -> Result<Collective, D::Error> {
 fn datatype<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Datatype>, D::Error> {
     let names: Vec<&str> = Datatype::ALL.iter().map(|c| c.name()).collect();
     named(d, "datatype", Datatype::from_name, &names).map(Some)
+}
+
+fn sync<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Sync>, D::Error> {
+    let parse = |name: &str| match name {
+        "barrier" => Some(Sync::Barrier),
+        "roundtime" => Some(Sync::Roundtime),
+        _ => None,
+    };
+    named(d, "sync", parse, &["barrier", "roundtime"]).map(Some)
 }
 
 fn op<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Op>, D::Error> {
@@ -522,6 +536,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Config, InputError> {
         datatype,
         op,
         ppn: raw.ppn,
+        sync: raw.sync,
         ppn_line: raw.ppn.map(|_| top_level_line(text, "ppn").unwrap_or(1)),
         checks,
     })

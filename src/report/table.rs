@@ -7,7 +7,20 @@ use comfy_table::{presets, Cell, CellAlignment, Table};
 /// One table per collective: size, count, nodes, ppn, n, default median,
 /// slowdown, fastest competitor, its median, p-value, severity.
 pub fn render(results: &Results) -> String {
-    let mut out = String::new();
+    let m = &results.meta;
+    let mut out = format!(
+        "{} processes ({} × {}), sync {}, {} test, α = {}; noise floor (barrier median) {}: slowdowns marked ~ differ by less\n",
+        m.processes,
+        m.nodes,
+        m.ppn,
+        m.sync,
+        m.test,
+        m.alpha,
+        seconds(m.noise_floor_s)
+    );
+    if !results.complete {
+        out += "INCOMPLETE: the run was interrupted; these are the checks it finished\n";
+    }
     for collective in Collective::ALL {
         let checks: Vec<_> = results
             .checks
@@ -33,7 +46,14 @@ pub fn render(results: &Results) -> String {
                 right(results.meta.ppn.to_string()),
                 right(default.map_or(0, |d| d.n).to_string()),
                 right(default.and_then(|d| d.median_s).map_or("-".into(), seconds)),
-                right(check.slowdown.map_or("-".into(), |s| format!("{s:.3}"))),
+                right(check.slowdown.map_or("-".into(), |s| {
+                    // `~`: the medians differ by less than the synchronisation's own cost.
+                    let noise = check
+                        .candidates
+                        .iter()
+                        .any(|c| Some(&c.name) == check.fastest.as_ref() && c.below_noise);
+                    format!("{s:.3}{}", if noise { "~" } else { "" })
+                })),
                 Cell::new(check.fastest.clone().unwrap_or_else(|| "-".into())),
                 right(check.fastest_median_s.map_or("-".into(), seconds)),
                 right(check.p_value.map_or("-".into(), |p| format!("{p:.2e}"))),
