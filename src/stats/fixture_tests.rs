@@ -1,0 +1,199 @@
+//! Every case of `tests/fixtures/two_sample_tests.json` (SciPy 1.17.1).
+
+use serde_json::Value;
+
+use super::mann_whitney::Method;
+use super::{describe, ks, mann_whitney, welch, Alternative, TestOutcome};
+
+const RELATIVE_TOLERANCE: f64 = 1e-9;
+/// Below this SciPy's p-values are at or past underflow: only "tiny" is checked.
+const SMALLEST_CHECKED_P: f64 = 1e-300;
+
+struct Case {
+    name: String,
+    x: Vec<f64>,
+    y: Vec<f64>,
+    json: Value,
+}
+
+fn cases() -> Vec<Case> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/two_sample_tests.json"
+    );
+    let text = std::fs::read_to_string(path).expect("fixture readable");
+    let root: Value = serde_json::from_str(&text).expect("fixture is JSON");
+    let numbers = |v: &Value| -> Vec<f64> {
+        v.as_array()
+            .expect("array")
+            .iter()
+            .map(|n| n.as_f64().expect("number"))
+            .collect()
+    };
+    let cases: Vec<Case> = root["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .map(|case| Case {
+            name: case["name"].as_str().expect("name").to_owned(),
+            x: numbers(&case["x"]),
+            y: numbers(&case["y"]),
+            json: case.clone(),
+        })
+        .collect();
+    assert!(!cases.is_empty());
+    cases
+}
+
+fn number(v: &Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+fn assert_close(what: &str, actual: f64, expected: f64) {
+    let ok = actual == expected
+        || (actual - expected).abs() <= RELATIVE_TOLERANCE * expected.abs().max(f64::MIN_POSITIVE);
+    assert!(ok, "{what}: got {actual:e}, SciPy {expected:e}");
+}
+
+fn assert_p_close(what: &str, actual: f64, expected: f64) {
+    if expected < SMALLEST_CHECKED_P {
+        assert!(
+            actual < SMALLEST_CHECKED_P,
+            "{what}: got {actual:e}, SciPy {expected:e}"
+        );
+    } else {
+        assert_close(what, actual, expected);
+    }
+}
+
+/// The alternatives given for one test of one case, with SciPy's names.
+fn alternatives(results: &Value) -> Vec<(&str, &Value)> {
+    let given: Vec<(&str, &Value)> = results
+        .as_object()
+        .expect("results by alternative")
+        .iter()
+        .map(|(name, result)| (name.as_str(), result))
+        .collect();
+    assert!(!given.is_empty());
+    given
+}
+
+fn scipy_alternative(name: &str) -> Alternative {
+    match name {
+        "greater" => Alternative::Greater,
+        "less" => Alternative::Less,
+        "two-sided" => Alternative::TwoSided,
+        other => panic!("unknown alternative {other}"),
+    }
+}
+
+/// Runs `check` on every case that has `key`, returning how many did.
+fn for_each(key: &str, mut check: impl FnMut(&Case, &str, Alternative, &Value)) -> usize {
+    let mut checked = 0;
+    for case in cases() {
+        let Some(results) = case.json.get(key) else {
+            continue;
+        };
+        for (name, expected) in alternatives(results) {
+            check(&case, name, scipy_alternative(name), expected);
+        }
+        checked += 1;
+    }
+    checked
+}
+
+fn check_mann_whitney(key: &str, method: Method) -> usize {
+    for_each(key, |case, name, alternative, expected| {
+        let o: TestOutcome = mann_whitney::test(&case.x, &case.y, alternative, method);
+        let what = format!("{} {key} {name}", case.name);
+        assert_close(&format!("{what} U"), o.statistic, number(&expected["u"]));
+        assert_p_close(&format!("{what} p"), o.p_value, number(&expected["p"]));
+    })
+}
+
+#[test]
+fn mann_whitney_exact_matches_scipy() {
+    assert!(check_mann_whitney("mann_whitney_exact", Method::Exact) >= 3);
+}
+
+#[test]
+fn mann_whitney_auto_is_exact_on_small_untied_cases() {
+    let checked = for_each("mann_whitney_exact", |case, _, alternative, _| {
+        let auto = mann_whitney::test(&case.x, &case.y, alternative, Method::Auto);
+        let exact = mann_whitney::test(&case.x, &case.y, alternative, Method::Exact);
+        assert_eq!(auto, exact, "{}", case.name);
+    });
+    assert!(checked >= 3);
+}
+
+#[test]
+fn mann_whitney_asymptotic_matches_scipy() {
+    assert!(check_mann_whitney("mann_whitney_asymptotic", Method::Asymptotic) >= 10);
+}
+
+#[test]
+fn welch_matches_scipy() {
+    let checked = for_each("welch", |case, name, alternative, expected| {
+        let o = welch::test(&case.x, &case.y, alternative);
+        let what = format!("{} welch {name}", case.name);
+        assert_close(&format!("{what} t"), o.statistic, number(&expected["t"]));
+        let df = o.df.expect("df defined");
+        assert_close(&format!("{what} df"), df, number(&expected["df"]));
+        assert_p_close(&format!("{what} p"), o.p_value, number(&expected["p"]));
+    });
+    assert!(checked >= 10);
+}
+
+#[test]
+fn kolmogorov_smirnov_matches_scipy() {
+    let checked = for_each("ks_asymptotic", |case, name, scipy_named, expected| {
+        // SciPy names KS alternatives after the CDFs: its 'less' is "x tends larger".
+        let alternative = match scipy_named {
+            Alternative::Greater => Alternative::Less,
+            Alternative::Less => Alternative::Greater,
+            Alternative::TwoSided => Alternative::TwoSided,
+        };
+        let o = ks::test(&case.x, &case.y, alternative);
+        let what = format!("{} ks {name}", case.name);
+        assert_close(&format!("{what} D"), o.statistic, number(&expected["d"]));
+        assert_p_close(&format!("{what} p"), o.p_value, number(&expected["p"]));
+    });
+    assert!(checked >= 10);
+}
+
+#[test]
+fn medians_match_numpy() {
+    for case in cases() {
+        for (sample, key) in [(&case.x, "median_x"), (&case.y, "median_y")] {
+            let expected = number(&case.json[key]);
+            let what = format!("{} {key}", case.name);
+            assert_close(&what, describe::median(sample), expected);
+            assert_close(
+                &what,
+                describe::median_sorted(&describe::sorted(sample)),
+                expected,
+            );
+        }
+    }
+}
+
+#[test]
+fn sorted_variants_agree() {
+    for case in cases() {
+        let (xs, ys) = (describe::sorted(&case.x), describe::sorted(&case.y));
+        for alternative in [
+            Alternative::Greater,
+            Alternative::Less,
+            Alternative::TwoSided,
+        ] {
+            assert_eq!(
+                mann_whitney::test(&case.x, &case.y, alternative, Method::Auto),
+                mann_whitney::test_sorted(&xs, &ys, alternative, Method::Auto)
+            );
+            assert_eq!(
+                ks::test(&case.x, &case.y, alternative),
+                ks::test_sorted(&xs, &ys, alternative)
+            );
+        }
+    }
+}
