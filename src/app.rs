@@ -39,7 +39,9 @@ fn world(ctx: &Context, setup: &SetupArgs) -> World {
     World {
         processes: ctx.size(),
         topology: ctx.topology.as_ref().map(|_| ()).map_err(Clone::clone),
-        max_memory: setup.max_memory.unwrap_or_else(|| plan::default_max_memory(on_this_host)),
+        max_memory: setup
+            .max_memory
+            .unwrap_or_else(|| plan::default_max_memory(on_this_host)),
     }
 }
 
@@ -53,9 +55,9 @@ fn override_elements(config: &Config, setup: &SetupArgs) -> Result<Config, Input
         if let Some(o) = setup.op {
             check.op = o.into();
         }
-        check
-            .validate_elements()
-            .map_err(|msg| InputError(format!("{}:{}: {msg}", config.path.display(), check.line)))?;
+        check.validate_elements().map_err(|msg| {
+            InputError(format!("{}:{}: {msg}", config.path.display(), check.line))
+        })?;
     }
     Ok(config)
 }
@@ -83,10 +85,17 @@ fn prepare_output(ctx: &Context, dir: &Path) -> Result<(), String> {
 fn agree(ctx: &Context, exit: Exit) -> Exit {
     let mut code = exit.code();
     ctx.comm.process_at_rank(0).broadcast_into(&mut code);
-    [Exit::Pass, Exit::Violation, Exit::Input, Exit::Verification, Exit::Internal, Exit::Interrupted]
-        .into_iter()
-        .find(|e| e.code() == code)
-        .unwrap_or(Exit::Internal)
+    [
+        Exit::Pass,
+        Exit::Violation,
+        Exit::Input,
+        Exit::Verification,
+        Exit::Internal,
+        Exit::Interrupted,
+    ]
+    .into_iter()
+    .find(|e| e.code() == code)
+    .unwrap_or(Exit::Internal)
 }
 
 /// `pgcheck run`.
@@ -97,11 +106,17 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
         Err(e) => return input_error(leader, &e.0),
     };
     let settings = Settings {
-        budget: args.budget.or(config.budget).unwrap_or(Duration::from_secs(1)),
+        budget: args
+            .budget
+            .or(config.budget)
+            .unwrap_or(Duration::from_secs(1)),
         rounds: args.rounds.or(config.rounds).unwrap_or(10),
         seed: args.seed,
         warmup: args.warmup,
-        sync: args.sync.or(config.sync).unwrap_or(crate::plan::Sync::Barrier),
+        sync: args
+            .sync
+            .or(config.sync)
+            .unwrap_or(crate::plan::Sync::Barrier),
         cache: args.cache,
         resync_s: args.resync.as_secs_f64(),
     };
@@ -147,7 +162,13 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
         let run = measure::measure_case(ctx, case, &plan.settings, &mut harness, &where_);
         if leader {
             let data = case_data(&run);
-            if let Err(e) = report::csv::append_raw(&args.output, &data.key, data.samples.iter().map(|s| (s.name.as_str(), &s.rounds[..], &s.seconds[..]))) {
+            if let Err(e) = report::csv::append_raw(
+                &args.output,
+                &data.key,
+                data.samples
+                    .iter()
+                    .map(|s| (s.name.as_str(), &s.rounds[..], &s.seconds[..])),
+            ) {
                 eprintln!("pgcheck: warning: cannot append to raw.csv: {e}");
             }
             measured.push(data);
@@ -222,7 +243,10 @@ fn finish(results: &Results, args: &ReportArgs, dir: &Path) -> Exit {
         results.meta.plan_s,
         dir.display()
     );
-    let regressions = results.baseline.as_ref().map_or(0, |b| b.regressions().count());
+    let regressions = results
+        .baseline
+        .as_ref()
+        .map_or(0, |b| b.regressions().count());
     match args.fail_on {
         _ if regressions > 0 => Exit::Violation,
         Some(level) if results.worst() >= level.into() => Exit::Violation,
@@ -241,12 +265,18 @@ pub fn analyze(args: &AnalyzeArgs) -> Exit {
         Ok(b) => b,
         Err(e) => return input_error(true, &e),
     };
-    let mut meta = previous.as_ref().map(|p| p.meta.clone()).unwrap_or_default();
+    let mut meta = previous
+        .as_ref()
+        .map(|p| p.meta.clone())
+        .unwrap_or_default();
     let options = analysis_options(&mut meta, a);
     let complete = previous.as_ref().is_none_or(|p| p.complete);
     let mut results = results(meta, complete, &cases, &options);
     attach_baseline(&mut results, baseline, &cases, &args.report, &options);
-    let dir = args.output.clone().unwrap_or_else(|| args.dir.join("reanalysis"));
+    let dir = args
+        .output
+        .clone()
+        .unwrap_or_else(|| args.dir.join("reanalysis"));
     if let Err(e) = std::fs::create_dir_all(&dir) {
         return input_error(true, &format!("output directory {}: {e}", dir.display()));
     }
@@ -262,29 +292,52 @@ pub fn load_saved(dir: &Path) -> Result<(Option<Results>, Vec<CaseData>), String
         None
     };
     let raw_path = dir.join("raw.csv");
-    let rows = report::csv::read_raw(&raw_path).map_err(|e| format!("{}: {e}", raw_path.display()))?;
-    let cases = saved_cases(&rows, previous.as_ref()).map_err(|e| format!("{}: {e}", raw_path.display()))?;
+    let rows =
+        report::csv::read_raw(&raw_path).map_err(|e| format!("{}: {e}", raw_path.display()))?;
+    let cases = saved_cases(&rows, previous.as_ref())
+        .map_err(|e| format!("{}: {e}", raw_path.display()))?;
     Ok((previous, cases))
 }
 
 /// The baseline run named by `--baseline` (its directory or its results.json).
 fn load_baseline(args: &ReportArgs) -> Result<Option<(String, Vec<CaseData>)>, String> {
-    let Some(path) = &args.baseline else { return Ok(None) };
-    let dir = if path.is_dir() { path.clone() } else { path.parent().map(Path::to_path_buf).unwrap_or_default() };
+    let Some(path) = &args.baseline else {
+        return Ok(None);
+    };
+    let dir = if path.is_dir() {
+        path.clone()
+    } else {
+        path.parent().map(Path::to_path_buf).unwrap_or_default()
+    };
     let (_, cases) = load_saved(&dir).map_err(|e| format!("--baseline: {e}"))?;
     Ok(Some((path.display().to_string(), cases)))
 }
 
 /// Compares with the baseline, if there is one.
-fn attach_baseline(results: &mut Results, baseline: Option<(String, Vec<CaseData>)>, cases: &[CaseData], args: &ReportArgs, options: &Options) {
+fn attach_baseline(
+    results: &mut Results,
+    baseline: Option<(String, Vec<CaseData>)>,
+    cases: &[CaseData],
+    args: &ReportArgs,
+    options: &Options,
+) {
     if let Some((name, old)) = baseline {
-        results.baseline = Some(analyse::baseline::compare_runs(&name, &old, cases, args.tolerance, options));
+        results.baseline = Some(analyse::baseline::compare_runs(
+            &name,
+            &old,
+            cases,
+            args.tolerance,
+            options,
+        ));
     }
 }
 
 /// Cases from `raw.csv` rows, in the order they were measured, with the
 /// candidates that `results.json` says were wrong or skipped.
-fn saved_cases(rows: &[report::csv::RawRow], previous: Option<&Results>) -> Result<Vec<CaseData>, String> {
+fn saved_cases(
+    rows: &[report::csv::RawRow],
+    previous: Option<&Results>,
+) -> Result<Vec<CaseData>, String> {
     let mut cases: Vec<CaseData> = Vec::new();
     for (i, row) in rows.iter().enumerate() {
         let line = i + 2;
@@ -292,22 +345,42 @@ fn saved_cases(rows: &[report::csv::RawRow], previous: Option<&Results>) -> Resu
             .ok_or_else(|| format!("line {line}: unknown collective `{}`", row.collective))?;
         let datatype = crate::element::Datatype::from_name(&row.datatype)
             .ok_or_else(|| format!("line {line}: unknown datatype `{}`", row.datatype))?;
-        let op = crate::element::Op::from_name(&row.op).ok_or_else(|| format!("line {line}: unknown op `{}`", row.op))?;
+        let op = crate::element::Op::from_name(&row.op)
+            .ok_or_else(|| format!("line {line}: unknown op `{}`", row.op))?;
         if !(row.seconds.is_finite() && row.seconds >= 0.0) {
-            return Err(format!("line {line}: seconds `{}` is not a duration", row.seconds));
+            return Err(format!(
+                "line {line}: seconds `{}` is not a duration",
+                row.seconds
+            ));
         }
-        let key = CaseKey { collective, size_bytes: row.size_bytes, count: row.count, datatype, op, root: row.root };
+        let key = CaseKey {
+            collective,
+            size_bytes: row.size_bytes,
+            count: row.count,
+            datatype,
+            op,
+            root: row.root,
+        };
         let case = match cases.iter().position(|c| c.key == key) {
             Some(c) => &mut cases[c],
             None => {
-                cases.push(CaseData { key, samples: Vec::new() });
+                cases.push(CaseData {
+                    key,
+                    samples: Vec::new(),
+                });
                 cases.last_mut().expect("just pushed")
             }
         };
         let sample = match case.samples.iter().position(|s| s.name == row.candidate) {
             Some(s) => &mut case.samples[s],
             None => {
-                case.samples.push(Sample { name: row.candidate.clone(), excluded: None, seconds: Vec::new(), rounds: Vec::new(), invalid: 0 });
+                case.samples.push(Sample {
+                    name: row.candidate.clone(),
+                    excluded: None,
+                    seconds: Vec::new(),
+                    rounds: Vec::new(),
+                    invalid: 0,
+                });
                 case.samples.last_mut().expect("just pushed")
             }
         };
@@ -316,7 +389,8 @@ fn saved_cases(rows: &[report::csv::RawRow], previous: Option<&Results>) -> Resu
     }
     for case in &mut cases {
         // `default` first, as measured runs have it.
-        case.samples.sort_by_key(|s| s.name != candidates::native::DEFAULT);
+        case.samples
+            .sort_by_key(|s| s.name != candidates::native::DEFAULT);
         let verdict = previous.and_then(|p| p.checks.iter().find(|v| v.key == case.key));
         for c in verdict.map(|v| &v.candidates[..]).unwrap_or_default() {
             let excluded = match c.status.as_str() {
@@ -324,7 +398,13 @@ fn saved_cases(rows: &[report::csv::RawRow], previous: Option<&Results>) -> Resu
                 "skipped" => Exclusion::Skipped(c.reason.clone().unwrap_or_default()),
                 _ => continue,
             };
-            case.samples.push(Sample { name: c.name.clone(), excluded: Some(excluded), seconds: Vec::new(), rounds: Vec::new(), invalid: 0 });
+            case.samples.push(Sample {
+                name: c.name.clone(),
+                excluded: Some(excluded),
+                seconds: Vec::new(),
+                rounds: Vec::new(),
+                invalid: 0,
+            });
         }
     }
     Ok(cases)
@@ -378,10 +458,17 @@ fn verify_plan(ctx: &Context, config: Option<&Config>, args: &VerifyArgs) -> Res
             plan::from_config(&config, settings, &world).map_err(|e| e.0)?
         }
         None => {
-            let datatype = args.setup.datatype.map_or(crate::element::Datatype::Byte, Into::into);
+            let datatype = args
+                .setup
+                .datatype
+                .map_or(crate::element::Datatype::Byte, Into::into);
             let op = args.setup.op.map_or(crate::element::Op::Bor, Into::into);
             if !op.applies_to(datatype) {
-                return Err(format!("op `{}` is not defined for datatype `{}`", op.name(), datatype.name()));
+                return Err(format!(
+                    "op `{}` is not defined for datatype `{}`",
+                    op.name(),
+                    datatype.name()
+                ));
             }
             let p = ctx.size();
             let roots: Vec<String> = if args.roots.is_empty() {
@@ -389,7 +476,10 @@ fn verify_plan(ctx: &Context, config: Option<&Config>, args: &VerifyArgs) -> Res
             } else {
                 args.roots.clone()
             };
-            let mut roots: Vec<usize> = roots.iter().map(|r| plan::parse_root(r, p)).collect::<Result<_, _>>()?;
+            let mut roots: Vec<usize> = roots
+                .iter()
+                .map(|r| plan::parse_root(r, p))
+                .collect::<Result<_, _>>()?;
             roots.sort_unstable();
             roots.dedup();
             let counts: Vec<usize> = if args.sizes.is_empty() {
@@ -402,14 +492,31 @@ fn verify_plan(ctx: &Context, config: Option<&Config>, args: &VerifyArgs) -> Res
             };
             let mut cases = Vec::new();
             for collective in Collective::ALL {
-                if !args.collective.is_empty() && !args.collective.iter().any(|c| c == collective.name()) {
+                if !args.collective.is_empty()
+                    && !args.collective.iter().any(|c| c == collective.name())
+                {
                     continue;
                 }
-                let names: Vec<&str> = candidates::competitors_of(collective).map(|c| c.name).collect();
-                let roots = if collective.is_rooted() { roots.clone() } else { vec![0] };
+                let names: Vec<&str> = candidates::competitors_of(collective)
+                    .map(|c| c.name)
+                    .collect();
+                let roots = if collective.is_rooted() {
+                    roots.clone()
+                } else {
+                    vec![0]
+                };
                 for &root in &roots {
                     for &count in &counts {
-                        cases.push(plan::case(collective, (count * datatype.size()) as u64, datatype, op, root, &names, None, &world));
+                        cases.push(plan::case(
+                            collective,
+                            (count * datatype.size()) as u64,
+                            datatype,
+                            op,
+                            root,
+                            &names,
+                            None,
+                            &world,
+                        ));
                     }
                 }
             }
@@ -418,12 +525,20 @@ fn verify_plan(ctx: &Context, config: Option<&Config>, args: &VerifyArgs) -> Res
     };
     for name in &args.collective {
         if Collective::from_name(name).is_none() {
-            return Err(crate::config::unknown("collective", name, Collective::ALL.iter().map(|c| c.name())));
+            return Err(crate::config::unknown(
+                "collective",
+                name,
+                Collective::ALL.iter().map(|c| c.name()),
+            ));
         }
     }
     for name in &args.competitor {
         if candidates::find(name).is_none() {
-            return Err(crate::config::unknown("competitor", name, candidates::competitors().map(|c| c.name)));
+            return Err(crate::config::unknown(
+                "competitor",
+                name,
+                candidates::competitors().map(|c| c.name),
+            ));
         }
     }
     let families: Vec<candidates::Family> = args.family.iter().map(|&f| f.into()).collect();
@@ -433,10 +548,12 @@ fn verify_plan(ctx: &Context, config: Option<&Config>, args: &VerifyArgs) -> Res
             && (families.is_empty() || competitor.is_some_and(|c| families.contains(&c.family)))
     };
     for case in &mut plan.cases {
-        case.candidates.retain(|c| c == candidates::native::DEFAULT || wanted(c));
+        case.candidates
+            .retain(|c| c == candidates::native::DEFAULT || wanted(c));
         case.skipped.retain(|(c, _)| wanted(c));
     }
-    plan.cases.retain(|c| c.candidates.len() + c.skipped.len() > 1);
+    plan.cases
+        .retain(|c| c.candidates.len() + c.skipped.len() > 1);
     Ok(plan)
 }
 
@@ -447,11 +564,19 @@ pub fn verify(ctx: &Context, config: Option<&Config>, args: &VerifyArgs) -> Exit
         Ok(p) => p,
         Err(e) => return input_error(leader, &e),
     };
-    let runs: Vec<CaseRun> = plan.cases.iter().map(|case| measure::verify_case(ctx, case)).collect();
+    let runs: Vec<CaseRun> = plan
+        .cases
+        .iter()
+        .map(|case| measure::verify_case(ctx, case))
+        .collect();
     let exit = if leader {
         let (text, failures) = report::verify::render(&runs);
         print!("{text}");
-        if failures > 0 { Exit::Verification } else { Exit::Pass }
+        if failures > 0 {
+            Exit::Verification
+        } else {
+            Exit::Pass
+        }
     } else {
         Exit::Pass
     };
@@ -472,7 +597,10 @@ pub fn clocks(comm: &mpi::topology::SimpleCommunicator, args: &crate::cli::Clock
     }
     let later = clock::residual_offsets(comm, &global, args.exchanges);
     if comm.rank() == 0 {
-        print!("{}", report::clocks::render(took, args.wait.as_secs_f64(), &now, &later));
+        print!(
+            "{}",
+            report::clocks::render(took, args.wait.as_secs_f64(), &now, &later)
+        );
     }
     Exit::Pass
 }

@@ -244,7 +244,14 @@ macro_rules! value_enum_of {
     };
 }
 
-value_enum_of!(FamilyArg, crate::candidates::Family, Mockup, Lane, Hier, Circulant);
+value_enum_of!(
+    FamilyArg,
+    crate::candidates::Family,
+    Mockup,
+    Lane,
+    Hier,
+    Circulant
+);
 value_enum_of!(DatatypeArg, Datatype, Byte, Int32, Int64, Float32, Float64);
 value_enum_of!(OpArg, Op, Sum, Prod, Min, Max, Band, Bor, Bxor);
 value_enum_of!(
@@ -272,7 +279,11 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         "ms" => value * 1e-3,
         "us" | "µs" => value * 1e-6,
         "m" | "min" => value * 60.0,
-        other => return Err(format!("unknown unit `{other}` in `{text}` (use us, ms, s or m)")),
+        other => {
+            return Err(format!(
+                "unknown unit `{other}` in `{text}` (use us, ms, s or m)"
+            ))
+        }
     };
     if !(seconds > 0.0 && seconds.is_finite()) {
         return Err(format!("the duration `{text}` must be positive"));
@@ -283,7 +294,9 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 /// Parses `4096`, `64KiB`, `512MiB`, `2GiB` (also kB/MB/GB as powers of 1000).
 pub fn parse_bytes(text: &str) -> Result<u64, String> {
     let text = text.trim();
-    let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
     let (number, unit) = text.split_at(split);
     let value: f64 = number
         .parse()
@@ -296,7 +309,11 @@ pub fn parse_bytes(text: &str) -> Result<u64, String> {
         "kB" => 1e3,
         "MB" => 1e6,
         "GB" => 1e9,
-        other => return Err(format!("unknown unit `{other}` in `{text}` (use B, KiB, MiB, GiB)")),
+        other => {
+            return Err(format!(
+                "unknown unit `{other}` in `{text}` (use B, KiB, MiB, GiB)"
+            ))
+        }
     };
     let bytes = value * scale;
     if !(bytes >= 1.0 && bytes.is_finite()) {

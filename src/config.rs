@@ -19,11 +19,11 @@
 //! against the datatype, competitor names against the collective, duplicate
 //! checks) is checked afterwards and reported at the line of the check.
 
-use crate::plan::Sync;
 use crate::candidates;
 use crate::cli::parse_duration;
 use crate::collective::Collective;
 use crate::element::{Datatype, Op};
+use crate::plan::Sync;
 use serde::de::{self, DeserializeSeed, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 use std::fmt;

@@ -31,7 +31,11 @@ fn main() {
                 let _ = e.print();
             }
             drop(universe);
-            std::process::exit(if e.use_stderr() { Exit::Input.code() } else { 0 });
+            std::process::exit(if e.use_stderr() {
+                Exit::Input.code()
+            } else {
+                0
+            });
         }
     };
     let exit = match cli.command {
@@ -72,13 +76,17 @@ fn with_mpi(command: Command) -> Exit {
             let config = args.input.as_deref().map(config::load).transpose();
             match config {
                 Err(e) => app::input_error(leader, &e.0),
-                Ok(config) => match context(&comm, &args.setup, config.as_ref().and_then(|c| c.ppn)) {
-                    Err(e) => match &config {
-                        Some(config) => app::input_error(leader, &ppn_error(config, &args.setup, e)),
-                        None => app::input_error(leader, &e),
-                    },
-                    Ok(ctx) => app::verify(&ctx, config.as_ref(), &args),
-                },
+                Ok(config) => {
+                    match context(&comm, &args.setup, config.as_ref().and_then(|c| c.ppn)) {
+                        Err(e) => match &config {
+                            Some(config) => {
+                                app::input_error(leader, &ppn_error(config, &args.setup, e))
+                            }
+                            None => app::input_error(leader, &e),
+                        },
+                        Ok(ctx) => app::verify(&ctx, config.as_ref(), &args),
+                    }
+                }
             }
         }
         Command::Clocks(args) => app::clocks(&comm, &args),
@@ -92,20 +100,33 @@ fn with_mpi(command: Command) -> Exit {
 /// A ppn error, at the line of the file when the file set it.
 fn ppn_error(config: &config::Config, setup: &SetupArgs, message: String) -> String {
     match (setup.ppn, config.ppn_line) {
-        (None, Some(line)) => format!("{}:{line}: {}", config.path.display(), message.replace("--ppn", "ppn")),
+        (None, Some(line)) => format!(
+            "{}:{line}: {}",
+            config.path.display(),
+            message.replace("--ppn", "ppn")
+        ),
         _ => message,
     }
 }
 
 /// The processes and their node topology (real, or virtual with `ppn`).
-fn context(comm: &Rc<SimpleCommunicator>, setup: &SetupArgs, ppn: Option<usize>) -> Result<Context, String> {
+fn context(
+    comm: &Rc<SimpleCommunicator>,
+    setup: &SetupArgs,
+    ppn: Option<usize>,
+) -> Result<Context, String> {
     let ppn = setup.ppn.or(ppn);
     let size = comm.size() as usize;
     if let Some(n) = ppn {
         if n == 0 || !size.is_multiple_of(n) {
-            return Err(format!("--ppn {n} does not divide the {size} processes into equal virtual nodes"));
+            return Err(format!(
+                "--ppn {n} does not divide the {size} processes into equal virtual nodes"
+            ));
         }
     }
     let topology = algorithms::topology::Topology::new(comm, ppn).map(Rc::new);
-    Ok(Context { comm: comm.clone(), topology })
+    Ok(Context {
+        comm: comm.clone(),
+        topology,
+    })
 }

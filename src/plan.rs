@@ -111,7 +111,12 @@ pub fn default_max_memory(processes_per_host: usize) -> u64 {
 /// Bytes of the harness's buffers for a case on one process, and a bound
 /// on what a competitor adds as scratch: a per-process collective's
 /// competitors may hold all p blocks once more, the others the vector twice.
-fn memory(collective: Collective, count: usize, datatype: Datatype, processes: usize) -> (u64, u64) {
+fn memory(
+    collective: Collective,
+    count: usize,
+    datatype: Datatype,
+    processes: usize,
+) -> (u64, u64) {
     let shape = crate::collective::Shape::new(collective, processes, 0, 0, count);
     let bytes = |elements: usize| (elements * datatype.size()) as u64;
     let buffers = bytes(shape.send_len() + shape.recv_len());
@@ -144,7 +149,11 @@ pub fn from_config(config: &Config, settings: Settings, world: &World) -> Result
         // A per-process size makes buffers of p blocks; MPI counts them in an int.
         if check.collective.size_is_per_process() {
             let width = check.datatype.size() as u64;
-            if let Some(&s) = check.sizes.iter().find(|&&s| s / width * world.processes as u64 > crate::config::MAX_COUNT) {
+            if let Some(&s) = check
+                .sizes
+                .iter()
+                .find(|&&s| s / width * world.processes as u64 > crate::config::MAX_COUNT)
+            {
                 return Err(InputError(format!(
                     "{}:{}: size {s} per process makes buffers of {} × {} elements, more than an MPI count can hold",
                     config.path.display(),
@@ -156,7 +165,9 @@ pub fn from_config(config: &Config, settings: Settings, world: &World) -> Result
         }
         let names: Vec<&str> = match &check.competitors {
             Some(list) => list.iter().map(String::as_str).collect(),
-            None => candidates::competitors_of(check.collective).map(|c| c.name).collect(),
+            None => candidates::competitors_of(check.collective)
+                .map(|c| c.name)
+                .collect(),
         };
         for &size in &check.sizes {
             cases.push(case(

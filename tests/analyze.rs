@@ -16,7 +16,8 @@ fn scratch(name: &str) -> PathBuf {
 /// Writes a raw.csv of (collective, size, candidate, seconds) series, each
 /// observation in a round of its own.
 fn write_raw(dir: &Path, series: &[(&str, u64, &str, &[f64])]) {
-    let mut text = String::from("collective,size_bytes,count,datatype,op,root,candidate,round,seconds\n");
+    let mut text =
+        String::from("collective,size_bytes,count,datatype,op,root,candidate,round,seconds\n");
     for (collective, size, candidate, seconds) in series {
         for (i, s) in seconds.iter().enumerate() {
             text += &format!("{collective},{size},{size},byte,bor,0,{candidate},{i},{s:?}\n");
@@ -38,15 +39,24 @@ fn analyze(dir: &Path, args: &[&str]) -> Output {
 
 fn json(out: &Output) -> Value {
     assert!(out.status.code().is_some(), "{out:?}");
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("stdout is not JSON: {e}\n{}", String::from_utf8_lossy(&out.stdout)))
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON: {e}\n{}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
 }
 
 /// Deterministic timings around `center` (a small LCG; no two equal).
 fn timings(center: f64, n: usize, seed: u64) -> Vec<f64> {
-    let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    let mut x = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
     (0..n)
         .map(|_| {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             center * (1.0 + 0.05 * ((x >> 11) as f64 / (1u64 << 53) as f64 - 0.5))
         })
         .collect()
@@ -54,13 +64,27 @@ fn timings(center: f64, n: usize, seed: u64) -> Vec<f64> {
 
 #[test]
 fn reports_the_fixture_p_value_for_every_test() {
-    let fixture: Value = serde_json::from_str(include_str!("fixtures/two_sample_tests.json")).unwrap();
+    let fixture: Value =
+        serde_json::from_str(include_str!("fixtures/two_sample_tests.json")).unwrap();
     for case in fixture["cases"].as_array().unwrap() {
         let name = case["name"].as_str().unwrap();
-        let floats = |key: &str| -> Vec<f64> { case[key].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect() };
+        let floats = |key: &str| -> Vec<f64> {
+            case[key]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_f64().unwrap())
+                .collect()
+        };
         let (x, y) = (floats("x"), floats("y"));
         let dir = scratch(&format!("analyze-fixture-{name}"));
-        write_raw(&dir, &[("allreduce", 8, "default", &x), ("allreduce", 8, "competitor", &y)]);
+        write_raw(
+            &dir,
+            &[
+                ("allreduce", 8, "default", &x),
+                ("allreduce", 8, "competitor", &y),
+            ],
+        );
         // Auto uses the exact Mann–Whitney distribution for small samples
         // without ties; every observation is its own round, so `rounds`
         // is Mann–Whitney on all of them. KS's "default slower" is SciPy's
@@ -79,9 +103,14 @@ fn reports_the_fixture_p_value_for_every_test() {
         for (test, want) in expected {
             let want = want.as_f64().unwrap();
             let out = json(&analyze(&dir, &["--test", test, "--format", "json"]));
-            let got = out["checks"][0]["candidates"][1]["p_value"].as_f64().unwrap();
+            let got = out["checks"][0]["candidates"][1]["p_value"]
+                .as_f64()
+                .unwrap();
             if want >= 1e-300 {
-                assert!(((got - want) / want).abs() < 1e-9, "{name} --test {test}: p {got} != SciPy's {want}");
+                assert!(
+                    ((got - want) / want).abs() < 1e-9,
+                    "{name} --test {test}: p {got} != SciPy's {want}"
+                );
             }
         }
     }
@@ -112,21 +141,53 @@ fn the_gate_fails_at_and_below_the_worst_severity() {
     let dir = scratch("analyze-gate");
     prepared(&dir);
     let out = json(&analyze(&dir, &["--format", "json"]));
-    let severities: Vec<&str> = out["checks"].as_array().unwrap().iter().map(|c| c["severity"].as_str().unwrap()).collect();
+    let severities: Vec<&str> = out["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["severity"].as_str().unwrap())
+        .collect();
     assert_eq!(severities, ["ok", "medium", "medium-high"]);
-    assert_eq!(analyze(&dir, &[]).status.code(), Some(0), "no --fail-on: never fails on verdicts");
-    for (level, code) in [("low", 1), ("medium", 1), ("medium-high", 1), ("high", 0), ("very-high", 0)] {
+    assert_eq!(
+        analyze(&dir, &[]).status.code(),
+        Some(0),
+        "no --fail-on: never fails on verdicts"
+    );
+    for (level, code) in [
+        ("low", 1),
+        ("medium", 1),
+        ("medium-high", 1),
+        ("high", 0),
+        ("very-high", 0),
+    ] {
         let out = analyze(&dir, &["--fail-on", level]);
-        assert_eq!(out.status.code(), Some(code), "--fail-on {level}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "--fail-on {level}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 }
 
 #[test]
 fn a_baseline_regression_fails_the_gate() {
     let before = scratch("analyze-baseline-before");
-    write_raw(&before, &[("allreduce", 8, "default", &timings(10e-6, 300, 5)), ("bcast", 8, "default", &timings(5e-6, 300, 6))]);
+    write_raw(
+        &before,
+        &[
+            ("allreduce", 8, "default", &timings(10e-6, 300, 5)),
+            ("bcast", 8, "default", &timings(5e-6, 300, 6)),
+        ],
+    );
     let now = scratch("analyze-baseline-now");
-    write_raw(&now, &[("allreduce", 8, "default", &timings(12e-6, 300, 7)), ("alltoall", 8, "default", &timings(5e-6, 300, 8))]);
+    write_raw(
+        &now,
+        &[
+            ("allreduce", 8, "default", &timings(12e-6, 300, 7)),
+            ("alltoall", 8, "default", &timings(5e-6, 300, 8)),
+        ],
+    );
     let baseline = before.to_str().unwrap();
     let out = analyze(&now, &["--baseline", baseline, "--format", "json"]);
     assert_eq!(out.status.code(), Some(1), "a 20 % regression fails");
@@ -136,9 +197,25 @@ fn a_baseline_regression_fails_the_gate() {
     assert_eq!(b["only_in_current"][0]["collective"], "alltoall");
     let table = analyze(&now, &["--baseline", baseline]);
     let text = String::from_utf8_lossy(&table.stdout);
-    assert!(text.contains("regression") && text.contains("only in the baseline: bcast 8 B"), "{text}");
-    let tolerant = analyze(&now, &["--baseline", &before.join("results.json").to_string_lossy(), "--tolerance", "30%"]);
-    assert_eq!(tolerant.status.code(), Some(0), "within 30 %: {}", String::from_utf8_lossy(&tolerant.stderr));
+    assert!(
+        text.contains("regression") && text.contains("only in the baseline: bcast 8 B"),
+        "{text}"
+    );
+    let tolerant = analyze(
+        &now,
+        &[
+            "--baseline",
+            &before.join("results.json").to_string_lossy(),
+            "--tolerance",
+            "30%",
+        ],
+    );
+    assert_eq!(
+        tolerant.status.code(),
+        Some(0),
+        "within 30 %: {}",
+        String::from_utf8_lossy(&tolerant.stderr)
+    );
 }
 
 #[test]
@@ -147,12 +224,24 @@ fn formats_are_plain_without_a_terminal_and_files_are_well_formed() {
     prepared(&dir);
     let table = analyze(&dir, &[]);
     let text = String::from_utf8_lossy(&table.stdout);
-    assert!(!text.contains('\x1b'), "no ANSI codes without a terminal:\n{text}");
-    assert!(text.contains("MPI_Scatter") && text.contains("medium-high"), "{text}");
+    assert!(
+        !text.contains('\x1b'),
+        "no ANSI codes without a terminal:\n{text}"
+    );
+    assert!(
+        text.contains("MPI_Scatter") && text.contains("medium-high"),
+        "{text}"
+    );
     let colored = analyze(&dir, &["--color", "always"]);
-    assert!(String::from_utf8_lossy(&colored.stdout).contains('\x1b'), "--color always colours");
+    assert!(
+        String::from_utf8_lossy(&colored.stdout).contains('\x1b'),
+        "--color always colours"
+    );
     let markdown = String::from_utf8(analyze(&dir, &["--format", "markdown"]).stdout).unwrap();
-    assert!(markdown.contains("| ") && markdown.contains("scatter_as_scatterv"), "{markdown}");
+    assert!(
+        markdown.contains("| ") && markdown.contains("scatter_as_scatterv"),
+        "{markdown}"
+    );
     let csv = String::from_utf8(analyze(&dir, &["--format", "csv"]).stdout).unwrap();
     assert!(csv.starts_with("collective,size_bytes"), "{csv}");
     let details = String::from_utf8(analyze(&dir, &["--details"]).stdout).unwrap();

@@ -24,12 +24,23 @@ fn a_panicking_rank_aborts_the_job_and_keeps_finished_checks() {
         .env("PGCHECK_TEST_CANDIDATES", "1")
         .timeout(Duration::from_secs(60))
         .run();
-    assert!(out.code.is_some(), "the job must end by itself:\n{}", out.text());
+    assert!(
+        out.code.is_some(),
+        "the job must end by itself:\n{}",
+        out.text()
+    );
     assert_ne!(out.code, Some(0), "{}", out.text());
     assert!(out.seconds < 30.0, "took {} s", out.seconds);
-    assert!(out.stderr.contains("fails on purpose"), "the panic message is shown:\n{}", out.text());
+    assert!(
+        out.stderr.contains("fails on purpose"),
+        "the panic message is shown:\n{}",
+        out.text()
+    );
     let raw = std::fs::read_to_string(out_dir.join("raw.csv")).unwrap();
-    assert!(raw.lines().any(|l| l.starts_with("bcast,64,")), "the finished check is kept:\n{raw}");
+    assert!(
+        raw.lines().any(|l| l.starts_with("bcast,64,")),
+        "the finished check is kept:\n{raw}"
+    );
     let partial = results(&out_dir);
     assert_eq!(partial["complete"], false);
     assert_eq!(partial["checks"][0]["collective"], "bcast");
@@ -47,22 +58,37 @@ fn sigterm_stops_the_run_with_partial_files_marked_incomplete() {
     let mut child = Launch::new(3, &["run", &input, "--output", out_dir.to_str().unwrap()]).spawn();
     // Wait for the first check to finish, then interrupt.
     let start = Instant::now();
-    while !std::fs::read_to_string(out_dir.join("results.json")).is_ok_and(|t| t.contains("\"checks\"")) {
-        assert!(start.elapsed() < Duration::from_secs(60), "no check finished");
+    while !std::fs::read_to_string(out_dir.join("results.json"))
+        .is_ok_and(|t| t.contains("\"checks\""))
+    {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no check finished"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     let pid = child.id().to_string();
-    assert!(std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    assert!(std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap()
+        .success());
     let stopped = Instant::now();
     let status = child.wait().unwrap();
-    assert!(stopped.elapsed() < Duration::from_secs(20), "stopped within seconds");
+    assert!(
+        stopped.elapsed() < Duration::from_secs(20),
+        "stopped within seconds"
+    );
     assert!(!status.success());
     let partial = results(&out_dir);
     assert_eq!(partial["complete"], false);
     let done = partial["checks"].as_array().unwrap().len();
     assert!((1..4).contains(&done), "{done} checks");
     let raw = std::fs::read_to_string(out_dir.join("raw.csv")).unwrap();
-    assert!(raw.lines().skip(1).all(|l| l.split(',').count() == 9), "raw.csv rows are whole");
+    assert!(
+        raw.lines().skip(1).all(|l| l.split(',').count() == 9),
+        "raw.csv rows are whole"
+    );
 }
 
 #[test]
@@ -75,9 +101,19 @@ fn sixteen_and_thirty_two_ranks_complete_a_small_check() {
             "budget: 50ms\nrounds: 2\nchecks:\n  - collective: allreduce\n    sizes: [8]\n    competitors: all\n  - collective: bcast\n    sizes: [64]\n    root: 5\n    competitors: all\n",
         );
         let out_dir = dir.join("out");
-        let out = Launch::new(np, &["run", &input, "--output", out_dir.to_str().unwrap(), "--ppn", "4"])
-            .timeout(Duration::from_secs(240))
-            .run();
+        let out = Launch::new(
+            np,
+            &[
+                "run",
+                &input,
+                "--output",
+                out_dir.to_str().unwrap(),
+                "--ppn",
+                "4",
+            ],
+        )
+        .timeout(Duration::from_secs(240))
+        .run();
         assert_eq!(out.code, Some(0), "{}", out.text());
         let r = results(&out_dir);
         assert_eq!(r["meta"]["processes"], np);

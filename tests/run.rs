@@ -14,39 +14,73 @@ fn runs_on_one_to_five_processes_and_writes_the_files() {
         let out = pgcheck(np, &["run", &input, "--output", out_dir.to_str().unwrap()]);
         assert_eq!(out.code, Some(0), "{}", out.text());
         // The report is printed once, by rank 0.
-        assert_eq!(out.stdout.matches("MPI_Allreduce").count(), 1, "{}", out.text());
+        assert_eq!(
+            out.stdout.matches("MPI_Allreduce").count(),
+            1,
+            "{}",
+            out.text()
+        );
         assert_eq!(out.stderr.matches("plan:").count(), 1, "{}", out.text());
 
         let results: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(out_dir.join("results.json")).unwrap()).unwrap();
+            serde_json::from_str(&std::fs::read_to_string(out_dir.join("results.json")).unwrap())
+                .unwrap();
         let meta = &results["meta"];
         assert_eq!(meta["processes"], np);
-        for key in ["tool_version", "mpi_library", "nodes", "ppn", "budget_s", "rounds", "seed", "alpha", "test", "wall_s"] {
+        for key in [
+            "tool_version",
+            "mpi_library",
+            "nodes",
+            "ppn",
+            "budget_s",
+            "rounds",
+            "seed",
+            "alpha",
+            "test",
+            "wall_s",
+        ] {
             assert!(!meta[key].is_null(), "meta.{key} missing");
         }
         assert_eq!(results["complete"], true);
         let checks = results["checks"].as_array().unwrap();
         assert_eq!(checks.len(), 4);
         for check in checks {
-            for key in ["collective", "size_bytes", "count", "datatype", "candidates", "severity"] {
+            for key in [
+                "collective",
+                "size_bytes",
+                "count",
+                "datatype",
+                "candidates",
+                "severity",
+            ] {
                 assert!(!check[key].is_null(), "checks[].{key} missing in {check}");
             }
             let default = &check["candidates"][0];
             assert_eq!(default["name"], "default");
             assert_eq!(default["verified"], true);
-            assert!(default["n"].as_u64().unwrap() >= 3, "at least one observation per round");
+            assert!(
+                default["n"].as_u64().unwrap() >= 3,
+                "at least one observation per round"
+            );
             assert!(default["median_s"].as_f64().unwrap() > 0.0);
         }
         let raw = std::fs::read_to_string(out_dir.join("raw.csv")).unwrap();
         let mut lines = raw.lines();
-        assert_eq!(lines.next().unwrap(), "collective,size_bytes,count,datatype,op,root,candidate,round,seconds");
+        assert_eq!(
+            lines.next().unwrap(),
+            "collective,size_bytes,count,datatype,op,root,candidate,round,seconds"
+        );
         let rows: Vec<&str> = lines.collect();
         let observations: u64 = checks
             .iter()
             .flat_map(|c| c["candidates"].as_array().unwrap())
             .map(|c| c["n"].as_u64().unwrap())
             .sum();
-        assert_eq!(rows.len() as u64, observations, "one raw row per observation");
+        assert_eq!(
+            rows.len() as u64,
+            observations,
+            "one raw row per observation"
+        );
         assert!(out_dir.join("summary.csv").exists());
     }
 }
@@ -65,30 +99,62 @@ fn a_wrong_competitor_is_caught_and_not_judged() {
         .run();
     assert_eq!(out.code, Some(0), "{}", out.text());
     let results: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out_dir.join("results.json")).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("results.json")).unwrap())
+            .unwrap();
     let candidates = results["checks"][0]["candidates"].as_array().unwrap();
-    let corrupted = candidates.iter().find(|c| c["name"] == "allreduce_as_allreduce_corrupted").unwrap();
+    let corrupted = candidates
+        .iter()
+        .find(|c| c["name"] == "allreduce_as_allreduce_corrupted")
+        .unwrap();
     assert_eq!(corrupted["verified"], false);
     assert_eq!(corrupted["status"], "wrong");
     assert_eq!(corrupted["n"], 0);
-    assert!(corrupted["reason"].as_str().unwrap().contains("rank(s) [2]"), "{corrupted}");
-    assert_ne!(results["checks"][0]["fastest"], "allreduce_as_allreduce_corrupted");
+    assert!(
+        corrupted["reason"]
+            .as_str()
+            .unwrap()
+            .contains("rank(s) [2]"),
+        "{corrupted}"
+    );
+    assert_ne!(
+        results["checks"][0]["fastest"],
+        "allreduce_as_allreduce_corrupted"
+    );
 }
 
 #[test]
 fn verify_catches_corrupted_and_misplaced_results() {
     let out = Launch::new(
         4,
-        &["verify", "--collective", "allreduce,allgather", "--datatype", "int32", "--op", "sum"],
+        &[
+            "verify",
+            "--collective",
+            "allreduce,allgather",
+            "--datatype",
+            "int32",
+            "--op",
+            "sum",
+        ],
     )
     .env("PGCHECK_TEST_CANDIDATES", "1")
     .run();
     assert_eq!(out.code, Some(3), "{}", out.text());
-    for name in ["allreduce_as_allreduce_corrupted", "allgather_as_allgather_misplaced"] {
-        let line = out.stdout.lines().find(|l| l.contains(name)).unwrap_or_else(|| panic!("{name} missing:\n{}", out.text()));
+    for name in [
+        "allreduce_as_allreduce_corrupted",
+        "allgather_as_allgather_misplaced",
+    ] {
+        let line = out
+            .stdout
+            .lines()
+            .find(|l| l.contains(name))
+            .unwrap_or_else(|| panic!("{name} missing:\n{}", out.text()));
         assert!(line.contains("FAIL"), "{line}");
     }
-    let line = out.stdout.lines().find(|l| l.contains("allreduce_as_allreduce_self")).unwrap();
+    let line = out
+        .stdout
+        .lines()
+        .find(|l| l.contains("allreduce_as_allreduce_self"))
+        .unwrap();
     assert!(line.contains("pass"), "{line}");
 }
 
@@ -96,7 +162,23 @@ fn verify_catches_corrupted_and_misplaced_results() {
 fn list_names_every_collective() {
     let out = pgcheck(1, &["list"]);
     assert_eq!(out.code, Some(0), "{}", out.text());
-    for c in ["allgather", "allreduce", "alltoall", "bcast", "gather", "reduce", "reduce_scatter_block", "reduce_scatter", "scan", "exscan", "scatter"] {
-        assert!(out.stdout.lines().any(|l| l.starts_with(&format!("{c} ("))), "{c} missing:\n{}", out.stdout);
+    for c in [
+        "allgather",
+        "allreduce",
+        "alltoall",
+        "bcast",
+        "gather",
+        "reduce",
+        "reduce_scatter_block",
+        "reduce_scatter",
+        "scan",
+        "exscan",
+        "scatter",
+    ] {
+        assert!(
+            out.stdout.lines().any(|l| l.starts_with(&format!("{c} ("))),
+            "{c} missing:\n{}",
+            out.stdout
+        );
     }
 }

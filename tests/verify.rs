@@ -21,15 +21,34 @@ const CLASSES: [(&str, &str); 7] = [
 fn mockups_match_the_library() {
     for (i, np) in [1, 2, 3, 4, 5, 7, 8].into_iter().enumerate() {
         let (datatype, op) = CLASSES[i % CLASSES.len()];
-        let out = assert_verifies(np, &["--family", "mockup", "--datatype", datatype, "--op", op]);
-        assert!(out.stdout.contains("allreduce_as_reduce_bcast"), "{}", out.text());
+        let out = assert_verifies(
+            np,
+            &["--family", "mockup", "--datatype", datatype, "--op", op],
+        );
+        assert!(
+            out.stdout.contains("allreduce_as_reduce_bcast"),
+            "{}",
+            out.text()
+        );
     }
 }
 
 #[test]
 fn mockups_match_with_sums_of_every_datatype() {
     for datatype in ["byte", "int64", "float32", "float64"] {
-        assert_verifies(5, &["--family", "mockup", "--datatype", datatype, "--op", "sum", "--roots", "first,last"]);
+        assert_verifies(
+            5,
+            &[
+                "--family",
+                "mockup",
+                "--datatype",
+                datatype,
+                "--op",
+                "sum",
+                "--roots",
+                "first,last",
+            ],
+        );
     }
 }
 
@@ -39,24 +58,68 @@ fn lane_and_hier_match_on_virtual_nodes() {
     for (i, (np, ppn)) in cases.into_iter().enumerate() {
         let (datatype, op) = CLASSES[(i + 1) % CLASSES.len()];
         let ppn = ppn.to_string();
-        let out = assert_verifies(np, &["--family", "lane,hier", "--ppn", &ppn, "--datatype", datatype, "--op", op, "--roots", "first,middle,last,1"]);
-        assert!(out.stdout.contains("allreduce_as_allreduce_lane"), "{}", out.text());
-        assert!(out.stdout.contains(", 0 skipped"), "nothing skipped with --ppn:\n{}", out.text());
+        let out = assert_verifies(
+            np,
+            &[
+                "--family",
+                "lane,hier",
+                "--ppn",
+                &ppn,
+                "--datatype",
+                datatype,
+                "--op",
+                op,
+                "--roots",
+                "first,middle,last,1",
+            ],
+        );
+        assert!(
+            out.stdout.contains("allreduce_as_allreduce_lane"),
+            "{}",
+            out.text()
+        );
+        assert!(
+            out.stdout.contains(", 0 skipped"),
+            "nothing skipped with --ppn:\n{}",
+            out.text()
+        );
     }
 }
 
 #[test]
 fn lane_and_hier_are_skipped_with_a_reason_on_one_node() {
-    let out = pgcheck(4, &["verify", "--family", "lane,hier", "--collective", "allreduce", "--sizes", "8"]);
+    let out = pgcheck(
+        4,
+        &[
+            "verify",
+            "--family",
+            "lane,hier",
+            "--collective",
+            "allreduce",
+            "--sizes",
+            "8",
+        ],
+    );
     assert_eq!(out.code, Some(0), "{}", out.text());
-    assert!(out.stdout.contains("one node"), "the reason is given:\n{}", out.text());
+    assert!(
+        out.stdout.contains("one node"),
+        "the reason is given:\n{}",
+        out.text()
+    );
 }
 
 #[test]
 fn circulant_matches_on_one_to_nine_processes() {
     for np in 1..=9 {
         let (datatype, op) = CLASSES[np % CLASSES.len()];
-        let out = assert_verifies(np, &["--family", "circulant", "--datatype", datatype, "--op", op]);
-        assert!(out.stdout.contains("allreduce_as_allreduce_circulant"), "{}", out.text());
+        let out = assert_verifies(
+            np,
+            &["--family", "circulant", "--datatype", datatype, "--op", op],
+        );
+        assert!(
+            out.stdout.contains("allreduce_as_allreduce_circulant"),
+            "{}",
+            out.text()
+        );
     }
 }

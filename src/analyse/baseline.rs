@@ -58,16 +58,29 @@ pub fn compare_runs(
         ..Comparison::default()
     };
     for case in current {
-        let Some(now) = default_sample(case) else { continue };
-        let Some(before) = baseline.iter().find(|b| b.key == case.key).and_then(default_sample) else {
+        let Some(now) = default_sample(case) else {
+            continue;
+        };
+        let Some(before) = baseline
+            .iter()
+            .find(|b| b.key == case.key)
+            .and_then(default_sample)
+        else {
             comparison.only_in_current.push(case.key.clone());
             continue;
         };
         let bound = Sample {
-            seconds: before.seconds.iter().map(|s| s * (1.0 + tolerance)).collect(),
+            seconds: before
+                .seconds
+                .iter()
+                .map(|s| s * (1.0 + tolerance))
+                .collect(),
             ..before.clone()
         };
-        let (median, baseline_median) = (describe::median(&now.seconds), describe::median(&before.seconds));
+        let (median, baseline_median) = (
+            describe::median(&now.seconds),
+            describe::median(&before.seconds),
+        );
         let p_value = compare(now, &bound, options.test).p_value;
         comparison.changes.push(Change {
             key: case.key.clone(),

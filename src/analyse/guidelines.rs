@@ -93,7 +93,10 @@ pub fn check(cases: &[CaseData], options: &Options) -> Guidelines {
     for group in series(cases) {
         for pair in group.windows(2) {
             let ((small_key, small), (large_key, large)) = (pair[0], pair[1]);
-            let (small_median, large_median) = (describe::median(&small.seconds), describe::median(&large.seconds));
+            let (small_median, large_median) = (
+                describe::median(&small.seconds),
+                describe::median(&large.seconds),
+            );
             // Violated when the larger size is significantly faster.
             let p_value = compare(small, large, options.test).p_value;
             let ratio = small_median / large_median;
@@ -105,7 +108,11 @@ pub fn check(cases: &[CaseData], options: &Options) -> Guidelines {
                 bound_s: small_median,
                 ratio,
                 p_value,
-                severity: if p_value < options.alpha { Severity::of_slowdown(ratio) } else { Severity::Ok },
+                severity: if p_value < options.alpha {
+                    Severity::of_slowdown(ratio)
+                } else {
+                    Severity::Ok
+                },
             });
         }
         for (j, &(large_key, large)) in group.iter().enumerate() {
@@ -177,23 +184,43 @@ mod tests {
 
     #[test]
     fn finds_a_larger_size_that_is_faster() {
-        let cases = vec![case(8, around(10e-6)), case(16, around(5e-6)), case(32, around(6e-6))];
+        let cases = vec![
+            case(8, around(10e-6)),
+            case(16, around(5e-6)),
+            case(32, around(6e-6)),
+        ];
         let g = check(&cases, &options());
         assert_eq!(g.monotony.len(), 2);
-        assert_eq!(g.monotony[0].severity, Severity::MediumHigh, "{:?}", g.monotony[0]);
+        assert_eq!(
+            g.monotony[0].severity,
+            Severity::MediumHigh,
+            "{:?}",
+            g.monotony[0]
+        );
         assert_eq!(g.monotony[1].severity, Severity::Ok);
     }
 
     #[test]
     fn split_robustness_reports_the_largest_violating_smaller_size() {
         // 1024 B takes 100 µs, but 4 × 256 B take 8 µs and 2 × 512 B take 60 µs.
-        let cases = vec![case(256, around(2e-6)), case(512, around(30e-6)), case(1024, around(100e-6))];
+        let cases = vec![
+            case(256, around(2e-6)),
+            case(512, around(30e-6)),
+            case(1024, around(100e-6)),
+        ];
         let g = check(&cases, &options());
-        let at_1024: Vec<_> = g.split_robustness.iter().filter(|f| f.key.size_bytes == 1024).collect();
+        let at_1024: Vec<_> = g
+            .split_robustness
+            .iter()
+            .filter(|f| f.key.size_bytes == 1024)
+            .collect();
         assert_eq!(at_1024.len(), 1);
         assert_eq!(at_1024[0].other_size_bytes, 512);
         assert_eq!(at_1024[0].k, Some(2));
         let tolerant = vec![case(256, around(10e-6)), case(1024, around(41e-6))];
-        assert!(check(&tolerant, &options()).split_robustness.is_empty(), "within 5 %");
+        assert!(
+            check(&tolerant, &options()).split_robustness.is_empty(),
+            "within 5 %"
+        );
     }
 }

@@ -179,7 +179,12 @@ impl Verdict {
 /// A test of one sample against another, as the options say.
 pub fn compare(x: &Sample, y: &Sample, test: Test) -> stats::TestOutcome {
     match test {
-        Test::Mwu => mann_whitney::test(&x.seconds, &y.seconds, Alternative::Greater, mann_whitney::Method::Auto),
+        Test::Mwu => mann_whitney::test(
+            &x.seconds,
+            &y.seconds,
+            Alternative::Greater,
+            mann_whitney::Method::Auto,
+        ),
         Test::Welch => stats::welch::test(&x.seconds, &y.seconds, Alternative::Greater),
         Test::Ks => stats::ks::test(&x.seconds, &y.seconds, Alternative::Greater),
         Test::Rounds => mann_whitney::test(
@@ -250,7 +255,8 @@ pub fn verdicts(cases: &[CaseData], options: &Options) -> Vec<Verdict> {
         for (&(v, c), adjusted) in slots.iter().zip(correction::holm(&raw)) {
             let candidate = &mut verdicts[v].candidates[c];
             candidate.p_adjusted = Some(adjusted);
-            candidate.significant = adjusted < options.alpha && candidate.slowdown.is_some_and(|s| s > 1.0);
+            candidate.significant =
+                adjusted < options.alpha && candidate.slowdown.is_some_and(|s| s > 1.0);
         }
         for verdict in &mut verdicts {
             settle(verdict);
@@ -267,7 +273,9 @@ fn verdict(case: &CaseData, options: &Options) -> Verdict {
             *removed = filter_outliers(sample);
         }
     }
-    let default = samples.iter().find(|s| s.name == DEFAULT && s.excluded.is_none() && !s.seconds.is_empty());
+    let default = samples
+        .iter()
+        .find(|s| s.name == DEFAULT && s.excluded.is_none() && !s.seconds.is_empty());
     let default_median = default.map(|d| describe::median(&d.seconds));
     let candidates = samples
         .iter()
@@ -286,10 +294,13 @@ fn verdict(case: &CaseData, options: &Options) -> Verdict {
                 _ => None,
             };
             let p_value = match default {
-                Some(d) if measured && sample.name != DEFAULT => Some(compare(d, sample, options.test).p_value),
+                Some(d) if measured && sample.name != DEFAULT => {
+                    Some(compare(d, sample, options.test).p_value)
+                }
                 _ => None,
             };
-            let significant = p_value.is_some_and(|p| p < options.alpha) && slowdown.is_some_and(|s| s > 1.0);
+            let significant =
+                p_value.is_some_and(|p| p < options.alpha) && slowdown.is_some_and(|s| s > 1.0);
             CandidateSummary {
                 name: sample.name.clone(),
                 status: status.to_string(),
@@ -334,16 +345,30 @@ fn settle(verdict: &mut Verdict) {
             .iter()
             .filter(|c| c.name != DEFAULT && c.median_s.is_some())
     };
-    let fastest = competitors().min_by(|a, b| a.median_s.partial_cmp(&b.median_s).expect("medians are numbers"));
-    let worst = competitors()
-        .filter(|c| c.significant)
-        .max_by(|a, b| a.slowdown.partial_cmp(&b.slowdown).expect("slowdowns are numbers"));
+    let fastest = competitors().min_by(|a, b| {
+        a.median_s
+            .partial_cmp(&b.median_s)
+            .expect("medians are numbers")
+    });
+    let worst = competitors().filter(|c| c.significant).max_by(|a, b| {
+        a.slowdown
+            .partial_cmp(&b.slowdown)
+            .expect("slowdowns are numbers")
+    });
     let (fastest_name, fastest_median, slowdown, p) = match fastest {
-        Some(f) => (Some(f.name.clone()), f.median_s, f.slowdown, f.p_adjusted.or(f.p_value)),
+        Some(f) => (
+            Some(f.name.clone()),
+            f.median_s,
+            f.slowdown,
+            f.p_adjusted.or(f.p_value),
+        ),
         None => (None, None, None, None),
     };
     let (severity, by) = match worst {
-        Some(w) => (Severity::of_slowdown(w.slowdown.unwrap_or(1.0)), Some(w.name.clone())),
+        Some(w) => (
+            Severity::of_slowdown(w.slowdown.unwrap_or(1.0)),
+            Some(w.name.clone()),
+        ),
         None => (Severity::Ok, None),
     };
     verdict.fastest = fastest_name;
@@ -391,7 +416,10 @@ mod tests {
                 op: Op::Bor,
                 root: 0,
             },
-            samples: vec![sample(DEFAULT, default, 10), sample("other", competitor, 10)],
+            samples: vec![
+                sample(DEFAULT, default, 10),
+                sample("other", competitor, 10),
+            ],
         }
     }
 
@@ -421,7 +449,10 @@ mod tests {
                 .count();
             eprintln!("A/A: {test:?} flagged {flagged} of 1000");
             let max = if test == Test::Rounds { 80 } else { 72 };
-            assert!((20..=max).contains(&flagged), "{test:?} flagged {flagged} of 1000");
+            assert!(
+                (20..=max).contains(&flagged),
+                "{test:?} flagged {flagged} of 1000"
+            );
         }
     }
 
@@ -445,7 +476,10 @@ mod tests {
         let mut o = options(Test::Mwu);
         o.correction = Correction::Holm;
         let v = verdicts(&cases, &o);
-        assert!(v.iter().all(|v| v.severity == Severity::Ok), "no A/A case survives Holm");
+        assert!(
+            v.iter().all(|v| v.severity == Severity::Ok),
+            "no A/A case survives Holm"
+        );
         let c = &v[0].candidates[1];
         assert!(c.p_adjusted.unwrap() >= c.p_value.unwrap());
     }

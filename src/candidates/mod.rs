@@ -119,7 +119,12 @@ pub fn prepare<T: Element>(name: &str, setup: &Setup) -> Result<Run<T>, NotAppli
     }
     let competitor = find(name)
         .filter(|c| c.collective == setup.shape.collective)
-        .ok_or_else(|| NotApplicable(format!("{name} is not a competitor of {}", setup.shape.collective)))?;
+        .ok_or_else(|| {
+            NotApplicable(format!(
+                "{name} is not a competitor of {}",
+                setup.shape.collective
+            ))
+        })?;
     match competitor.family {
         Family::Native => Ok(native::prepare(setup)),
         Family::Mockup => mockups::prepare(name, setup),

@@ -46,7 +46,12 @@ impl GlobalClock {
 /// The offset of the reference's clock to ours (`now`), measured with
 /// `exchanges` ping-pongs; the reference answers with its global time.
 /// Returns reference − ours from the exchange with the smallest round-trip.
-fn ping_pong(comm: &SimpleCommunicator, reference: i32, exchanges: usize, now: impl Fn() -> f64) -> f64 {
+fn ping_pong(
+    comm: &SimpleCommunicator,
+    reference: i32,
+    exchanges: usize,
+    now: impl Fn() -> f64,
+) -> f64 {
     let peer = comm.process_at_rank(reference);
     let mut best_rtt = f64::INFINITY;
     let mut best_offset = 0.0;
@@ -106,7 +111,11 @@ fn offsets(comm: &SimpleCommunicator, exchanges: usize) -> GlobalClock {
 
 /// Synchronises the clocks of `comm` to rank 0; collective. With a drift
 /// interval, synchronises twice that far apart and fits the linear drift.
-pub fn synchronise(comm: &SimpleCommunicator, exchanges: usize, drift_interval: f64) -> GlobalClock {
+pub fn synchronise(
+    comm: &SimpleCommunicator,
+    exchanges: usize,
+    drift_interval: f64,
+) -> GlobalClock {
     let first = offsets(comm, exchanges);
     if drift_interval <= 0.0 {
         comm.barrier();
@@ -128,7 +137,11 @@ pub fn synchronise(comm: &SimpleCommunicator, exchanges: usize, drift_interval: 
 
 /// Rank 0's measurement of every rank's remaining offset (their global time
 /// minus rank 0's), by direct ping-pong; collective, result on rank 0.
-pub fn residual_offsets(comm: &SimpleCommunicator, clock: &GlobalClock, exchanges: usize) -> Vec<f64> {
+pub fn residual_offsets(
+    comm: &SimpleCommunicator,
+    clock: &GlobalClock,
+    exchanges: usize,
+) -> Vec<f64> {
     let rank = comm.rank();
     let mut residuals = vec![0.0; comm.size() as usize];
     for r in 1..comm.size() {

@@ -9,9 +9,9 @@ use crate::collective::Shape;
 use crate::element::Element;
 use crate::plan::{Cache, Case, Settings, Sync};
 use crate::report::progress::Event;
-use clock::GlobalClock;
 use crate::with_element;
 use algorithms::topology::Topology;
+use clock::GlobalClock;
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -165,7 +165,8 @@ impl Harness {
 
     /// Resynchronises the clocks when they are older than the bound; collective.
     fn refresh(&mut self, ctx: &Context) {
-        let mut stale = u8::from(self.sync == Sync::Roundtime && mpi::time() - self.synced_at > self.resync_s);
+        let mut stale =
+            u8::from(self.sync == Sync::Roundtime && mpi::time() - self.synced_at > self.resync_s);
         ctx.comm.process_at_rank(0).broadcast_into(&mut stale);
         if stale == 1 {
             self.synchronise(ctx);
@@ -184,7 +185,10 @@ impl Harness {
 fn last_level_cache_bytes() -> usize {
     let parse = |text: &str| {
         let text = text.trim();
-        let (digits, unit) = text.split_at(text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len()));
+        let (digits, unit) = text.split_at(
+            text.find(|c: char| !c.is_ascii_digit())
+                .unwrap_or(text.len()),
+        );
         let n: usize = digits.parse().ok()?;
         Some(match unit {
             "K" => n << 10,
@@ -280,7 +284,13 @@ struct Prepared<T> {
 
 impl<T: Element> Prepared<T> {
     fn new(ctx: &Context, case: &Case) -> Prepared<T> {
-        let shape = Shape::new(case.collective, ctx.size(), ctx.rank(), case.root, case.count);
+        let shape = Shape::new(
+            case.collective,
+            ctx.size(),
+            ctx.rank(),
+            case.root,
+            case.count,
+        );
         let mpi_op = case.op.mpi();
         let setup = Setup {
             comm: ctx.comm.clone(),
@@ -341,8 +351,8 @@ impl<T: Element> Prepared<T> {
     /// Fills `recv` before a verification run: bcast's input at the root, a
     /// pattern no candidate produces elsewhere.
     fn reset_recv(&mut self) {
-        let bcast_root = self.shape.collective == crate::collective::Collective::Bcast
-            && self.shape.is_root();
+        let bcast_root =
+            self.shape.collective == crate::collective::Collective::Bcast && self.shape.is_root();
         let rank = self.shape.rank;
         for (i, x) in self.recv.iter_mut().enumerate() {
             *x = if bcast_root {
@@ -435,12 +445,21 @@ impl<T: Element> Prepared<T> {
                 let entry = &mut self.entries[e];
                 let run = entry.run.as_mut().expect("verified");
                 local.clear();
-                observe_until(comm, harness, run, &self.send, &mut self.recv, deadline, &mut local);
+                observe_until(
+                    comm,
+                    harness,
+                    run,
+                    &self.send,
+                    &mut self.recv,
+                    deadline,
+                    &mut local,
+                );
                 let mut max = vec![0.0; local.len()];
                 comm.all_reduce_into(&local[..], &mut max[..], SystemOperation::max());
                 if ctx.rank() == 0 {
                     for observation in max.chunks(3) {
-                        let (end, negative_start, late) = (observation[0], observation[1], observation[2]);
+                        let (end, negative_start, late) =
+                            (observation[0], observation[1], observation[2]);
                         if late > 0.0 {
                             entry.invalid += 1;
                         } else {
@@ -517,7 +536,11 @@ fn observe_until<T>(
                     n => n,
                 }
             };
-            decision = [next as f64, harness.clock.now() + harness.window, 2.0 * longest + harness.window + harness.flush_s];
+            decision = [
+                next as f64,
+                harness.clock.now() + harness.window,
+                2.0 * longest + harness.window + harness.flush_s,
+            ];
             if harness.signalled.load(std::sync::atomic::Ordering::Relaxed) {
                 decision[0] = -1.0;
             }
@@ -556,7 +579,11 @@ fn observe_until<T>(
                     let end = mpi::time();
                     longest = longest.max(end - start);
                     let clock = &harness.clock;
-                    local.extend_from_slice(&[clock.global(end), -clock.global(start), f64::from(u8::from(late))]);
+                    local.extend_from_slice(&[
+                        clock.global(end),
+                        -clock.global(start),
+                        f64::from(u8::from(late)),
+                    ]);
                 }
             }
         }
@@ -606,7 +633,8 @@ fn agree_on_failure(ctx: &Context, local: Option<String>) -> Option<String> {
         let n = text.len().min(reason.len());
         reason[..n].copy_from_slice(&text.as_bytes()[..n]);
     }
-    comm.process_at_rank(first as i32).broadcast_into(&mut reason[..]);
+    comm.process_at_rank(first as i32)
+        .broadcast_into(&mut reason[..]);
     let end = reason.iter().position(|&b| b == 0).unwrap_or(reason.len());
     Some(format!(
         "differs from default on rank(s) {wrong:?}; rank {first}: {}",

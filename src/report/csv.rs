@@ -25,7 +25,14 @@ pub struct RawRow {
 pub fn create_raw(dir: &Path) -> std::io::Result<()> {
     let mut writer = csv::Writer::from_path(dir.join("raw.csv"))?;
     writer.write_record([
-        "collective", "size_bytes", "count", "datatype", "op", "root", "candidate", "round",
+        "collective",
+        "size_bytes",
+        "count",
+        "datatype",
+        "op",
+        "root",
+        "candidate",
+        "round",
         "seconds",
     ])?;
     writer.flush()
@@ -38,7 +45,9 @@ pub fn append_raw<'a>(
     samples: impl Iterator<Item = (&'a str, &'a [u32], &'a [f64])>,
 ) -> std::io::Result<()> {
     let file = OpenOptions::new().append(true).open(dir.join("raw.csv"))?;
-    let mut writer = csv::WriterBuilder::new().has_headers(false).from_writer(file);
+    let mut writer = csv::WriterBuilder::new()
+        .has_headers(false)
+        .from_writer(file);
     for (candidate, rounds, seconds) in samples {
         for (&round, &s) in rounds.iter().zip(seconds) {
             writer.serialize(RawRow {
@@ -72,8 +81,22 @@ pub fn write_summary(dir: &Path, results: &Results) -> std::io::Result<()> {
 pub fn summary<W: std::io::Write>(out: W, results: &Results) -> std::io::Result<()> {
     let mut writer = csv::Writer::from_writer(out);
     writer.write_record([
-        "collective", "size_bytes", "count", "datatype", "op", "root", "candidate", "status",
-        "n", "median_s", "q1_s", "q3_s", "slowdown", "p_value", "p_adjusted", "significant",
+        "collective",
+        "size_bytes",
+        "count",
+        "datatype",
+        "op",
+        "root",
+        "candidate",
+        "status",
+        "n",
+        "median_s",
+        "q1_s",
+        "q3_s",
+        "slowdown",
+        "p_value",
+        "p_adjusted",
+        "significant",
         "severity",
     ])?;
     let opt = |x: Option<f64>| x.map_or(String::new(), |v| format!("{v:e}"));

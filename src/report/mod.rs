@@ -66,7 +66,11 @@ pub fn plan_text(plan: &Plan, meta: &Meta) -> String {
         meta.processes,
         meta.nodes,
         meta.ppn,
-        if meta.virtual_nodes { ", virtual nodes" } else { "" },
+        if meta.virtual_nodes {
+            ", virtual nodes"
+        } else {
+            ""
+        },
     );
     text += &format!(
         "plan: {} cases, {} candidate measurements × {} budget = {:.1} s (rounds {}, warm-up {}, seed {}, sync {})\n",

@@ -33,8 +33,17 @@ pub fn render(results: &Results) -> String {
         let mut table = Table::new();
         style(&mut table);
         table.set_header(vec![
-            "size [B]", "count", "N", "ppn", "n", "default", "slowdown", "fastest competitor",
-            "its median", "p-value", "severity",
+            "size [B]",
+            "count",
+            "N",
+            "ppn",
+            "n",
+            "default",
+            "slowdown",
+            "fastest competitor",
+            "its median",
+            "p-value",
+            "severity",
         ]);
         for check in checks {
             let default = check.default_candidate();
@@ -76,14 +85,22 @@ pub fn render(results: &Results) -> String {
 /// `NO_COLOR` is set, so that logs and CI summaries stay plain.
 pub fn style(table: &mut Table) {
     let plain = std::env::var_os("NO_COLOR").is_some() || !super::interactive(&std::io::stdout());
-    table.load_preset(if plain { presets::ASCII_BORDERS_ONLY_CONDENSED } else { presets::UTF8_BORDERS_ONLY });
+    table.load_preset(if plain {
+        presets::ASCII_BORDERS_ONLY_CONDENSED
+    } else {
+        presets::UTF8_BORDERS_ONLY
+    });
 }
 
 /// PGMPI's universal guidelines: monotony violations and split-robustness
 /// violations, or a line saying there are none.
 pub fn render_guidelines(results: &Results) -> String {
     let g = &results.guidelines;
-    let violated: Vec<_> = g.monotony.iter().filter(|f| f.severity != crate::analyse::Severity::Ok).collect();
+    let violated: Vec<_> = g
+        .monotony
+        .iter()
+        .filter(|f| f.severity != crate::analyse::Severity::Ok)
+        .collect();
     let mut out = String::new();
     if violated.is_empty() && g.split_robustness.is_empty() {
         if !g.monotony.is_empty() {
@@ -97,7 +114,15 @@ pub fn render_guidelines(results: &Results) -> String {
     let mut table = Table::new();
     style(&mut table);
     table.set_header(vec![
-        "guideline", "collective", "size [B]", "compared with", "default", "bound", "ratio", "p-value", "severity",
+        "guideline",
+        "collective",
+        "size [B]",
+        "compared with",
+        "default",
+        "bound",
+        "ratio",
+        "p-value",
+        "severity",
     ]);
     let right = |text: String| Cell::new(text).set_alignment(CellAlignment::Right);
     for (name, f) in violated
@@ -143,7 +168,15 @@ pub fn render_baseline(results: &Results) -> String {
     } else {
         let mut table = Table::new();
         style(&mut table);
-        table.set_header(vec!["regression", "size [B]", "root", "baseline", "now", "ratio", "p-value"]);
+        table.set_header(vec![
+            "regression",
+            "size [B]",
+            "root",
+            "baseline",
+            "now",
+            "ratio",
+            "p-value",
+        ]);
         let right = |text: String| Cell::new(text).set_alignment(CellAlignment::Right);
         for c in regressions {
             table.add_row(vec![

@@ -29,7 +29,13 @@ pub fn render(runs: &[CaseRun]) -> (String, usize) {
                 Status::Wrong(why) => {
                     tally.failed += 1;
                     tally.first_failure.get_or_insert_with(|| {
-                        format!("{} B ({} elements, {}), root {}: {why}", c.size_bytes, c.count, c.datatype.name(), c.root)
+                        format!(
+                            "{} B ({} elements, {}), root {}: {why}",
+                            c.size_bytes,
+                            c.count,
+                            c.datatype.name(),
+                            c.root
+                        )
                     });
                 }
                 Status::Skipped(why) => {
@@ -41,7 +47,15 @@ pub fn render(runs: &[CaseRun]) -> (String, usize) {
     }
     let mut table = Table::new();
     style(&mut table);
-    table.set_header(vec!["collective", "candidate", "result", "passed", "failed", "skipped", "detail"]);
+    table.set_header(vec![
+        "collective",
+        "candidate",
+        "result",
+        "passed",
+        "failed",
+        "skipped",
+        "detail",
+    ]);
     let (mut failures, mut skipped) = (0, 0);
     for ((collective, candidate), t) in &tallies {
         failures += t.failed;
@@ -53,7 +67,11 @@ pub fn render(runs: &[CaseRun]) -> (String, usize) {
         } else {
             "skipped"
         };
-        let detail = t.first_failure.clone().or_else(|| t.skip_reason.clone()).unwrap_or_default();
+        let detail = t
+            .first_failure
+            .clone()
+            .or_else(|| t.skip_reason.clone())
+            .unwrap_or_default();
         table.add_row(vec![
             collective.clone(),
             candidate.clone(),

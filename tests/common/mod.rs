@@ -16,7 +16,10 @@ pub struct Outcome {
 impl Outcome {
     /// Everything it printed, for assertion messages.
     pub fn text(&self) -> String {
-        format!("status {:?}\n--- stdout\n{}\n--- stderr\n{}", self.code, self.stdout, self.stderr)
+        format!(
+            "status {:?}\n--- stdout\n{}\n--- stderr\n{}",
+            self.code, self.stdout, self.stderr
+        )
     }
 }
 
@@ -151,8 +154,17 @@ pub fn assert_verifies(np: usize, args: &[&str]) -> Outcome {
     let mut all = vec!["verify"];
     all.extend_from_slice(args);
     let out = pgcheck(np, &all);
-    assert_eq!(out.code, Some(0), "verify -np {np} {args:?} failed:\n{}", out.text());
-    assert!(out.stdout.contains("0 candidate runs failed"), "{}", out.text());
+    assert_eq!(
+        out.code,
+        Some(0),
+        "verify -np {np} {args:?} failed:\n{}",
+        out.text()
+    );
+    assert!(
+        out.stdout.contains("0 candidate runs failed"),
+        "{}",
+        out.text()
+    );
     out
 }
 
