@@ -14,13 +14,7 @@ const fn circulant(
     guideline: &'static str,
     description: &'static str,
 ) -> Competitor {
-    Competitor {
-        name,
-        collective,
-        family: Family::Circulant,
-        guideline,
-        description,
-    }
+    Competitor::of(Family::Circulant, name, collective, guideline, description)
 }
 
 pub const COMPETITORS: &[Competitor] = &[

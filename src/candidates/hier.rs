@@ -13,13 +13,7 @@ const fn hier(
     guideline: &'static str,
     description: &'static str,
 ) -> Competitor {
-    Competitor {
-        name,
-        collective,
-        family: Family::Hier,
-        guideline,
-        description,
-    }
+    Competitor::of(Family::Hier, name, collective, guideline, description)
 }
 
 pub const COMPETITORS: &[Competitor] = &[

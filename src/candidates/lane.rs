@@ -14,13 +14,7 @@ const fn lane(
     guideline: &'static str,
     description: &'static str,
 ) -> Competitor {
-    Competitor {
-        name,
-        collective,
-        family: Family::Lane,
-        guideline,
-        description,
-    }
+    Competitor::of(Family::Lane, name, collective, guideline, description)
 }
 
 pub const COMPETITORS: &[Competitor] = &[

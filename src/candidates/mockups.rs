@@ -19,13 +19,7 @@ const fn mockup(
     guideline: &'static str,
     description: &'static str,
 ) -> Competitor {
-    Competitor {
-        name,
-        collective,
-        family: Family::Mockup,
-        guideline,
-        description,
-    }
+    Competitor::of(Family::Mockup, name, collective, guideline, description)
 }
 
 pub const COMPETITORS: &[Competitor] = &[

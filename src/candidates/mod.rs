@@ -68,6 +68,25 @@ pub struct Competitor {
     pub description: &'static str,
 }
 
+impl Competitor {
+    /// A competitor of `family` (for the families' `COMPETITORS` tables).
+    pub const fn of(
+        family: Family,
+        name: &'static str,
+        collective: Collective,
+        guideline: &'static str,
+        description: &'static str,
+    ) -> Competitor {
+        Competitor {
+            name,
+            collective,
+            family,
+            guideline,
+            description,
+        }
+    }
+}
+
 /// Extra knobs some competitors read from the input.
 #[derive(Clone, Debug, Default)]
 pub struct Tuning {

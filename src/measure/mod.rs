@@ -501,8 +501,8 @@ fn case_seed(case: &Case) -> u64 {
 /// the observation (max end − min start) and whether any rank was late.
 ///
 /// Rank 0 decides how many observations come next and broadcasts it: half
-/// the remaining time's worth at a time, so the agreement costs a handful of
-/// broadcasts per slice, all outside the timed region, and no rank can run
+/// the remaining time's worth at a time, at most as many as so far, so the
+/// agreement costs a logarithmic number of broadcasts per slice, all outside the timed region, and no rank can run
 /// ahead into a different collective. With `roundtime` the same broadcast
 /// carries the global start time of the chunk's first observation and the
 /// slot each observation gets.
@@ -533,7 +533,10 @@ fn observe_until<T>(
                 match (0.5 * remaining / per_observation).floor().max(0.0) as u64 {
                     // Close to the deadline: one more only if it ends nearer to it.
                     0 => u64::from(remaining > 0.5 * per_observation),
-                    n => n,
+                    // At most doubling, so that a machine slowing down
+                    // mid-slice cannot turn an optimistic estimate into a
+                    // long overrun.
+                    n => n.min(observed as u64),
                 }
             };
             decision = [

@@ -186,37 +186,15 @@ fn overview_table(results: &Results) -> String {
     )
 }
 
-/// The columns of the per-collective table (as `table::render` prints them).
-const FIGURE2: [&str; 11] = [
-    "size [B]",
-    "count",
-    "N",
-    "ppn",
-    "n",
-    "default",
-    "slowdown",
-    "fastest competitor",
-    "its median",
-    "p-value",
-    "severity",
-];
-
-/// One check as a row of MPINPC's Figure 2.
+/// One check as a row of MPINPC's Figure 2, the competitor as code and the
+/// severity marked.
 fn figure2_row(results: &Results, check: &Verdict) -> Vec<String> {
-    let default = check.default_candidate();
-    vec![
-        check.key.size_bytes.to_string(),
-        check.key.count.to_string(),
-        results.meta.nodes.to_string(),
-        results.meta.ppn.to_string(),
-        default.map_or(0, |d| d.n).to_string(),
-        default.and_then(|d| d.median_s).map_or("-".into(), seconds),
-        check.slowdown.map_or("-".into(), |s| format!("{s:.3}")),
-        check.fastest.as_deref().map_or("-".into(), code),
-        check.fastest_median_s.map_or("-".into(), seconds),
-        check.p_value.map_or("-".into(), |p| format!("{p:.2e}")),
-        mark_cell(Mark::of(check)),
-    ]
+    let mut row = super::table::figure2_row(results, check);
+    if let Some(fastest) = &check.fastest {
+        row[7] = code(fastest);
+    }
+    row[10] = mark_cell(Mark::of(check));
+    row
 }
 
 fn collective_section(results: &Results, collective: Collective, checks: &[&Verdict]) -> String {
@@ -224,8 +202,8 @@ fn collective_section(results: &Results, collective: Collective, checks: &[&Verd
     roots.sort_unstable();
     roots.dedup();
     let several_roots = collective.is_rooted() && roots.len() > 1;
-    let mut header: Vec<&str> = FIGURE2.to_vec();
-    let mut align: Vec<Align> = FIGURE2
+    let mut header: Vec<&str> = super::table::FIGURE2.to_vec();
+    let mut align: Vec<Align> = super::table::FIGURE2
         .iter()
         .map(|&c| Align::numeric(!matches!(c, "fastest competitor" | "severity")))
         .collect();

@@ -1,8 +1,49 @@
 //! The per-collective tables (MPINPC's Figure 2).
 
 use super::{seconds, Results};
+use crate::analyse::Verdict;
 use crate::collective::Collective;
 use comfy_table::{presets, Cell, CellAlignment, Table};
+
+/// The columns of the per-collective table (MPINPC's Figure 2).
+pub const FIGURE2: [&str; 11] = [
+    "size [B]",
+    "count",
+    "N",
+    "ppn",
+    "n",
+    "default",
+    "slowdown",
+    "fastest competitor",
+    "its median",
+    "p-value",
+    "severity",
+];
+
+/// One check as a row of the per-collective table. A slowdown marked `~`:
+/// the medians differ by less than the synchronisation's own cost.
+pub fn figure2_row(results: &Results, check: &Verdict) -> Vec<String> {
+    let default = check.default_candidate();
+    let below_noise = check
+        .candidates
+        .iter()
+        .any(|c| Some(&c.name) == check.fastest.as_ref() && c.below_noise);
+    vec![
+        check.key.size_bytes.to_string(),
+        check.key.count.to_string(),
+        results.meta.nodes.to_string(),
+        results.meta.ppn.to_string(),
+        default.map_or(0, |d| d.n).to_string(),
+        default.and_then(|d| d.median_s).map_or("-".into(), seconds),
+        check.slowdown.map_or("-".into(), |s| {
+            format!("{s:.3}{}", if below_noise { "~" } else { "" })
+        }),
+        check.fastest.clone().unwrap_or_else(|| "-".into()),
+        check.fastest_median_s.map_or("-".into(), seconds),
+        check.p_value.map_or("-".into(), |p| format!("{p:.2e}")),
+        check.severity.label().into(),
+    ]
+}
 
 /// One table per collective: size, count, nodes, ppn, n, default median,
 /// slowdown, fastest competitor, its median, p-value, severity.
@@ -32,42 +73,14 @@ pub fn render(results: &Results) -> String {
         }
         let mut table = Table::new();
         style(&mut table);
-        table.set_header(vec![
-            "size [B]",
-            "count",
-            "N",
-            "ppn",
-            "n",
-            "default",
-            "slowdown",
-            "fastest competitor",
-            "its median",
-            "p-value",
-            "severity",
-        ]);
+        table.set_header(FIGURE2.to_vec());
         for check in checks {
-            let default = check.default_candidate();
-            let right = |text: String| Cell::new(text).set_alignment(CellAlignment::Right);
-            table.add_row(vec![
-                right(check.key.size_bytes.to_string()),
-                right(check.key.count.to_string()),
-                right(results.meta.nodes.to_string()),
-                right(results.meta.ppn.to_string()),
-                right(default.map_or(0, |d| d.n).to_string()),
-                right(default.and_then(|d| d.median_s).map_or("-".into(), seconds)),
-                right(check.slowdown.map_or("-".into(), |s| {
-                    // `~`: the medians differ by less than the synchronisation's own cost.
-                    let noise = check
-                        .candidates
-                        .iter()
-                        .any(|c| Some(&c.name) == check.fastest.as_ref() && c.below_noise);
-                    format!("{s:.3}{}", if noise { "~" } else { "" })
-                })),
-                Cell::new(check.fastest.clone().unwrap_or_else(|| "-".into())),
-                right(check.fastest_median_s.map_or("-".into(), seconds)),
-                right(check.p_value.map_or("-".into(), |p| format!("{p:.2e}"))),
-                Cell::new(check.severity.label()),
-            ]);
+            table.add_row(figure2_row(results, check).into_iter().zip(FIGURE2).map(
+                |(text, column)| match column {
+                    "fastest competitor" | "severity" => Cell::new(text),
+                    _ => Cell::new(text).set_alignment(CellAlignment::Right),
+                },
+            ));
         }
         let root = results
             .checks
