@@ -182,3 +182,115 @@ fn list_names_every_collective() {
         );
     }
 }
+
+fn results(dir: &std::path::Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn roundtime_runs_on_one_to_eight_processes_and_counts_invalid_observations() {
+    for np in [1, 2, 5, 8] {
+        let dir = scratch(&format!("roundtime-np{np}"));
+        let input = input(
+            &dir,
+            "rt.yaml",
+            "budget: 60ms\nrounds: 3\nchecks:\n  - collective: allreduce\n    sizes: [8, 4096]\n    competitors: [allreduce_as_reduce_bcast]\n  - collective: bcast\n    sizes: [64]\n    root: 0\n",
+        );
+        let out_dir = dir.join("out");
+        let out = pgcheck(
+            np,
+            &[
+                "run",
+                &input,
+                "--sync",
+                "roundtime",
+                "--output",
+                out_dir.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(out.code, Some(0), "{}", out.text());
+        let r = results(&out_dir);
+        assert_eq!(r["meta"]["sync"], "roundtime");
+        for check in r["checks"].as_array().unwrap() {
+            for c in check["candidates"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|c| c["status"] == "measured")
+            {
+                let (n, invalid) = (c["n"].as_u64().unwrap(), c["invalid"].as_u64().unwrap());
+                // Every slice makes at least one observation, valid or not.
+                assert!(n + invalid >= 3, "np {np}: {c}");
+            }
+        }
+    }
+}
+
+#[test]
+fn clocks_reports_every_rank_s_offset() {
+    let out = pgcheck(4, &["clocks", "--wait", "200ms"]);
+    assert_eq!(out.code, Some(0), "{}", out.text());
+    assert!(
+        out.stdout
+            .contains("clock synchronisation of 4 processes took"),
+        "{}",
+        out.text()
+    );
+    for rank in 0..4 {
+        assert!(
+            out.stdout.lines().any(|l| l
+                .trim_start_matches(['|', '│', ' '])
+                .starts_with(&format!("{rank} "))),
+            "rank {rank}:\n{}",
+            out.stdout
+        );
+    }
+    assert!(out.stdout.contains("largest |offset|"), "{}", out.stdout);
+}
+
+#[test]
+fn cold_cache_and_memory_limits_are_honoured() {
+    let dir = scratch("cold-memory");
+    let input = input(
+        &dir,
+        "big.yaml",
+        "budget: 30ms\nrounds: 2\nchecks:\n  - collective: allgather\n    sizes: [8, 1048576]\n    competitors: [allgather_as_allgatherv, allgather_as_alltoall]\n",
+    );
+    let out_dir = dir.join("out");
+    let out = pgcheck(
+        2,
+        &[
+            "run",
+            &input,
+            "--cache",
+            "cold",
+            "--max-memory",
+            "3MiB",
+            "--output",
+            out_dir.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.code, Some(0), "{}", out.text());
+    let r = results(&out_dir);
+    assert_eq!(r["meta"]["cache"], "cold");
+    let small = &r["checks"][0]["candidates"];
+    assert!(
+        small
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["status"] == "measured"),
+        "{small}"
+    );
+    // 1 MiB per process on 2 processes: 3 MiB of buffers fit, the competitors'
+    // scratch would not.
+    let large = r["checks"][1]["candidates"].as_array().unwrap();
+    assert_eq!(large[0]["status"], "measured");
+    for c in &large[1..] {
+        assert_eq!(c["status"], "skipped", "{c}");
+        assert!(
+            c["reason"].as_str().unwrap().contains("--max-memory"),
+            "{c}"
+        );
+    }
+}

@@ -134,6 +134,7 @@ pub struct CandidateSummary {
     pub status: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Passed verification (false for wrong and for skipped candidates).
     pub verified: bool,
     pub n: usize,
     /// Observations discarded as invalid (late start under `roundtime`).
@@ -305,7 +306,7 @@ fn verdict(case: &CaseData, options: &Options) -> Verdict {
                 name: sample.name.clone(),
                 status: status.to_string(),
                 reason,
-                verified: !matches!(sample.excluded, Some(Exclusion::Wrong(_))),
+                verified: sample.excluded.is_none(),
                 n: sample.seconds.len(),
                 invalid: sample.invalid,
                 outliers_removed,
