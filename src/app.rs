@@ -119,6 +119,7 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
             .unwrap_or(crate::plan::Sync::Barrier),
         cache: args.cache,
         resync_s: args.resync.as_secs_f64(),
+        drift_s: args.drift.as_secs_f64(),
     };
     let plan = match plan::from_config(&config, settings, &world(ctx, &args.setup)) {
         Ok(p) => p,
@@ -450,6 +451,7 @@ fn verify_plan(ctx: &Context, config: Option<&Config>, args: &VerifyArgs) -> Res
         sync: crate::plan::Sync::Barrier,
         cache: crate::plan::Cache::Warm,
         resync_s: 0.0,
+        drift_s: 0.0,
     };
     let world = world(ctx, &args.setup);
     let mut plan = match config {

@@ -169,6 +169,10 @@ pub struct RunArgs {
     /// With --sync roundtime, resynchronise clocks older than this.
     #[arg(long, value_parser = parse_duration, default_value = "10s")]
     pub resync: Duration,
+    /// With --sync roundtime, also fit a linear clock drift from two synchronisations
+    /// this far apart (0: offsets only).
+    #[arg(long, value_parser = parse_duration_or_zero, default_value = "0")]
+    pub drift: Duration,
     #[command(flatten)]
     pub analysis: AnalysisArgs,
     #[command(flatten)]

@@ -22,6 +22,8 @@ pub struct Settings {
     pub cache: Cache,
     /// Resynchronise clocks older than this (`roundtime`).
     pub resync_s: f64,
+    /// Fit a linear drift from two synchronisations this far apart (0: offsets only).
+    pub drift_s: f64,
 }
 
 /// How observations are synchronised.

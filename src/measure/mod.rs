@@ -92,6 +92,7 @@ pub struct Harness {
     clock: GlobalClock,
     synced_at: f64,
     resync_s: f64,
+    drift_s: f64,
     /// How far ahead a roundtime start lies: a few broadcast times, widened
     /// while ranks start late.
     window: f64,
@@ -116,6 +117,7 @@ impl Harness {
             clock: GlobalClock::IDENTITY,
             synced_at: 0.0,
             resync_s: settings.resync_s,
+            drift_s: settings.drift_s,
             window: 0.0,
             base_window: 0.0,
             flush: match settings.cache {
@@ -144,7 +146,7 @@ impl Harness {
     }
 
     fn synchronise(&mut self, ctx: &Context) {
-        self.clock = clock::synchronise(&ctx.comm, 20, 0.0);
+        self.clock = clock::synchronise(&ctx.comm, 20, self.drift_s);
         self.synced_at = mpi::time();
         // A start must reach every rank before it passes.
         self.base_window = (4.0 * broadcast_time(ctx)).max(20e-6);
