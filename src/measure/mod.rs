@@ -175,6 +175,11 @@ impl Harness {
         }
     }
 
+    /// Whether SIGINT or SIGTERM reached this process.
+    fn signalled(&self) -> bool {
+        self.signalled.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     fn flush_cache(&mut self) {
         for (i, b) in self.flush.iter_mut().enumerate() {
             *b = b.wrapping_add(i as u8);
@@ -456,8 +461,14 @@ impl<T: Element> Prepared<T> {
                     deadline,
                     &mut local,
                 );
+                // Whether any rank was signalled travels with the
+                // observations: a launcher may not signal rank 0 itself.
+                local.push(f64::from(u8::from(harness.signalled())));
                 let mut max = vec![0.0; local.len()];
                 comm.all_reduce_into(&local[..], &mut max[..], SystemOperation::max());
+                if max.pop().is_some_and(|signalled| signalled > 0.0) {
+                    harness.stopped = true;
+                }
                 if ctx.rank() == 0 {
                     for observation in max.chunks(3) {
                         let (end, negative_start, late) =
@@ -546,7 +557,7 @@ fn observe_until<T>(
                 harness.clock.now() + harness.window,
                 2.0 * longest + harness.window + harness.flush_s,
             ];
-            if harness.signalled.load(std::sync::atomic::Ordering::Relaxed) {
+            if harness.signalled() {
                 decision[0] = -1.0;
             }
         }
