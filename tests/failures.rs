@@ -67,9 +67,10 @@ fn sigterm_stops_the_run_with_partial_files_marked_incomplete() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
-    let pid = child.id().to_string();
+    // As a scheduler or Ctrl-C does: the signal goes to the whole job.
+    let group = format!("-{}", child.id());
     assert!(std::process::Command::new("kill")
-        .args(["-TERM", &pid])
+        .args(["-TERM", "--", &group])
         .status()
         .unwrap()
         .success());

@@ -79,9 +79,12 @@ impl Launch {
         self
     }
 
-    /// Starts it without waiting; output is discarded.
+    /// Starts it without waiting, in a process group of its own (as a
+    /// batch job or a shell's foreground job runs); output is discarded.
     pub fn spawn(mut self) -> std::process::Child {
+        use std::os::unix::process::CommandExt;
         self.command
+            .process_group(0)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
