@@ -198,17 +198,15 @@ impl Launch {
     }
 }
 
-/// Where the rank tags of tagged output are, with their ranks. Open MPI
-/// tags every write, so `[job,rank]<stream>:` may stand mid-line; MPICH
-/// prefixes lines with `[rank] `.
+/// Where the rank tags of tagged output are, with their ranks. Both
+/// libraries tag every write, so a tag may stand mid-line: Open MPI's
+/// `[job,rank]<stream>:`, MPICH's `[rank] `.
 fn rank_tags(text: &str) -> Vec<(std::ops::Range<usize>, usize)> {
     let mut tags = Vec::new();
     let mut from = 0;
     while let Some(offset) = text[from..].find('[') {
         let start = from + offset;
-        let line_start = start == 0 || text.as_bytes()[start - 1] == b'\n';
-        let tag = open_mpi_tag(&text[start..])
-            .or_else(|| mpich_tag(&text[start..]).filter(|_| line_start));
+        let tag = open_mpi_tag(&text[start..]).or_else(|| mpich_tag(&text[start..]));
         match tag {
             Some((len, rank)) => {
                 tags.push((start..start + len, rank));
