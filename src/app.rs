@@ -155,12 +155,12 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
         if harness.stopped {
             break;
         }
-        let where_ = measure::Progress {
+        let progress_of_case = measure::Progress {
             events: progress.as_ref().map(|p| p.events.clone()),
             case: i + 1,
             cases: plan.cases.len(),
         };
-        let run = measure::measure_case(ctx, case, &plan.settings, &mut harness, &where_);
+        let run = measure::measure_case(ctx, case, &plan.settings, &mut harness, &progress_of_case);
         if leader {
             let data = case_data(&run);
             if let Err(e) = report::csv::append_raw(
