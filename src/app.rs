@@ -20,7 +20,7 @@ pub fn abort_on_panic() {
     std::panic::set_hook(Box::new(move |info| {
         default_hook(info);
         let rank = mpi::topology::SimpleCommunicator::world().rank();
-        eprintln!("pgcheck: rank {rank} failed; aborting the job");
+        crate::report::error(&format!("rank {rank} failed; aborting the job"));
         mpi::topology::SimpleCommunicator::world().abort(Exit::Internal.code());
     }));
 }
@@ -28,7 +28,7 @@ pub fn abort_on_panic() {
 /// Reports an input error once, from rank 0.
 pub fn input_error(leader: bool, message: &str) -> Exit {
     if leader {
-        eprintln!("pgcheck: error: {message}");
+        report::error(message);
     }
     Exit::Input
 }
@@ -144,7 +144,7 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
     meta.cache = format!("{:?}", plan.settings.cache).to_lowercase();
     meta.plan_s = plan.expected().as_secs_f64();
     if leader {
-        eprint!("{}", report::plan_text(&plan, &meta));
+        report::remark(&report::plan_text(&plan, &meta));
     }
     let mut harness = Harness::start(ctx, &plan.settings);
     meta.noise_floor_s = measure::barrier_floor(ctx, 100);
@@ -170,13 +170,13 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
                     .iter()
                     .map(|s| (s.name.as_str(), &s.rounds[..], &s.seconds[..])),
             ) {
-                eprintln!("pgcheck: warning: cannot append to raw.csv: {e}");
+                report::warning(&format!("cannot append to raw.csv: {e}"));
             }
             measured.push(data);
             meta.wall_s = harness.elapsed();
             let partial = results(meta.clone(), false, &measured, &options);
             if let Err(e) = report::json::write(&args.output, &partial) {
-                eprintln!("pgcheck: warning: cannot write results.json: {e}");
+                report::warning(&format!("cannot write results.json: {e}"));
             }
         }
     }
@@ -189,11 +189,11 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
         attach_baseline(&mut results, baseline, &measured, &args.report, &options);
         match finish(&results, &args.report, &args.output) {
             _ if harness.stopped => {
-                eprintln!(
-                    "pgcheck: interrupted after {} of {} cases; the files hold what was measured",
+                report::remark(&format!(
+                    "pgcheck: interrupted after {} of {} cases; the files hold what was measured\n",
                     measured.len(),
                     plan.cases.len()
-                );
+                ));
                 Exit::Interrupted
             }
             exit => exit,
@@ -233,17 +233,17 @@ fn results(meta: meta::Meta, complete: bool, cases: &[CaseData], options: &Optio
 
 /// Prints the report, writes the files, and gates: rank 0's end of a run.
 fn finish(results: &Results, args: &ReportArgs, dir: &Path) -> Exit {
-    print!("{}", report::render(results, &report::View::new(args)));
+    report::show(&report::render(results, &report::View::new(args)));
     if let Err(e) = report::write_files(dir, results) {
-        eprintln!("pgcheck: error: writing {}: {e}", dir.display());
+        report::error(&format!("writing {}: {e}", dir.display()));
         return Exit::Internal;
     }
-    eprintln!(
-        "wall time {:.2} s for a plan of {:.2} s; files in {}",
+    report::remark(&format!(
+        "wall time {:.2} s for a plan of {:.2} s; files in {}\n",
         results.meta.wall_s,
         results.meta.plan_s,
         dir.display()
-    );
+    ));
     let regressions = results
         .baseline
         .as_ref()
@@ -573,7 +573,7 @@ pub fn verify(ctx: &Context, config: Option<&Config>, args: &VerifyArgs) -> Exit
         .collect();
     let exit = if leader {
         let (text, failures) = report::verify::render(&runs);
-        print!("{text}");
+        report::show(&text);
         if failures > 0 {
             Exit::Verification
         } else {
@@ -599,10 +599,12 @@ pub fn clocks(comm: &mpi::topology::SimpleCommunicator, args: &crate::cli::Clock
     }
     let later = clock::residual_offsets(comm, &global, args.exchanges);
     if comm.rank() == 0 {
-        print!(
-            "{}",
-            report::clocks::render(took, args.wait.as_secs_f64(), &now, &later)
-        );
+        report::show(&report::clocks::render(
+            took,
+            args.wait.as_secs_f64(),
+            &now,
+            &later,
+        ));
     }
     Exit::Pass
 }

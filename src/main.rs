@@ -42,7 +42,7 @@ fn main() {
         // Offline commands need no MPI.
         Command::List => {
             if launcher_rank().unwrap_or(0) == 0 {
-                print!("{}", pgcheck::report::list::render());
+                pgcheck::report::show(&pgcheck::report::list::render());
             }
             Exit::Pass
         }

@@ -46,6 +46,27 @@ impl Results {
     }
 }
 
+/// The report itself, on standard output.
+pub fn show(text: &str) {
+    print!("{text}");
+}
+
+/// The plan, progress and other remarks, on standard error so that
+/// `--format json` on standard output stays clean.
+pub fn remark(text: &str) {
+    eprint!("{text}");
+}
+
+/// A problem that does not stop the run.
+pub fn warning(message: &str) {
+    eprintln!("pgcheck: warning: {message}");
+}
+
+/// The one message of an error that ends the run.
+pub fn error(message: &str) {
+    eprintln!("pgcheck: error: {message}");
+}
+
 /// Seconds in the unit that suits them: `12.34 µs`, `1.234 ms`.
 pub fn seconds(s: f64) -> String {
     match s {

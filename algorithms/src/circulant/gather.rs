@@ -1,8 +1,9 @@
 //! Circulant `MPI_Gather`: the scatter's `q` rounds reversed.
 
-use super::scatter::{held_blocks, wraps};
+use super::scatter::{work_len, wraps};
 use super::schedule::{gather_steps, Step, Transfer};
 use super::{recv_part, send_part, tags, Ring};
+use mockups::scratch::scratch;
 use mpi::datatype::Equivalence;
 use mpi::topology::Communicator;
 
@@ -29,22 +30,8 @@ impl<T: Equivalence + Copy + Default> Gather<T> {
         assert!(root < ring.size, "root out of range");
         let relative = ring.relative(root);
         let steps = gather_steps(&ring.skips, relative);
-        let work = if relative == 0 {
-            steps
-                .iter()
-                .filter_map(|step| match &step.transfer {
-                    Transfer::Recv { blocks, .. } => {
-                        wraps(&ring, root, blocks).then_some(blocks.len() * count)
-                    }
-                    Transfer::Send { .. } => None,
-                })
-                .max()
-                .unwrap_or(0)
-        } else {
-            held_blocks(&steps, relative) * count
-        };
         Gather {
-            work: vec![T::default(); work],
+            work: scratch(work_len(&ring, root, relative, &steps, count)),
             ring,
             root,
             count,

@@ -2,6 +2,7 @@
 
 use super::schedule::{scatter_steps, Step, Transfer};
 use super::{recv_part, send_part, tags, Ring};
+use mockups::scratch::scratch;
 use mpi::datatype::Equivalence;
 use mpi::topology::Communicator;
 use std::ops::Range;
@@ -29,22 +30,8 @@ impl<T: Equivalence + Copy + Default> Scatter<T> {
         assert!(root < ring.size, "root out of range");
         let relative = ring.relative(root);
         let steps = scatter_steps(&ring.skips, relative);
-        let work = if relative == 0 {
-            steps
-                .iter()
-                .filter_map(|step| match &step.transfer {
-                    Transfer::Send { blocks, .. } => {
-                        wraps(&ring, root, blocks).then_some(blocks.len() * count)
-                    }
-                    Transfer::Recv { .. } => None,
-                })
-                .max()
-                .unwrap_or(0)
-        } else {
-            held_blocks(&steps, relative) * count
-        };
         Scatter {
-            work: vec![T::default(); work],
+            work: scratch(work_len(&ring, root, relative, &steps, count)),
             ring,
             root,
             count,
@@ -113,6 +100,30 @@ impl<T: Equivalence + Copy + Default> Scatter<T> {
             recv.copy_from_slice(&self.work[..m]);
         }
     }
+}
+
+/// The scratch a scatter or gather needs: on the root the largest range it
+/// sends or receives that wraps past the last rank (the root only sends in
+/// a scatter and only receives in a gather), elsewhere the range it holds.
+pub(super) fn work_len(
+    ring: &Ring,
+    root: usize,
+    relative: usize,
+    steps: &[Step],
+    count: usize,
+) -> usize {
+    if relative != 0 {
+        return held_blocks(steps, relative) * count;
+    }
+    steps
+        .iter()
+        .filter_map(|step| match &step.transfer {
+            Transfer::Send { blocks, .. } | Transfer::Recv { blocks, .. } => {
+                wraps(ring, root, blocks).then_some(blocks.len() * count)
+            }
+        })
+        .max()
+        .unwrap_or(0)
 }
 
 /// Whether the blocks of relative ranks `blocks` wrap past the last rank.
