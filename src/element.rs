@@ -1,5 +1,5 @@
 //! Datatypes and reduction operators, and the rank-dependent data that
-//! verification feeds to candidates.
+//! verification feeds to candidates (see [`Pattern`]).
 
 use mpi::collective::SystemOperation;
 use mpi::datatype::Equivalence;
@@ -105,6 +105,24 @@ impl Op {
         !(self.is_bitwise() && datatype.is_float())
     }
 
+    /// The operator of a second verification of reductions with `self` on
+    /// `datatype`, if one is needed. Idempotent operators (min, max, band,
+    /// bor) cannot show a rank counted twice, and products of ±1 and 2 or sums
+    /// of 0/1 bytes carry little of each rank; bxor (integers) and sums of
+    /// small whole numbers (floating point) show both.
+    pub fn second_check(self, datatype: Datatype) -> Option<Op> {
+        let strong = match self {
+            Op::Bxor => true,
+            Op::Sum => datatype != Datatype::Byte,
+            _ => false,
+        };
+        (!strong).then_some(if datatype.is_float() {
+            Op::Sum
+        } else {
+            Op::Bxor
+        })
+    }
+
     pub fn mpi(self) -> SystemOperation {
         match self {
             Op::Sum => SystemOperation::sum(),
@@ -118,17 +136,35 @@ impl Op {
     }
 }
 
-/// An element type candidates run on.
-pub trait Element: Equivalence + Copy + Default + PartialEq + Debug + 'static {
-    /// Input element `index` of process `rank` for operator `op`. The values
-    /// keep every reduction exact in any order of evaluation (small integers
-    /// for sums, ±1 and 2 for products), so candidates can be compared with
-    /// the library bit for bit.
-    fn input(rank: usize, index: usize, op: Op) -> Self;
+/// What the inputs of a case are made for: which values each rank's
+/// elements hold depends on what the collective does with them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pattern {
+    /// Data movement (gather, bcast, …): every element tells its rank and
+    /// index apart, whatever the operator, so a block in the wrong place or
+    /// from the wrong rank cannot match.
+    Movement,
+    /// A reduction with `op` over `processes` ranks: values that keep every
+    /// order of evaluation exact and never saturate (a bitwise or over the
+    /// ranks sets about half the bits, an and clears about half).
+    Reduction { op: Op, processes: usize },
 }
 
-/// A well-mixed 64-bit value of (rank, index).
-fn mix(rank: usize, index: usize) -> u64 {
+/// An element type candidates run on.
+pub trait Element: Equivalence + Copy + Default + PartialEq + Debug + 'static {
+    /// Input element `index` of process `rank`.
+    fn input(pattern: Pattern, rank: usize, index: usize) -> Self;
+    /// `op` applied to two elements, as MPI's predefined operators do.
+    fn combine(op: Op, a: Self, b: Self) -> Self;
+    /// A value that differs from `expected`: receive buffers start with it,
+    /// so that a candidate that never writes its output fails.
+    fn sentinel(expected: Self) -> Self;
+    /// The value for messages: decimal and, for integers, its bits.
+    fn show(self) -> String;
+}
+
+/// A well-mixed 64-bit value of (rank, index) (SplitMix64's finaliser).
+pub fn mix(rank: usize, index: usize) -> u64 {
     let mut x = (rank as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (index as u64);
     x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -151,48 +187,127 @@ fn small(rank: usize, index: usize, op: Op) -> i64 {
     }
 }
 
+/// `bytes` bytes of bits, each set with probability `1 − 0.5^(1/processes)`:
+/// their or over `processes` ranks has about half its bits set, where
+/// uniform bits would give all ones on a few ranks already.
+fn sparse_bits(rank: usize, index: usize, processes: usize, bytes: usize) -> u64 {
+    let q = 1.0 - 0.5f64.powf(1.0 / processes.max(1) as f64);
+    let threshold = ((q * 256.0).round() as u64).clamp(1, 255);
+    let mut bits = 0u64;
+    for byte in 0..bytes {
+        let h = mix(rank, index.wrapping_mul(8).wrapping_add(byte) ^ 0xB175);
+        for bit in 0..8 {
+            if (h >> (8 * bit)) & 0xFF < threshold {
+                bits |= 1 << (8 * byte + bit);
+            }
+        }
+    }
+    bits
+}
+
+/// The raw bits of an integer input.
+fn integer_bits(pattern: Pattern, rank: usize, index: usize, bytes: usize) -> u64 {
+    match pattern {
+        // Bytes: the rank added to a hash of the index, so that one-byte
+        // blocks of up to 256 ranks are all different.
+        Pattern::Movement if bytes == 1 => (rank as u64).wrapping_add(mix(0, index)),
+        Pattern::Movement => mix(rank, index),
+        Pattern::Reduction { op, processes } => match op {
+            Op::Bor => sparse_bits(rank, index, processes, bytes),
+            Op::Band => !sparse_bits(rank, index, processes, bytes),
+            Op::Min | Op::Max | Op::Bxor => mix(rank, index),
+            // Sums of bytes that cannot overflow on up to 255 processes:
+            // Open MPI 4.1's AVX byte sum saturates instead of wrapping
+            // (open-mpi/ompi#8045).
+            Op::Sum if bytes == 1 => mix(rank, index) % 2,
+            Op::Prod if bytes == 1 => 1 + u64::from(mix(rank, index).is_multiple_of(61)),
+            Op::Sum | Op::Prod => small(rank, index, op) as u64,
+        },
+    }
+}
+
 macro_rules! integer_element {
     ($t:ty) => {
         impl Element for $t {
-            fn input(rank: usize, index: usize, op: Op) -> Self {
-                if op.is_bitwise() || matches!(op, Op::Min | Op::Max) {
-                    mix(rank, index) as $t
-                } else {
-                    small(rank, index, op) as $t
+            fn input(pattern: Pattern, rank: usize, index: usize) -> Self {
+                integer_bits(pattern, rank, index, std::mem::size_of::<$t>()) as $t
+            }
+
+            fn combine(op: Op, a: Self, b: Self) -> Self {
+                match op {
+                    Op::Sum => a.wrapping_add(b),
+                    Op::Prod => a.wrapping_mul(b),
+                    Op::Min => a.min(b),
+                    Op::Max => a.max(b),
+                    Op::Band => a & b,
+                    Op::Bor => a | b,
+                    Op::Bxor => a ^ b,
                 }
+            }
+
+            fn sentinel(expected: Self) -> Self {
+                !expected
+            }
+
+            fn show(self) -> String {
+                format!("{self} ({:#x})", self)
             }
         }
     };
 }
 
+integer_element!(u8);
 integer_element!(i32);
 integer_element!(i64);
 
-impl Element for u8 {
-    fn input(rank: usize, index: usize, op: Op) -> Self {
-        match op {
-            // Sums and products that cannot overflow a byte on up to 255
-            // processes: Open MPI 4.1's AVX byte sum saturates instead of
-            // wrapping (open-mpi/ompi#8045), so an overflowing sum would
-            // depend on how a collective splits the vector.
-            Op::Sum => (mix(rank, index) % 2) as u8,
-            Op::Prod => 1 + u8::from(mix(rank, index).is_multiple_of(61)),
-            _ => mix(rank, index) as u8,
+macro_rules! float_element {
+    ($t:ty, $bits:expr) => {
+        impl Element for $t {
+            /// Whole numbers of at most `$bits` bits, exact in the type.
+            fn input(pattern: Pattern, rank: usize, index: usize) -> Self {
+                let whole = |h: u64| ((h >> (64 - $bits)) as i64 - (1 << ($bits - 1))) as $t;
+                match pattern {
+                    // The rank in the high bits, a hash of the index below.
+                    Pattern::Movement => {
+                        let low = mix(0, index) & ((1 << ($bits - 9)) - 1);
+                        ((((rank as u64) & 0xFF) << ($bits - 9)) | low) as $t
+                    }
+                    Pattern::Reduction { op, .. } => match op {
+                        Op::Min | Op::Max => whole(mix(rank, index)),
+                        _ => small(rank, index, op) as $t,
+                    },
+                }
+            }
+
+            fn combine(op: Op, a: Self, b: Self) -> Self {
+                match op {
+                    Op::Sum => a + b,
+                    Op::Prod => a * b,
+                    Op::Min => a.min(b),
+                    Op::Max => a.max(b),
+                    // MPI defines no bitwise operator on floating point.
+                    Op::Band | Op::Bor | Op::Bxor => unreachable!("bitwise op on {}", stringify!($t)),
+                }
+            }
+
+            fn sentinel(expected: Self) -> Self {
+                // Exact for the whole numbers inputs and results are.
+                if expected.abs() < (1u64 << ($bits - 2)) as $t {
+                    -expected - 1.0
+                } else {
+                    -expected
+                }
+            }
+
+            fn show(self) -> String {
+                format!("{self:?}")
+            }
         }
-    }
+    };
 }
 
-impl Element for f32 {
-    fn input(rank: usize, index: usize, op: Op) -> Self {
-        small(rank, index, op) as f32
-    }
-}
-
-impl Element for f64 {
-    fn input(rank: usize, index: usize, op: Op) -> Self {
-        small(rank, index, op) as f64
-    }
-}
+float_element!(f32, 22);
+float_element!(f64, 50);
 
 /// Calls `$body` with `$t` bound to the Rust type of `$datatype`.
 #[macro_export]

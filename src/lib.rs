@@ -13,5 +13,6 @@ pub mod exit;
 pub mod measure;
 pub mod meta;
 pub mod plan;
+pub mod reference;
 pub mod report;
 pub mod stats;

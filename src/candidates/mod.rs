@@ -95,6 +95,7 @@ pub struct Tuning {
 }
 
 /// What a candidate is prepared with.
+#[derive(Clone)]
 pub struct Setup {
     /// The communicator of the check (a duplicate of the world).
     pub comm: Rc<SimpleCommunicator>,

@@ -1,5 +1,5 @@
-//! Running candidates: verification against the library's own collective,
-//! and timing in interleaved rounds within a fixed budget. The only stage
+//! Running candidates: verification against the independent reference
+//! ([`crate::reference`]), and timing in interleaved rounds within a fixed budget. The only stage
 //! that times MPI.
 
 pub mod clock;
@@ -7,6 +7,7 @@ pub mod clock;
 use crate::candidates::{self, NotApplicable, Run, Setup, Tuning};
 use crate::collective::Shape;
 use crate::element::Element;
+use crate::reference::{self, Inputs};
 use crate::plan::{Cache, Case, Settings, Sync};
 use crate::report::progress::Event;
 use crate::with_element;
@@ -283,7 +284,11 @@ struct Entry<T> {
 /// A case's candidates and the buffers they share.
 struct Prepared<T> {
     shape: Shape,
-    op: crate::element::Op,
+    /// The inputs of the case, with the operator measured.
+    inputs: Inputs,
+    datatype: crate::element::Datatype,
+    /// What candidates were prepared with (for a second verification).
+    setup: Setup,
     send: Vec<T>,
     recv: Vec<T>,
     entries: Vec<Entry<T>>,
@@ -298,17 +303,7 @@ impl<T: Element> Prepared<T> {
             case.root,
             case.count,
         );
-        let mpi_op = case.op.mpi();
-        let setup = Setup {
-            comm: ctx.comm.clone(),
-            topology: ctx.topology.clone(),
-            shape: shape.clone(),
-            commutative: mpi_op.is_commutative(),
-            op: mpi_op,
-            tuning: Tuning {
-                nblock_blocks: case.blocks,
-            },
-        };
+        let setup = setup(ctx, case, &shape, case.op);
         let mut entries: Vec<Entry<T>> = case
             .candidates
             .iter()
@@ -342,62 +337,61 @@ impl<T: Element> Prepared<T> {
         };
         // Never the dangling pointer of an empty Vec: Open MPI's MPI_IN_PLACE
         // is (void*)1, the address an empty Vec<u8> has.
+        let inputs = Inputs::new(case.collective, case.op, shape.size);
         let mut send = Vec::with_capacity(send_len.max(1));
-        send.extend((0..send_len).map(|i| T::input(shape.rank, i, case.op)));
+        send.extend((0..send_len).map(|i| inputs.send::<T>(shape.rank, i)));
         let mut recv = Vec::with_capacity(recv_len.max(1));
         recv.resize(recv_len, T::default());
         Prepared {
             shape,
-            op: case.op,
+            inputs,
+            datatype: case.datatype,
+            setup,
             send,
             recv,
             entries,
         }
     }
 
-    /// Fills `recv` before a verification run: bcast's input at the root, a
-    /// pattern no candidate produces elsewhere.
-    fn reset_recv(&mut self) {
-        let bcast_root =
-            self.shape.collective == crate::collective::Collective::Bcast && self.shape.is_root();
-        let rank = self.shape.rank;
-        for (i, x) in self.recv.iter_mut().enumerate() {
-            *x = if bcast_root {
-                T::input(rank, i, self.op)
-            } else {
-                T::input(rank + 7919, i ^ 0x5555, self.op)
-            };
-        }
-    }
-
-    /// Runs each candidate once and compares with `default` (the first).
+    /// Verifies every candidate against the reference; a second time with a
+    /// stronger operator where the measured one could hide a wrong result
+    /// ([`crate::element::Op::second_check`]).
     fn verify(&mut self, ctx: &Context) {
-        let defined = self.shape.defined_output();
-        let input = self.send.clone();
-        debug_assert!(self.send.capacity() > 0 && self.recv.capacity() > 0);
-        let mut expected: Option<Vec<T>> = None;
+        if self.entries.iter().all(|e| e.run.is_none()) {
+            return;
+        }
+        let primary = Check::new(&self.shape, self.inputs);
+        let second = self
+            .shape
+            .collective
+            .is_reduction()
+            .then(|| self.inputs.op.second_check(self.datatype))
+            .flatten()
+            .map(|op| {
+                let inputs = Inputs::new(self.shape.collective, op, self.shape.size);
+                (op, Check::new(&self.shape, inputs))
+            });
         for e in 0..self.entries.len() {
             let Some(mut run) = self.entries[e].run.take() else {
                 continue;
             };
-            self.reset_recv();
-            run(&self.send, &mut self.recv);
-            let local = match &expected {
-                None => {
-                    expected = Some(self.recv[defined.clone()].to_vec());
-                    None
-                }
-                Some(want) => self.recv[defined.clone()]
-                    .iter()
-                    .zip(want)
-                    .position(|(got, want)| got != want)
-                    .map(|i| format!("element {i}")),
-            };
-            let local = local.or_else(|| {
-                (self.send != input).then(|| "it overwrote its send buffer".to_string())
-            });
-            self.send.copy_from_slice(&input);
-            if let Some(why) = agree_on_failure(ctx, local) {
+            let mut problem = primary.run(&mut run, &mut self.send, &mut self.recv);
+            if let (None, Some((op, check))) = (&problem, &second) {
+                let mut setup = self.setup.clone();
+                setup.op = op.mpi();
+                setup.commutative = true;
+                problem = match candidates::prepare::<T>(&self.entries[e].name, &setup) {
+                    Ok(mut strong) => check
+                        .run(&mut strong, &mut self.send, &mut self.recv)
+                        .map(|why| format!("with op {} on distinct data: {why}", op.name())),
+                    Err(NotApplicable(why)) => Some(format!(
+                        "cannot be verified with op {}: {why}",
+                        op.name()
+                    )),
+                };
+                self.send.copy_from_slice(&primary.send);
+            }
+            if let Some(why) = agree_on_failure(ctx, problem) {
                 self.entries[e].status = Status::Wrong(why);
             } else {
                 self.entries[e].run = Some(run);
@@ -500,6 +494,62 @@ impl<T: Element> Prepared<T> {
                 })
                 .collect(),
         }
+    }
+}
+
+/// What candidates of a case are prepared with, for operator `op`.
+fn setup(ctx: &Context, case: &Case, shape: &Shape, op: crate::element::Op) -> Setup {
+    let mpi_op = op.mpi();
+    Setup {
+        comm: ctx.comm.clone(),
+        topology: ctx.topology.clone(),
+        shape: shape.clone(),
+        commutative: mpi_op.is_commutative(),
+        op: mpi_op,
+        tuning: Tuning {
+            nblock_blocks: case.blocks,
+        },
+    }
+}
+
+/// One verification of candidates: the send buffer, what the receive
+/// buffer holds before the call (the sentinel of every expected element,
+/// bcast's input at its root), and the output MPI defines.
+struct Check<T> {
+    send: Vec<T>,
+    recv_before: Vec<T>,
+    want: Vec<T>,
+    defined: std::ops::Range<usize>,
+}
+
+impl<T: Element> Check<T> {
+    fn new(shape: &Shape, inputs: Inputs) -> Check<T> {
+        let want = reference::expected::<T>(shape, &inputs);
+        let defined = shape.defined_output();
+        let recv_before = reference::recv_input(shape, &inputs).unwrap_or_else(|| {
+            let mut recv = vec![T::default(); shape.recv_len()];
+            for (x, &w) in recv[defined.clone()].iter_mut().zip(&want) {
+                *x = T::sentinel(w);
+            }
+            recv
+        });
+        Check {
+            send: reference::send_buffer(shape, &inputs),
+            recv_before,
+            want,
+            defined,
+        }
+    }
+
+    /// Runs a candidate once on `send` and `recv`; what it did wrong.
+    fn run(&self, run: &mut Run<T>, send: &mut [T], recv: &mut [T]) -> Option<String> {
+        send.copy_from_slice(&self.send);
+        recv.copy_from_slice(&self.recv_before);
+        run(send, recv);
+        if let Some(mismatch) = reference::compare(&recv[self.defined.clone()], &self.want) {
+            return Some(mismatch.to_string());
+        }
+        (*send != self.send[..]).then(|| "it overwrote its send buffer".to_string())
     }
 }
 
@@ -634,7 +684,7 @@ fn wait_until(due: f64) {
 }
 
 /// Agrees on a verification failure: every rank learns on which ranks the
-/// candidate was wrong and the first rank's reason.
+/// candidate was wrong and what the first of them saw.
 fn agree_on_failure(ctx: &Context, local: Option<String>) -> Option<String> {
     let comm = &*ctx.comm;
     let flag = i32::from(local.is_some());
@@ -643,7 +693,7 @@ fn agree_on_failure(ctx: &Context, local: Option<String>) -> Option<String> {
     let wrong: Vec<usize> = (0..flags.len()).filter(|&r| flags[r] != 0).collect();
     let first = *wrong.first()?;
     // The first wrong rank tells the others what it saw.
-    let mut reason = [0u8; 96];
+    let mut reason = [0u8; 200];
     if ctx.rank() == first {
         let text = local.unwrap_or_default();
         let n = text.len().min(reason.len());
@@ -652,8 +702,12 @@ fn agree_on_failure(ctx: &Context, local: Option<String>) -> Option<String> {
     comm.process_at_rank(first as i32)
         .broadcast_into(&mut reason[..]);
     let end = reason.iter().position(|&b| b == 0).unwrap_or(reason.len());
+    let others = match wrong.len() {
+        1 => String::new(),
+        n => format!(" (wrong on {n} ranks: {wrong:?})"),
+    };
     Some(format!(
-        "differs from default on rank(s) {wrong:?}; rank {first}: {}",
+        "rank {first}, {}{others}",
         String::from_utf8_lossy(&reason[..end])
     ))
 }
