@@ -92,6 +92,7 @@ fn agree(ctx: &Context, exit: Exit) -> Exit {
         Exit::Verification,
         Exit::Internal,
         Exit::Interrupted,
+        Exit::Unmeasured,
     ]
     .into_iter()
     .find(|e| e.code() == code)
@@ -116,7 +117,7 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
         sync: args
             .sync
             .or(config.sync)
-            .unwrap_or(crate::plan::Sync::Barrier),
+            .unwrap_or(crate::plan::Sync::Roundtime),
         cache: args.cache,
         resync_s: args.resync.as_secs_f64(),
         drift_s: args.drift.as_secs_f64(),
@@ -125,6 +126,13 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
         Ok(p) => p,
         Err(e) => return input_error(leader, &e.0),
     };
+    let a = &args.analysis;
+    let powerless = plan::powerless(&plan, a.test, a.correction, a.alpha);
+    match &powerless {
+        Some(why) if !args.allow_powerless => return input_error(leader, why),
+        Some(why) if leader => report::warning(why),
+        _ => {}
+    }
     if let Err(e) = prepare_output(ctx, &args.output) {
         return input_error(leader, &e);
     }
@@ -134,7 +142,7 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
         Err(e) => return input_error(leader, &e),
     };
     let mut meta = meta::collect(ctx);
-    let a = &args.analysis;
+    meta.warnings.extend(powerless);
     meta.start_time = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
     meta.budget_s = plan.settings.budget.as_secs_f64();
     meta.rounds = plan.settings.rounds;
@@ -211,12 +219,14 @@ fn analysis_options(meta: &mut meta::Meta, a: &AnalysisArgs) -> Options {
     meta.test = format!("{:?}", a.test).to_lowercase();
     meta.correction = format!("{:?}", a.correction).to_lowercase();
     meta.outliers = format!("{:?}", a.outliers).to_lowercase();
+    meta.margin = a.margin;
     Options {
         alpha: a.alpha,
         test: a.test,
         correction: a.correction,
         outliers: a.outliers,
         noise_floor_s: meta.noise_floor_s,
+        margin: a.margin,
     }
 }
 
@@ -234,6 +244,9 @@ fn results(meta: meta::Meta, complete: bool, cases: &[CaseData], options: &Optio
 /// Prints the report, writes the files, and gates: rank 0's end of a run.
 fn finish(results: &Results, args: &ReportArgs, dir: &Path) -> Exit {
     report::show(&report::render(results, &report::View::new(args)));
+    for line in report::failures(results) {
+        report::error(&line);
+    }
     if let Err(e) = report::write_files(dir, results) {
         report::error(&format!("writing {}: {e}", dir.display()));
         return Exit::Internal;
@@ -244,13 +257,37 @@ fn finish(results: &Results, args: &ReportArgs, dir: &Path) -> Exit {
         results.meta.plan_s,
         dir.display()
     ));
+    gate(results, args)
+}
+
+/// The exit status of a finished analysis: a wrong result first, then a
+/// violation or regression the gate fails on, then a case without verdict.
+fn gate(results: &Results, args: &ReportArgs) -> Exit {
+    let wrong = results
+        .checks
+        .iter()
+        .any(|c| c.candidates.iter().any(|c| c.status == "wrong"));
     let regressions = results
         .baseline
         .as_ref()
         .map_or(0, |b| b.regressions().count());
+    let fails = |level: crate::cli::FailOn| {
+        results.worst() >= level.severity()
+            || (level == crate::cli::FailOn::Inconclusive
+                && results
+                    .checks
+                    .iter()
+                    .any(|c| c.conclusion == analyse::Conclusion::Inconclusive))
+    };
+    let unmeasured = results
+        .checks
+        .iter()
+        .any(|c| c.conclusion == analyse::Conclusion::Unmeasured);
     match args.fail_on {
+        _ if wrong => Exit::Verification,
         _ if regressions > 0 => Exit::Violation,
-        Some(level) if results.worst() >= level.into() => Exit::Violation,
+        Some(level) if fails(level) => Exit::Violation,
+        _ if unmeasured && results.complete => Exit::Unmeasured,
         _ => Exit::Pass,
     }
 }

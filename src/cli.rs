@@ -71,9 +71,10 @@ pub struct ReportArgs {
     /// Colour the overview grid: auto (terminal and no NO_COLOR), always, never.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
-    /// Exit with status 1 when a violation of at least this severity is found.
+    /// Exit with status 1 when a violation of at least this severity is found;
+    /// `inconclusive`: also when a case could neither show a violation nor that the guideline holds.
     #[arg(long, value_enum)]
-    pub fail_on: Option<SeverityArg>,
+    pub fail_on: Option<FailOn>,
     /// A previous run (its output directory or results.json): a `default` that got
     /// significantly slower by more than --tolerance is a regression and fails the run.
     #[arg(long, value_name = "DIR|results.json")]
@@ -160,7 +161,11 @@ pub struct RunArgs {
     /// Warm-up calls per candidate and size before measuring.
     #[arg(long, default_value_t = 3)]
     pub warmup: usize,
-    /// Synchronisation of observations (overrides the file; default barrier).
+    /// Run even when the test cannot reach significance with the rounds
+    /// given (a warning instead of an input error).
+    #[arg(long)]
+    pub allow_powerless: bool,
+    /// Synchronisation of observations (overrides the file; default roundtime).
     #[arg(long, value_enum)]
     pub sync: Option<Sync>,
     /// Cache state at the start of each observation.
@@ -193,9 +198,13 @@ pub struct AnalysisArgs {
     /// on all observations (mwu) they are not independent and it flags ~half.
     #[arg(long, value_enum, default_value_t = Test::Rounds)]
     pub test: Test,
-    /// Correction for multiple comparisons across all tests of the run.
-    #[arg(long, value_enum, default_value_t = Correction::None)]
+    /// Correction for multiple comparisons within each case (its competitors).
+    #[arg(long, value_enum, default_value_t = Correction::Holm)]
     pub correction: Correction,
+    /// A guideline holds when every competitor is shown to be less than this
+    /// factor faster than default (one-sided equivalence test), e.g. 1.05.
+    #[arg(long, default_value_t = crate::analyse::DEFAULT_MARGIN, value_parser = parse_margin)]
+    pub margin: f64,
     /// Outlier filter applied per candidate and round before the statistics.
     #[arg(long, value_enum, default_value_t = Outliers::None)]
     pub outliers: Outliers,
@@ -205,6 +214,13 @@ fn parse_positive(text: &str) -> Result<usize, String> {
     match text.parse::<usize>() {
         Ok(n) if n >= 1 => Ok(n),
         _ => Err(format!("`{text}` must be a whole number of at least 1")),
+    }
+}
+
+fn parse_margin(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(m) if m > 1.0 && m.is_finite() => Ok(m),
+        _ => Err(format!("margin `{text}` must be a factor above 1, e.g. 1.05")),
     }
 }
 
@@ -260,15 +276,31 @@ value_enum_of!(
 );
 value_enum_of!(DatatypeArg, Datatype, Byte, Int32, Int64, Float32, Float64);
 value_enum_of!(OpArg, Op, Sum, Prod, Min, Max, Band, Bor, Bxor);
-value_enum_of!(
-    SeverityArg,
-    crate::analyse::Severity,
+/// What fails the gate, strictest first.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailOn {
+    /// Any violation, and any case whose verdict is inconclusive.
+    Inconclusive,
     Low,
     Medium,
     MediumHigh,
     High,
-    VeryHigh
-);
+    VeryHigh,
+}
+
+impl FailOn {
+    /// The least severity that fails.
+    pub fn severity(self) -> crate::analyse::Severity {
+        use crate::analyse::Severity;
+        match self {
+            FailOn::Inconclusive | FailOn::Low => Severity::Low,
+            FailOn::Medium => Severity::Medium,
+            FailOn::MediumHigh => Severity::MediumHigh,
+            FailOn::High => Severity::High,
+            FailOn::VeryHigh => Severity::VeryHigh,
+        }
+    }
+}
 
 /// Parses `500ms`, `2s`, `1.5s`, `250us`, `1m`; a bare number is seconds.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {

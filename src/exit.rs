@@ -9,12 +9,15 @@ pub enum Exit {
     Violation = 1,
     /// A usage or input error, found before measuring.
     Input = 2,
-    /// A candidate failed verification (`pgcheck verify`).
+    /// A candidate, the library's own call included, failed verification.
     Verification = 3,
     /// An MPI, I/O or internal error.
     Internal = 4,
     /// Interrupted by a signal; the files hold what was measured.
     Interrupted = 5,
+    /// A case has no verdict: the library's own call was not measured
+    /// (skipped by --max-memory, every observation invalid).
+    Unmeasured = 6,
 }
 
 impl Exit {

@@ -33,6 +33,11 @@ pub struct Meta {
     pub test: String,
     pub correction: String,
     pub outliers: String,
+    /// The factor within which a guideline `holds`.
+    pub margin: f64,
+    /// Warnings the report repeats at its top (e.g. a powerless test).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     pub sync: String,
     pub cache: String,
     pub plan_s: f64,

@@ -1,6 +1,7 @@
 //! The plan: every (collective, size, root) case with its candidates, and
 //! how long measuring them will take.
 
+use crate::analyse::{Correction, Test};
 use crate::candidates::{self, native::DEFAULT, Family};
 use crate::collective::Collective;
 use crate::config::{Config, InputError};
@@ -242,6 +243,36 @@ pub fn case(
         skipped,
         blocks,
     }
+}
+
+/// Why the test cannot flag a violation in some case with the plan's
+/// rounds: its smallest attainable p-value is not below the correction's
+/// first threshold. Says how many rounds would do.
+pub fn powerless(plan: &Plan, test: Test, correction: Correction, alpha: f64) -> Option<String> {
+    let rounds = plan.settings.rounds;
+    plan.cases.iter().find_map(|case| {
+        let family = case.candidates.len().saturating_sub(1);
+        let threshold = correction.first_threshold(alpha, family);
+        let min_p = test.min_p(rounds)?;
+        if family == 0 || min_p < threshold {
+            return None;
+        }
+        let needed = (rounds..=10_000).find(|&r| test.min_p(r).is_some_and(|p| p < threshold));
+        let bound = match correction {
+            Correction::Holm => format!("α/{family} = {threshold:.3e} (Holm over {family} competitors)"),
+            Correction::None => format!("α = {threshold}"),
+        };
+        Some(format!(
+            "with {rounds} rounds the {} test cannot flag a violation of {} {} B: its smallest p-value, {min_p:.3e}, is not below {bound}; {} (or --allow-powerless)",
+            format!("{test:?}").to_lowercase(),
+            case.collective,
+            case.size_bytes,
+            match needed {
+                Some(r) => format!("use --rounds {r} or more"),
+                None => "no number of rounds suffices".into(),
+            }
+        ))
+    })
 }
 
 /// Roots named `first`, `middle`, `last` or by number.

@@ -81,7 +81,7 @@ pub fn compare_runs(
             describe::median(&now.seconds),
             describe::median(&before.seconds),
         );
-        let p_value = compare(now, &bound, options.test).p_value;
+        let p_value = compare(now, &bound, options.test.unpaired()).p_value;
         comparison.changes.push(Change {
             key: case.key.clone(),
             baseline_median_s: baseline_median,

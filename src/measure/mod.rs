@@ -51,7 +51,7 @@ impl Context {
 pub enum Status {
     /// Verified and measured.
     Measured,
-    /// Its result differs from the library's own collective.
+    /// Its result differs from the reference.
     Wrong(String),
     /// It cannot run in this case (topology, operator, …).
     Skipped(String),
@@ -94,10 +94,12 @@ pub struct Harness {
     synced_at: f64,
     resync_s: f64,
     drift_s: f64,
-    /// How far ahead a roundtime start lies: a few broadcast times, widened
-    /// while ranks start late.
-    window: f64,
-    base_window: f64,
+    /// How far ahead of its announcement a roundtime chunk starts: a few
+    /// broadcast times.
+    lead: f64,
+    /// Slack added to every roundtime slot (and to the lead): doubled after
+    /// late starts, shrunk while starts are on time.
+    slack: f64,
     /// Written between observations for a cold cache.
     flush: Vec<u8>,
     /// How long one flush takes; roundtime slots make room for it.
@@ -119,8 +121,8 @@ impl Harness {
             synced_at: 0.0,
             resync_s: settings.resync_s,
             drift_s: settings.drift_s,
-            window: 0.0,
-            base_window: 0.0,
+            lead: 0.0,
+            slack: MIN_SLACK,
             flush: match settings.cache {
                 Cache::Warm => Vec::new(),
                 Cache::Cold => vec![0u8; last_level_cache_bytes() * 2],
@@ -150,8 +152,8 @@ impl Harness {
         self.clock = clock::synchronise(&ctx.comm, 20, self.drift_s);
         self.synced_at = mpi::time();
         // A start must reach every rank before it passes.
-        self.base_window = (4.0 * broadcast_time(ctx)).max(20e-6);
-        self.window = self.base_window;
+        self.lead = (4.0 * broadcast_time(ctx)).max(20e-6);
+        self.slack = MIN_SLACK;
     }
 
     /// Seconds since the start.
@@ -250,7 +252,11 @@ pub fn measure_case(
     with_element!(case.datatype, T => {
         let mut prepared = Prepared::<T>::new(ctx, case);
         prepared.verify(ctx);
-        prepared.measure(ctx, case, settings, harness, progress);
+        // A wrong library collective is the finding; nothing is judged
+        // against it, so nothing is timed.
+        if !prepared.default_is_wrong() {
+            prepared.measure(ctx, case, settings, harness, progress);
+        }
         prepared.finish(case)
     })
 }
@@ -279,6 +285,8 @@ struct Entry<T> {
     observations: Vec<f64>,
     rounds: Vec<u32>,
     invalid: usize,
+    /// Seconds per observation in its last slice (0 before the first).
+    pace: f64,
 }
 
 /// A case's candidates and the buffers they share.
@@ -319,6 +327,7 @@ impl<T: Element> Prepared<T> {
                     observations: Vec::new(),
                     rounds: Vec::new(),
                     invalid: 0,
+                    pace: 0.0,
                 }
             })
             .collect();
@@ -329,6 +338,7 @@ impl<T: Element> Prepared<T> {
             observations: Vec::new(),
             rounds: Vec::new(),
             invalid: 0,
+            pace: 0.0,
         }));
         // A case whose buffers exceed --max-memory has no candidates left.
         let (send_len, recv_len) = match case.candidates.is_empty() {
@@ -399,6 +409,12 @@ impl<T: Element> Prepared<T> {
         }
     }
 
+    fn default_is_wrong(&self) -> bool {
+        self.entries
+            .iter()
+            .any(|e| e.name == candidates::native::DEFAULT && matches!(e.status, Status::Wrong(_)))
+    }
+
     /// Warm-up, then `rounds` rounds in which every verified candidate runs
     /// for its share of the budget, in a seeded random order.
     fn measure(
@@ -442,6 +458,8 @@ impl<T: Element> Prepared<T> {
                         planned_s: harness.planned,
                     });
                 }
+                // Clocks drift: resynchronise between slices once stale.
+                harness.refresh(ctx);
                 let deadline = harness.book(slice);
                 let entry = &mut self.entries[e];
                 let run = entry.run.as_mut().expect("verified");
@@ -454,6 +472,7 @@ impl<T: Element> Prepared<T> {
                     &mut self.recv,
                     deadline,
                     &mut local,
+                    &mut entry.pace,
                 );
                 // Whether any rank was signalled travels with the
                 // observations: a launcher may not signal rank 0 itself.
@@ -578,34 +597,26 @@ fn observe_until<T>(
     recv: &mut [T],
     deadline: f64,
     local: &mut Vec<f64>,
+    pace: &mut f64,
 ) {
     let leader = comm.rank() == 0;
     let root = comm.process_at_rank(0);
     let mut spent = 0.0;
-    let mut longest: f64 = 0.0;
+    // The slot of a roundtime observation: what the slowest rank needs for
+    // most calls of the last chunk, so that no rank's start is late because
+    // rank 0 happened to finish early (a bcast root, a gather leaf).
+    let mut slot: f64 = 0.0;
+    let mut durations: Vec<f64> = Vec::with_capacity(1 << 10);
     loop {
         // [observations, first start (global), slot length]
         let mut decision = [0.0f64; 3];
         if leader {
             let observed = local.len() / 3;
             let remaining = deadline - mpi::time();
-            let next = if observed == 0 {
-                1
-            } else {
-                let per_observation = spent / observed as f64;
-                match (0.5 * remaining / per_observation).floor().max(0.0) as u64 {
-                    // Close to the deadline: one more only if it ends nearer to it.
-                    0 => u64::from(remaining > 0.5 * per_observation),
-                    // At most doubling, so that a machine slowing down
-                    // mid-slice cannot turn an optimistic estimate into a
-                    // long overrun.
-                    n => n.min(observed as u64),
-                }
-            };
             decision = [
-                next as f64,
-                harness.clock.now() + harness.window,
-                2.0 * longest + harness.window + harness.flush_s,
+                next_chunk(observed, spent, remaining, *pace) as f64,
+                harness.clock.now() + harness.lead + harness.slack,
+                slot + harness.slack + harness.flush_s,
             ];
             if harness.signalled() {
                 decision[0] = -1.0;
@@ -632,7 +643,6 @@ fn observe_until<T>(
                     let start = mpi::time();
                     run(send, recv);
                     let duration = mpi::time() - start;
-                    longest = longest.max(duration);
                     local.extend_from_slice(&[duration, 0.0, 0.0]);
                 }
                 Sync::Roundtime => {
@@ -643,7 +653,6 @@ fn observe_until<T>(
                     let start = mpi::time();
                     run(send, recv);
                     let end = mpi::time();
-                    longest = longest.max(end - start);
                     let clock = &harness.clock;
                     local.extend_from_slice(&[
                         clock.global(end),
@@ -655,22 +664,71 @@ fn observe_until<T>(
         }
         spent += mpi::time() - chunk_start;
         if harness.sync == Sync::Roundtime {
-            // Late starts mean the window or the slots are too short for this
-            // machine: widen them for every rank alike.
-            let mut any_late = 0u32;
-            comm.all_reduce_into(&late_starts, &mut any_late, SystemOperation::max());
-            harness.window = if any_late > 0 {
-                (2.0 * harness.window).min(MAX_WINDOW)
-            } else {
-                (0.9 * harness.window).max(harness.base_window)
-            };
+            let chunk = &local[local.len() - 3 * next as usize..];
+            durations.clear();
+            durations.extend(chunk.chunks(3).map(|o| o[0] + o[1]));
+            let mine = [f64::from(late_starts), slot_of(&mut durations)];
+            let mut all = [0.0; 2];
+            comm.all_reduce_into(&mine[..], &mut all[..], SystemOperation::max());
+            slot = all[1];
+            harness.slack = next_slack(harness.slack, all[0] > 0.0);
         }
+    }
+    if local.len() >= 3 {
+        *pace = spent / (local.len() / 3) as f64;
     }
 }
 
-/// The widest roundtime window: beyond it the machine is too busy for
+/// How many observations the next chunk of a slice takes: half the
+/// remaining time's worth at the pace seen so far in this slice, at most as
+/// many as so far (so that a machine slowing down mid-slice cannot turn an
+/// optimistic estimate into a long overrun). The first chunk of a slice
+/// takes a quarter of the time at the `prior` pace of the candidate's last
+/// slice, or one observation when there is none.
+fn next_chunk(observed: usize, spent: f64, remaining: f64, prior: f64) -> u64 {
+    if observed == 0 {
+        return match prior > 0.0 {
+            true => ((0.25 * remaining / prior).floor() as u64).max(1),
+            false => 1,
+        };
+    }
+    let per_observation = spent / observed as f64;
+    match (0.5 * remaining / per_observation).floor().max(0.0) as u64 {
+        // Close to the deadline: one more only if it ends nearer to it.
+        0 => u64::from(remaining > 0.5 * per_observation),
+        n => n.min(observed as u64),
+    }
+}
+
+/// The slot one rank needs for an observation, from its durations in the
+/// last chunk: a quarter above their 90th percentile, so that a rare slow
+/// call costs one late start rather than stretching every slot.
+fn slot_of(durations: &mut [f64]) -> f64 {
+    if durations.is_empty() {
+        return 0.0;
+    }
+    durations.sort_unstable_by(f64::total_cmp);
+    let p90 = durations[(durations.len() * 9 / 10).min(durations.len() - 1)];
+    1.25 * p90
+}
+
+/// The roundtime slack after a chunk: late starts mean slots are too short
+/// for this machine, so it doubles for every rank alike; otherwise it
+/// shrinks by a tenth towards its minimum.
+fn next_slack(slack: f64, late: bool) -> f64 {
+    if late {
+        (2.0 * slack).min(MAX_SLACK)
+    } else {
+        (0.9 * slack).max(MIN_SLACK)
+    }
+}
+
+/// The least slack of a roundtime slot.
+const MIN_SLACK: f64 = 1e-6;
+
+/// The widest slack: beyond it the machine is too busy for
 /// clock-synchronised starts and observations stay invalid.
-const MAX_WINDOW: f64 = 0.005;
+const MAX_SLACK: f64 = 0.005;
 
 /// Waits until the local time `due`: yields the core while far from it, so
 /// that oversubscribed ranks can run, and spins for the last microseconds.

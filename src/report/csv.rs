@@ -90,14 +90,21 @@ pub fn summary<W: std::io::Write>(out: W, results: &Results) -> std::io::Result<
         "candidate",
         "status",
         "n",
+        "invalid",
+        "invalid_share",
+        "rounds",
         "median_s",
         "q1_s",
         "q3_s",
+        "round_median_s",
         "slowdown",
         "p_value",
         "p_adjusted",
         "significant",
+        "p_equivalence",
+        "sensitivity",
         "severity",
+        "verdict",
     ])?;
     let opt = |x: Option<f64>| x.map_or(String::new(), |v| format!("{v:e}"));
     for check in &results.checks {
@@ -118,14 +125,21 @@ pub fn summary<W: std::io::Write>(out: W, results: &Results) -> std::io::Result<
                 c.name.clone(),
                 c.status.clone(),
                 c.n.to_string(),
+                c.invalid.to_string(),
+                format!("{:.4}", c.invalid_share()),
+                c.rounds.to_string(),
                 opt(c.median_s),
                 opt(c.q1_s),
                 opt(c.q3_s),
+                opt(c.round_median_s),
                 opt(c.slowdown),
                 opt(c.p_value),
                 opt(c.p_adjusted),
                 c.significant.to_string(),
+                opt(c.p_equivalence),
+                opt(c.sensitivity),
                 severity.into(),
+                check.conclusion.label().into(),
             ])?;
         }
     }

@@ -77,8 +77,18 @@ pub(crate) fn verdict_line(check: &Verdict) -> String {
         return "no verdict: default not measured".into();
     }
     match &check.violated_by {
-        Some(by) => format!("severity {} (set by {by})", check.severity.label()),
-        None => format!("severity {}", check.severity.label()),
+        Some(by) => format!(
+            "{}, severity {} (set by {by}), sensitivity {}",
+            check.conclusion.label(),
+            check.severity.label(),
+            super::table::sensitivity(check)
+        ),
+        None => format!(
+            "{}, severity {}, sensitivity {}",
+            check.conclusion.label(),
+            check.severity.label(),
+            super::table::sensitivity(check)
+        ),
     }
 }
 
@@ -96,6 +106,7 @@ pub(crate) fn header(adjusted: bool) -> Vec<&'static str> {
         "q1",
         "q3",
         "n",
+        "invalid",
         "slowdown",
         "p-value",
     ];
@@ -122,6 +133,7 @@ pub(crate) fn row(candidate: &CandidateSummary, rank: usize, adjusted: bool) -> 
         time(candidate.q1_s),
         time(candidate.q3_s),
         candidate.n.to_string(),
+        format!("{:.1} %", 100.0 * candidate.invalid_share()),
         candidate.slowdown.map_or("-".into(), |s| format!("{s:.3}")),
         p(candidate.p_value),
     ];
@@ -146,8 +158,9 @@ fn marks(candidate: &CandidateSummary) -> String {
 
 /// What the marks and the slowdown mean, printed under the tables.
 pub(crate) const LEGEND: &str =
-    "slowdown = median(default) / median(candidate): above 1 the candidate is faster; \
-     * significantly faster than default; ~ differs from default by less than the noise floor";
+    "slowdown = median of default's per-round medians / the candidate's: above 1 the candidate is faster; \
+     * significantly faster than default; ~ differs from default by less than the noise floor; \
+     invalid: observations discarded for a late start";
 
 /// Every check's candidates: median, quartiles, n, slowdown, p-values,
 /// rank; the candidates without observations after, with their reason.

@@ -3,27 +3,35 @@
 
 use super::table::style;
 use super::Results;
-use crate::analyse::{Severity, Verdict};
+use crate::analyse::{Conclusion, Severity, Verdict};
+use crate::candidates::native::DEFAULT;
 use crate::collective::Collective;
 use comfy_table::{Attribute, Cell, CellAlignment, Color, Table};
 
 /// What one cell of the grid shows. Ordered from least to most telling, so
 /// that the worst of several checks in one cell is the maximum.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Mark {
     /// No check of this collective at this size.
     Blank,
+    /// The severity of a violation; `Severity::Ok` where the guideline holds.
+    Severity(Severity),
+    /// Neither violated nor shown to hold.
+    Inconclusive,
     /// Checked, but the default was never measured (interrupted or excluded).
     Unmeasured,
-    Severity(Severity),
+    /// The library's own collective failed verification.
+    Wrong,
 }
 
 impl Mark {
-    /// A check's mark: its severity once the default has been measured.
+    /// A check's mark, from its verdict.
     pub(crate) fn of(check: &Verdict) -> Mark {
-        match check.default_candidate().and_then(|d| d.median_s) {
-            Some(_) => Mark::Severity(check.severity),
-            None => Mark::Unmeasured,
+        match check.conclusion {
+            Conclusion::LibraryWrong => Mark::Wrong,
+            Conclusion::Unmeasured => Mark::Unmeasured,
+            Conclusion::Inconclusive => Mark::Inconclusive,
+            Conclusion::Holds | Conclusion::Violated => Mark::Severity(check.severity),
         }
     }
 
@@ -31,8 +39,34 @@ impl Mark {
         match self {
             Mark::Blank => "",
             Mark::Unmeasured => "n/a",
+            Mark::Inconclusive => "inconclusive",
+            Mark::Wrong => "WRONG",
             Mark::Severity(s) => s.label(),
         }
+    }
+
+    /// Position from least to most telling.
+    fn weight(self) -> u8 {
+        match self {
+            Mark::Blank => 0,
+            Mark::Severity(Severity::Ok) => 1,
+            Mark::Inconclusive => 2,
+            Mark::Unmeasured => 3,
+            Mark::Severity(s) => 3 + s as u8,
+            Mark::Wrong => 10,
+        }
+    }
+}
+
+impl Ord for Mark {
+    fn cmp(&self, other: &Mark) -> std::cmp::Ordering {
+        self.weight().cmp(&other.weight())
+    }
+}
+
+impl PartialOrd for Mark {
+    fn partial_cmp(&self, other: &Mark) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
     }
 }
 
@@ -41,6 +75,8 @@ impl Mark {
 pub(crate) struct Row {
     pub label: String,
     pub marks: Vec<Mark>,
+    /// Per size: a competitor failed verification there.
+    pub wrong: Vec<bool>,
 }
 
 /// The grid's content, shared by the text, Markdown and SVG renderers.
@@ -74,17 +110,30 @@ pub(crate) fn overview(results: &Results) -> Overview {
                 Some(r) if several_roots => format!("{} root {r}", collective.name()),
                 _ => collective.name().to_string(),
             };
+            let in_cell = |size: u64| {
+                checks
+                    .iter()
+                    .filter(move |c| c.key.size_bytes == size && root_of(c) == root)
+            };
             let marks = sizes
                 .iter()
+                .map(|&size| in_cell(size).map(|c| Mark::of(c)).fold(Mark::Blank, Mark::max))
+                .collect();
+            let wrong = sizes
+                .iter()
                 .map(|&size| {
-                    checks
-                        .iter()
-                        .filter(|c| c.key.size_bytes == size && root_of(c) == root)
-                        .map(|c| Mark::of(c))
-                        .fold(Mark::Blank, Mark::max)
+                    in_cell(size).any(|c| {
+                        c.candidates
+                            .iter()
+                            .any(|c| c.status == "wrong" && c.name != DEFAULT)
+                    })
                 })
                 .collect();
-            rows.push(Row { label, marks });
+            rows.push(Row {
+                label,
+                marks,
+                wrong,
+            });
         }
     }
     Overview { sizes, rows }
@@ -135,15 +184,16 @@ pub fn render(results: &Results, color: bool) -> String {
     table.set_header(header);
     for row in &overview.rows {
         let mut cells = vec![Cell::new(&row.label)];
-        cells.extend(row.marks.iter().map(|&mark| {
+        cells.extend(row.marks.iter().zip(&row.wrong).map(|(&mark, &wrong)| {
+            let label = format!("{}{}", mark.label(), if wrong { " !" } else { "" });
             paint(
-                Cell::new(mark.label()).set_alignment(CellAlignment::Center),
+                Cell::new(label).set_alignment(CellAlignment::Center),
                 mark,
             )
         }));
         table.add_row(cells);
     }
-    format!("\nOverview: severity of the worst significantly faster competitor\n{table}\n")
+    format!("\nOverview: severity of the worst significantly faster competitor (ok: holds within the margin; inconclusive: this run could not tell; WRONG: the library's result; !: a competitor failed verification)\n{table}\n")
 }
 
 /// Green for ok, yellow to orange for the middling severities, red for the
@@ -151,7 +201,11 @@ pub fn render(results: &Results, color: bool) -> String {
 fn paint(cell: Cell, mark: Mark) -> Cell {
     match mark {
         Mark::Blank => cell,
-        Mark::Unmeasured => cell.fg(Color::DarkGrey),
+        Mark::Unmeasured | Mark::Inconclusive => cell.fg(Color::DarkGrey),
+        Mark::Wrong => cell
+            .fg(Color::Magenta)
+            .add_attribute(Attribute::Bold)
+            .add_attribute(Attribute::Reverse),
         Mark::Severity(severity) => match severity {
             Severity::Ok => cell.fg(Color::Green),
             Severity::Low => cell.fg(Color::Yellow),
@@ -193,6 +247,8 @@ pub(crate) mod fixture {
             "n": 100,
             "outliers_removed": 2,
             "median_s": m * 1e-6,
+            "round_median_s": m * 1e-6,
+            "rounds": 10,
             "q1_s": m * 0.95e-6,
             "q3_s": m * 1.1e-6,
             "slowdown": slowdown,
@@ -259,13 +315,17 @@ pub(crate) mod fixture {
         let worst = competitors()
             .filter(|c| c.significant)
             .max_by(|a, b| a.slowdown.partial_cmp(&b.slowdown).unwrap());
+        let shown = worst.or(fastest);
         let mut verdict = key(collective, size_bytes, root);
         let fields = json!({
+            "verdict": if worst.is_some() { "violated" } else { "holds" },
             "candidates": candidates,
+            "competitor": shown.map(|f| f.name.clone()),
+            "competitor_median_s": shown.and_then(|f| f.median_s),
             "fastest": fastest.map(|f| f.name.clone()),
-            "fastest_median_s": fastest.and_then(|f| f.median_s),
-            "slowdown": fastest.and_then(|f| f.slowdown),
-            "p_value": fastest.and_then(|f| f.p_adjusted),
+            "slowdown": shown.and_then(|f| f.slowdown),
+            "p_value": shown.and_then(|f| f.p_adjusted),
+            "sensitivity": 1.2,
             "severity": worst.map_or(Severity::Ok, |w| Severity::of_slowdown(w.slowdown.unwrap())),
             "violated_by": worst.map(|w| w.name.clone()),
         });
@@ -293,6 +353,8 @@ pub(crate) mod fixture {
         );
         let mut unmeasured = check(Collective::Scatter, 1 << 20, 0, 100.0, &[], vec![]);
         unmeasured.candidates = vec![excluded("default", "skipped", "interrupted")];
+        unmeasured.conclusion = crate::analyse::Conclusion::Unmeasured;
+        unmeasured.reason = Some("interrupted".into());
         let meta = Meta {
             tool: "pgcheck".into(),
             tool_version: "0.1.0".into(),

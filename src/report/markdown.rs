@@ -4,7 +4,7 @@ use super::details::{self, LEGEND};
 use super::grid::{overview, size_label, Mark};
 use super::{seconds, Results};
 use crate::analyse::guidelines::Finding;
-use crate::analyse::{CaseKey, Severity, Verdict};
+use crate::analyse::{CaseKey, Conclusion, Severity, Verdict};
 use crate::collective::Collective;
 
 /// Meta, overview grid, one Figure-2 table per collective with every
@@ -36,11 +36,32 @@ pub fn render(results: &Results) -> String {
 /// The one line a reader of a CI summary needs first.
 fn headline(results: &Results) -> String {
     let worst = results.worst();
-    let verdict = if worst == Severity::Ok {
+    let count = |conclusion: Conclusion| {
+        results
+            .checks
+            .iter()
+            .filter(|c| c.conclusion == conclusion)
+            .count()
+    };
+    let wrong = results
+        .checks
+        .iter()
+        .filter(|c| c.candidates.iter().any(|c| c.status == "wrong"))
+        .count();
+    let mut verdict = if worst == Severity::Ok {
         "✅ no guideline violations".to_string()
     } else {
         format!("❌ guideline violations, worst **{}**", worst.label())
     };
+    if wrong > 0 {
+        verdict = format!("❌ **wrong results in {wrong} case(s)**, {verdict}");
+    }
+    verdict += &format!(
+        " ({} hold, {} inconclusive, {} unmeasured)",
+        count(Conclusion::Holds),
+        count(Conclusion::Inconclusive),
+        count(Conclusion::Unmeasured)
+    );
     let regressions = results
         .baseline
         .as_ref()
@@ -54,7 +75,13 @@ fn headline(results: &Results) -> String {
     } else {
         " (⚠️ incomplete run)"
     };
-    format!("## pgcheck: {verdict}{regressions}{incomplete}\n\n")
+    let warnings: String = results
+        .meta
+        .warnings
+        .iter()
+        .map(|w| format!("> ⚠️ {}\n\n", text(w)))
+        .collect();
+    format!("## pgcheck: {verdict}{regressions}{incomplete}\n\n{warnings}")
 }
 
 fn meta_table(results: &Results) -> String {
@@ -151,6 +178,8 @@ fn mark_cell(mark: Mark) -> String {
     match mark {
         Mark::Blank => String::new(),
         Mark::Unmeasured => "⚪ n/a".into(),
+        Mark::Inconclusive => "❔ inconclusive".into(),
+        Mark::Wrong => "❌ **WRONG**".into(),
         Mark::Severity(Severity::Ok) => "✅ ok".into(),
         Mark::Severity(severity) => {
             let emoji = match severity {
@@ -190,8 +219,8 @@ fn overview_table(results: &Results) -> String {
 /// severity marked.
 fn figure2_row(results: &Results, check: &Verdict) -> Vec<String> {
     let mut row = super::table::figure2_row(results, check);
-    if let Some(fastest) = &check.fastest {
-        row[7] = code(fastest);
+    if let Some(competitor) = &check.competitor {
+        row[7] = code(competitor);
     }
     row[10] = mark_cell(Mark::of(check));
     row
@@ -205,7 +234,7 @@ fn collective_section(results: &Results, collective: Collective, checks: &[&Verd
     let mut header: Vec<&str> = super::table::FIGURE2.to_vec();
     let mut align: Vec<Align> = super::table::FIGURE2
         .iter()
-        .map(|&c| Align::numeric(!matches!(c, "fastest competitor" | "severity")))
+        .map(|&c| Align::numeric(!matches!(c, "competitor" | "severity" | "verdict")))
         .collect();
     if several_roots {
         header.insert(0, "root");
@@ -227,6 +256,13 @@ fn collective_section(results: &Results, collective: Collective, checks: &[&Verd
     };
     let mut out = format!("\n### {}{root}\n\n", collective.mpi_name());
     out += &table(&header, &align, &rows);
+    let notes = super::table::notes(checks);
+    if !notes.is_empty() {
+        out += "\n";
+        for line in notes.lines() {
+            out += &format!("- {}\n", text(line.trim()));
+        }
+    }
     out += &format!(
         "\n<details><summary>Every candidate of {}</summary>\n",
         collective.mpi_name()
@@ -531,7 +567,7 @@ mod tests {
     fn has_meta_overview_tables_and_violations() {
         let md = render(&fixture::results());
         for part in [
-            "## pgcheck: ❌ guideline violations, worst **very-high**",
+            "## pgcheck: ❌ **wrong results in 1 case(s)**, ❌ guideline violations, worst **very-high** (1 hold, 0 inconclusive, 1 unmeasured)",
             "| MPI library | Open MPI v4.1.6 &lt;test &amp; build&gt; |",
             "| processes | 8 = 2 node(s) × 4 ppn |",
             "α = 0.05",
@@ -542,13 +578,14 @@ mod tests {
             "| allreduce | ✅ ok | 🟠 **medium-high** |  |",
             "| bcast | ⛔ **very-high** |  |  |",
             "| scatter |  |  | ⚪ n/a |",
-            "### MPI_Allreduce\n\n| size [B] | count | N | ppn | n | default | slowdown | fastest competitor | its median | p-value | severity |",
-            "| 8192 | 8192 | 2 | 4 | 100 | 100.00 µs | 1.818 | `allreduce_as_reducescatter_allgather` | 55.00 µs | 3.00e-6 | 🟠 **medium-high** |",
+            "### MPI_Allreduce\n\n| size [B] | count | N | ppn | n | default | slowdown | competitor | its median | p-value | severity | verdict | sensitivity |",
+            "| 8192 | 8192 | 2 | 4 | 100 | 100.00 µs | 1.818 | `allreduce_as_reducescatter_allgather` | 55.00 µs | 3.00e-6 | 🟠 **medium-high** | violated ! | 1.20× |",
+            "- ! 8192 B: allreduce_as_allreduce_lane failed verification: rank 3: element 17 is 4, expected 5",
             "### MPI_Bcast, root 2",
             "- `allreduce_as_allreduce_lane`: wrong: rank 3: element 17 is 4, expected 5",
             "needs a commutative operator \\| not given",
             "### Violations",
-            "## pgcheck: ❌ guideline violations, worst **very-high**, ❌ 1 regression(s) against the baseline\n",
+            "worst **very-high** (1 hold, 0 inconclusive, 1 unmeasured), ❌ 1 regression(s) against the baseline\n",
             "### Universal guidelines (PGMPI)",
             "| monotony | allreduce | 8192 | 8 B | 5.00 µs | 10.00 µs | 2.000 | 1.00e-4 | 🟠 **medium-high** |",
             "### Baseline\n\nCompared with `main/results.json`: 1 cases, tolerance 5.0 %.",
@@ -585,7 +622,9 @@ mod tests {
         results.baseline = None;
         results.complete = false;
         let md = render(&results);
-        assert!(md.starts_with("## pgcheck: ✅ no guideline violations (⚠️ incomplete run)"));
+        assert!(md.starts_with(
+            "## pgcheck: ✅ no guideline violations (1 hold, 0 inconclusive, 0 unmeasured) (⚠️ incomplete run)"
+        ));
         assert!(md.contains("| complete | **no**"));
         assert!(md.contains("### Violations\n\nNone"));
         results.checks.clear();

@@ -35,15 +35,52 @@ pub struct Results {
 }
 
 impl Results {
-    /// The worst severity of any check or universal guideline.
+    /// The worst severity of any check. The universal guidelines do not
+    /// count: they compare sizes measured at different times.
     pub fn worst(&self) -> Severity {
         self.checks
             .iter()
             .map(|c| c.severity)
             .max()
             .unwrap_or(Severity::Ok)
-            .max(self.guidelines.worst())
     }
+}
+
+/// One line per candidate that failed verification and per case without a
+/// verdict, for standard error: they must not hide in a table.
+pub fn failures(results: &Results) -> Vec<String> {
+    let mut lines = Vec::new();
+    for check in &results.checks {
+        let k = &check.key;
+        let case = format!(
+            "{} {} B ({} × {} {}{})",
+            k.collective.mpi_name(),
+            k.size_bytes,
+            k.count,
+            k.datatype.name(),
+            k.op.name(),
+            if k.collective.is_rooted() {
+                format!(", root {}", k.root)
+            } else {
+                String::new()
+            }
+        );
+        for c in check.candidates.iter().filter(|c| c.status == "wrong") {
+            let reason = c.reason.as_deref().unwrap_or("");
+            lines.push(if c.name == crate::candidates::native::DEFAULT {
+                format!("the library's collective is wrong: {case}: {reason}")
+            } else {
+                format!("{} failed verification: {case}: {reason}", c.name)
+            });
+        }
+        if check.conclusion == crate::analyse::Conclusion::Unmeasured && results.complete {
+            lines.push(format!(
+                "no verdict for {case}: default not measured: {}",
+                check.reason.as_deref().unwrap_or("")
+            ));
+        }
+    }
+    lines
 }
 
 /// The report itself, on standard output.

@@ -167,6 +167,8 @@ fn colours(mark: Mark) -> (&'static str, &'static str) {
     match mark {
         Mark::Blank => ("#fafafa", "#212121"),
         Mark::Unmeasured => ("#e0e0e0", "#616161"),
+        Mark::Inconclusive => ("#cfd8dc", "#37474f"),
+        Mark::Wrong => ("#4a148c", "#ffffff"),
         Mark::Severity(severity) => match severity {
             Severity::Ok => ("#66bb6a", "#212121"),
             Severity::Low => ("#d4e157", "#212121"),
@@ -221,7 +223,7 @@ fn overview_svg(results: &Results) -> String {
     ]
     .into_iter()
     .map(Mark::Severity)
-    .chain([Mark::Unmeasured])
+    .chain([Mark::Inconclusive, Mark::Unmeasured, Mark::Wrong])
     .collect();
     let legend_item_w = cell_w + 8.0;
 

@@ -1,12 +1,14 @@
 //! The per-collective tables (MPINPC's Figure 2).
 
 use super::{seconds, Results};
-use crate::analyse::Verdict;
+use crate::analyse::{Conclusion, Verdict};
+use crate::candidates::native::DEFAULT;
 use crate::collective::Collective;
 use comfy_table::{presets, Cell, CellAlignment, Table};
 
-/// The columns of the per-collective table (MPINPC's Figure 2).
-pub const FIGURE2: [&str; 11] = [
+/// The columns of the per-collective table (MPINPC's Figure 2, with the
+/// verdict and the sensitivity behind it).
+pub const FIGURE2: [&str; 13] = [
     "size [B]",
     "count",
     "N",
@@ -14,51 +16,127 @@ pub const FIGURE2: [&str; 11] = [
     "n",
     "default",
     "slowdown",
-    "fastest competitor",
+    "competitor",
     "its median",
     "p-value",
     "severity",
+    "verdict",
+    "sensitivity",
 ];
 
-/// One check as a row of the per-collective table. A slowdown marked `~`:
-/// the medians differ by less than the synchronisation's own cost.
+/// One check as a row of the per-collective table: the competitor that
+/// sets the severity, else the fastest. A slowdown marked `~`: the medians
+/// differ by less than the synchronisation's own cost. A candidate that
+/// failed verification marks the row with `!`.
 pub fn figure2_row(results: &Results, check: &Verdict) -> Vec<String> {
     let default = check.default_candidate();
     let below_noise = check
         .candidates
         .iter()
-        .any(|c| Some(&c.name) == check.fastest.as_ref() && c.below_noise);
+        .any(|c| Some(&c.name) == check.competitor.as_ref() && c.below_noise);
+    let wrong = check.candidates.iter().any(|c| c.status == "wrong");
+    let default_median = match check.conclusion {
+        Conclusion::LibraryWrong => "WRONG".into(),
+        _ => default
+            .and_then(|d| d.round_median_s)
+            .map_or("-".into(), seconds),
+    };
     vec![
         check.key.size_bytes.to_string(),
         check.key.count.to_string(),
         results.meta.nodes.to_string(),
         results.meta.ppn.to_string(),
         default.map_or(0, |d| d.n).to_string(),
-        default.and_then(|d| d.median_s).map_or("-".into(), seconds),
+        default_median,
         check.slowdown.map_or("-".into(), |s| {
             format!("{s:.3}{}", if below_noise { "~" } else { "" })
         }),
-        check.fastest.clone().unwrap_or_else(|| "-".into()),
-        check.fastest_median_s.map_or("-".into(), seconds),
+        check.competitor.clone().unwrap_or_else(|| "-".into()),
+        check.competitor_median_s.map_or("-".into(), seconds),
         check.p_value.map_or("-".into(), |p| format!("{p:.2e}")),
-        check.severity.label().into(),
+        match check.conclusion {
+            Conclusion::LibraryWrong | Conclusion::Unmeasured => "-".into(),
+            _ => check.severity.label().into(),
+        },
+        format!(
+            "{}{}",
+            check.conclusion.label(),
+            if wrong { " !" } else { "" }
+        ),
+        sensitivity(check),
     ]
 }
+
+/// The smallest slowdown the case could have flagged: `1.07×`, or `none`
+/// when the rounds could not give a significant result.
+pub fn sensitivity(check: &Verdict) -> String {
+    match (check.sensitivity, check.powerless) {
+        (Some(s), _) => format!("{s:.2}×"),
+        (None, true) => "none".into(),
+        (None, false) => "-".into(),
+    }
+}
+
+/// The lines under a table: every candidate that failed verification, every
+/// case without a verdict, and candidates with many invalid observations.
+pub fn notes(checks: &[&Verdict]) -> String {
+    let mut out = String::new();
+    for check in checks {
+        let case = format!("{} B", check.key.size_bytes);
+        for c in &check.candidates {
+            if c.status == "wrong" {
+                let who = if c.name == DEFAULT {
+                    "the library's collective is wrong".to_string()
+                } else {
+                    format!("{} failed verification", c.name)
+                };
+                out += &format!(
+                    "! {case}: {who}: {}\n",
+                    c.reason.as_deref().unwrap_or("")
+                );
+            } else if c.invalid_share() > INVALID_WARNING {
+                out += &format!(
+                    "  {case}: {} lost {:.0} % of its observations to late starts\n",
+                    c.name,
+                    100.0 * c.invalid_share()
+                );
+            }
+        }
+        if check.conclusion == Conclusion::Unmeasured {
+            out += &format!(
+                "! {case}: no verdict, default not measured: {}\n",
+                check.reason.as_deref().unwrap_or("")
+            );
+        }
+    }
+    out
+}
+
+/// Above this share of invalid observations a candidate is mentioned: its
+/// sample may be biased towards calls that happened to start on time.
+pub const INVALID_WARNING: f64 = 0.05;
 
 /// One table per collective: size, count, nodes, ppn, n, default median,
 /// slowdown, fastest competitor, its median, p-value, severity.
 pub fn render(results: &Results) -> String {
     let m = &results.meta;
-    let mut out = format!(
-        "{} processes ({} × {}), sync {}, {} test, α = {}; noise floor (barrier median) {}: slowdowns marked ~ differ by less\n",
+    let mut out = String::new();
+    for warning in &m.warnings {
+        out += &format!("WARNING: {warning}\n");
+    }
+    out += &format!(
+        "{} processes ({} × {}), sync {}, {} test, {} correction, α = {}, margin {}; noise floor (barrier median) {}: slowdowns marked ~ differ by less\n",
         m.processes,
         m.nodes,
         m.ppn,
         m.sync,
         m.test,
+        m.correction,
         m.alpha,
+        m.margin,
         seconds(m.noise_floor_s)
     );
+    out += "slowdown = median of default's per-round medians / the competitor's; sensitivity: the smallest slowdown this run could have flagged\n";
     if !results.complete {
         out += "INCOMPLETE: the run was interrupted; these are the checks it finished\n";
     }
@@ -74,14 +152,15 @@ pub fn render(results: &Results) -> String {
         let mut table = Table::new();
         style(&mut table);
         table.set_header(FIGURE2.to_vec());
-        for check in checks {
+        for check in &checks {
             table.add_row(figure2_row(results, check).into_iter().zip(FIGURE2).map(
                 |(text, column)| match column {
-                    "fastest competitor" | "severity" => Cell::new(text),
+                    "competitor" | "severity" | "verdict" => Cell::new(text),
                     _ => Cell::new(text).set_alignment(CellAlignment::Right),
                 },
             ));
         }
+        let notes = notes(&checks);
         let root = results
             .checks
             .iter()
@@ -89,7 +168,7 @@ pub fn render(results: &Results) -> String {
             .filter(|_| collective.is_rooted())
             .map(|c| format!(", root {}", c.key.root))
             .unwrap_or_default();
-        out += &format!("\n{}{root}\n{table}\n", collective.mpi_name());
+        out += &format!("\n{}{root}\n{table}\n{notes}", collective.mpi_name());
     }
     out
 }

@@ -1,6 +1,7 @@
 //! `pgcheck verify`'s pass/fail table.
 
 use super::table::style;
+use crate::candidates::native::DEFAULT;
 use crate::measure::{CaseRun, Status};
 use comfy_table::Table;
 use std::collections::BTreeMap;
@@ -19,8 +20,8 @@ pub fn render(runs: &[CaseRun]) -> (String, usize) {
     let mut tallies: BTreeMap<(String, String), Tally> = BTreeMap::new();
     for run in runs {
         let c = &run.case;
-        // `default` is the reference, not a result.
-        for candidate in run.candidates.iter().skip(1) {
+        // `default`, the library's own call, is verified like every other.
+        for candidate in &run.candidates {
             let tally = tallies
                 .entry((c.collective.name().to_string(), candidate.name.clone()))
                 .or_default();
@@ -82,9 +83,25 @@ pub fn render(runs: &[CaseRun]) -> (String, usize) {
             detail,
         ]);
     }
-    let summary = format!(
+    let mut summary = format!(
         "verify: {} cases, {failures} candidate runs failed, {skipped} skipped\n",
         runs.len(),
     );
+    for run in runs {
+        for candidate in run.candidates.iter().filter(|c| c.name == DEFAULT) {
+            if let Status::Wrong(why) = &candidate.status {
+                let c = &run.case;
+                summary += &format!(
+                    "the library's collective is wrong: {} {} B ({} elements, {} {}), root {}: {why}\n",
+                    c.collective.mpi_name(),
+                    c.size_bytes,
+                    c.count,
+                    c.datatype.name(),
+                    c.op.name(),
+                    c.root
+                );
+            }
+        }
+    }
     (format!("{table}\n{summary}"), failures)
 }
