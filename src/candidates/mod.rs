@@ -135,7 +135,11 @@ pub fn find(name: &str) -> Option<&'static Competitor> {
 /// Prepares a candidate: `default` or a competitor of `setup.shape.collective`.
 pub fn prepare<T: Element>(name: &str, setup: &Setup) -> Result<Run<T>, NotApplicable> {
     if name == native::DEFAULT {
-        return Ok(native::prepare(setup));
+        let run = native::prepare(setup);
+        return Ok(match testing::default_slowdown() {
+            Some(factor) => testing::slowed(run, factor),
+            None => run,
+        });
     }
     let competitor = find(name)
         .filter(|c| c.collective == setup.shape.collective)

@@ -6,6 +6,28 @@ use super::{native, Competitor, Family, NotApplicable, Run, Setup};
 use crate::collective::Collective;
 use crate::element::Element;
 
+/// The factor by which `default` is slowed in test runs
+/// (`PGCHECK_TEST_SLOW_DEFAULT`, with the test-only competitors enabled):
+/// a known slowdown against the A/A competitors (`*_as_*_self`), for
+/// experiments on the power of the tests.
+pub fn default_slowdown() -> Option<f64> {
+    let factor: f64 = std::env::var("PGCHECK_TEST_SLOW_DEFAULT").ok()?.parse().ok()?;
+    (enabled() && factor.is_finite() && factor >= 1.0).then_some(factor)
+}
+
+/// `run`, then a spin for `factor − 1` times the call's own duration on
+/// each rank: the same call made `factor` times slower.
+pub fn slowed<T: Element>(mut run: Run<T>, factor: f64) -> Run<T> {
+    Box::new(move |s, r| {
+        let start = mpi::time();
+        run(s, r);
+        let until = start + factor * (mpi::time() - start);
+        while mpi::time() < until {
+            std::hint::spin_loop();
+        }
+    })
+}
+
 /// Whether the test-only competitors are offered.
 pub fn enabled() -> bool {
     std::env::var_os("PGCHECK_TEST_CANDIDATES").is_some_and(|v| v == "1")
