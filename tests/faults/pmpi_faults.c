@@ -12,7 +12,10 @@
  *   PGCHECK_FAULT=<MPI function>:<kind>[,rank=R][,bytes=B]...
  *
  *   kind      flip      after the real call, flip the lowest bit of the byte
- *                       at offset (output bytes / 2) of the output buffer
+ *                       at offset (output bytes / 2) of the output, where
+ *                       the output is everything the call writes on this
+ *                       process (all p blocks of an allgather, counted
+ *                       without the gaps between displacements)
  *             saturate  after the real call, fill the output with 0xFF
  *             nowrite   run the real call into a private scratch copy, so
  *                       that the caller's output buffer is never written
@@ -20,17 +23,19 @@
  *   rank=R    only on rank R of the call's communicator. Without it, every
  *             rank where MPI defines an output (delay: every rank).
  *   bytes=B   only calls whose size is B bytes; may be repeated, and then
- *             any of the sizes matches (pgcheck itself broadcasts a few
- *             small buffers, so a bcast fault must spare those sizes).
+ *             any of the sizes matches. pgcheck itself calls MPI_Bcast,
+ *             MPI_Allreduce and MPI_Allgather on small buffers of its own
+ *             (decisions, timings, flags): a fault in these functions must
+ *             name the checked sizes to spare them.
  *
- * The size of a call, in bytes, is count x MPI_Type_size of its datatype:
+ * The size of a call, for bytes=, is count x MPI_Type_size of its datatype:
  *   Allreduce, Reduce, Bcast, Scan, Exscan   the vector: count
  *   Allgather, Gather, Alltoall, Scatter,
  *   Reduce_scatter_block                     one process's block: recvcount
  *                                            (sendcount where the receive
  *                                            arguments mean nothing)
  *   Allgatherv, Gatherv, Reduce_scatter      the whole vector: the sum of
- *                                            recvcounts (sendcount x size
+ *                                            recvcounts (p x sendcount
  *                                            where they mean nothing)
  * which is what pgcheck calls the size of these collectives; for the
  * v-variants, which pgcheck's mock-ups use with uneven or single blocks,
