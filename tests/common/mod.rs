@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+pub mod faults;
+
 /// What a launch produced.
 pub struct Outcome {
     pub code: Option<i32>,
@@ -28,7 +30,7 @@ pub fn mpirun() -> String {
     std::env::var("PGCHECK_MPIRUN").unwrap_or_else(|_| "mpirun".into())
 }
 
-fn is_open_mpi() -> bool {
+pub fn is_open_mpi() -> bool {
     static OPEN_MPI: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *OPEN_MPI.get_or_init(|| {
         // `mpirun (Open MPI) 4.1.4`, or `mpirun.openmpi (OpenRTE) 4.1.4`.

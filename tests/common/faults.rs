@@ -1,0 +1,84 @@
+//! The PMPI fault-injection library (`tests/faults/pmpi_faults.c`): built
+//! once per test process, preloaded into the ranks of a `Launch`.
+
+use super::{is_open_mpi, Launch};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+/// The fault library, compiled with the MPI compiler wrapper (`$MPICC`, set
+/// by ci/env.sh, or `mpicc`) on the first call: it must link against the
+/// same MPI as `pgcheck`, which the wrapper of the launcher's MPI does.
+pub fn library() -> PathBuf {
+    static LIBRARY: OnceLock<PathBuf> = OnceLock::new();
+    LIBRARY.get_or_init(build).clone()
+}
+
+fn build() -> PathBuf {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/faults/pmpi_faults.c");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("pmpi_faults");
+    std::fs::create_dir_all(&dir).unwrap();
+    let library = dir.join("libpmpi_faults.so");
+    // Written under a name of this process's own, then renamed: another
+    // test process building at the same time never sees half a library.
+    let partial = dir.join(format!("libpmpi_faults.so.{}", std::process::id()));
+    let compiler = std::env::var("MPICC").unwrap_or_else(|_| "mpicc".into());
+    let out = Command::new(&compiler)
+        .args(["-shared", "-fPIC", "-O2", "-o"])
+        .arg(&partial)
+        .arg(&source)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("{compiler} does not start: {e}"));
+    assert!(
+        out.status.success(),
+        "{compiler} failed to build {}:\n{}{}",
+        source.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::rename(&partial, &library).unwrap();
+    library
+}
+
+/// The launcher arguments that set `key=value` in every rank's environment
+/// and nowhere else: Open MPI's `-x`, MPICH hydra's `-genv`. Setting it on
+/// the launcher's own environment instead would preload the library into
+/// mpirun (and, under hydra, its proxies) too.
+fn forward(key: &str, value: &str) -> Vec<String> {
+    if is_open_mpi() {
+        vec!["-x".into(), format!("{key}={value}")]
+    } else {
+        vec!["-genv".into(), key.into(), value.into()]
+    }
+}
+
+/// `launch` with the fault library preloaded into its ranks and configured
+/// by `spec` (`PGCHECK_FAULT`, e.g. `MPI_Allreduce:flip,rank=3,bytes=64`;
+/// the syntax is described at the top of pmpi_faults.c).
+pub fn with_fault(launch: Launch, spec: &str) -> Launch {
+    let library = library();
+    let mut args = forward("LD_PRELOAD", library.to_str().expect("a UTF-8 path"));
+    args.extend(forward("PGCHECK_FAULT", spec));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    launch.launcher_args(&args)
+}
+
+impl Launch {
+    /// Adds `args` to the launcher's options, before `-np` and the program.
+    pub fn launcher_args(self, args: &[&str]) -> Launch {
+        let mut command = Command::new(self.command.get_program());
+        command.args(args).args(self.command.get_args());
+        for (key, value) in self.command.get_envs() {
+            match value {
+                Some(value) => command.env(key, value),
+                None => command.env_remove(key),
+            };
+        }
+        command.stdin(Stdio::null());
+        Launch {
+            command,
+            timeout: self.timeout,
+        }
+    }
+}

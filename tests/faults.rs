@@ -1,0 +1,308 @@
+//! Faults injected below pgcheck, into the MPI library itself, with the
+//! PMPI library of tests/faults/pmpi_faults.c: a wrong collective must be
+//! caught by verification whether it is the library's own call (`default`)
+//! or an ingredient of a mock-up, at 4, 8 and 16 (oversubscribed) ranks.
+
+mod common;
+use common::faults::with_fault;
+use common::*;
+use serde_json::Value;
+
+/// Small enough for 16 ranks on two cores, large enough for every rank to
+/// take part in several oversubscribed rounds.
+const PROCESSES: [usize; 3] = [4, 8, 16];
+
+/// Every launch is short: the faults are caught before measuring, and the
+/// measured sizes only need to be measured at all.
+const SETTINGS: [&str; 6] = ["--budget", "30ms", "--rounds", "10", "--warmup", "1"];
+
+const ALLREDUCE: &str = "datatype: int32
+op: sum
+checks:
+  - collective: allreduce
+    sizes: [8, 64, 1024]
+    competitors: [allreduce_as_reduce_bcast]
+";
+
+const BCAST_AS_ALLGATHERV: &str = "checks:
+  - collective: bcast
+    sizes: [64]
+    root: 1
+    competitors: [bcast_as_allgatherv]
+";
+
+const REDUCE: &str = "datatype: byte
+op: bor
+checks:
+  - collective: reduce
+    sizes: [16, 256]
+    root: 0
+    competitors: [reduce_as_allreduce]
+";
+
+const BCAST: &str = "checks:
+  - collective: bcast
+    sizes: [8, 4096]
+    root: 0
+    competitors: [bcast_as_scatter_allgather]
+";
+
+/// What one launch left: its outcome and its results.json.
+struct Run {
+    outcome: Outcome,
+    results: Value,
+}
+
+impl Run {
+    /// The check of `collective` at `size_bytes`.
+    fn check(&self, collective: &str, size_bytes: u64) -> &Value {
+        self.results["checks"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no checks in results.json:\n{}", self.outcome.text()))
+            .iter()
+            .find(|c| c["collective"] == collective && c["size_bytes"] == size_bytes)
+            .unwrap_or_else(|| {
+                panic!(
+                    "no {collective} check of {size_bytes} B:\n{}",
+                    self.outcome.text()
+                )
+            })
+    }
+
+    /// Candidate `name` of the check of `collective` at `size_bytes`.
+    fn candidate(&self, collective: &str, size_bytes: u64, name: &str) -> &Value {
+        let check = self.check(collective, size_bytes);
+        check["candidates"]
+            .as_array()
+            .and_then(|cs| cs.iter().find(|c| c["name"] == name))
+            .unwrap_or_else(|| panic!("no candidate {name} in {check}:\n{}", self.outcome.text()))
+    }
+
+    /// Asserts candidate `name`'s status at each of `sizes`.
+    fn assert_status(&self, collective: &str, sizes: &[u64], name: &str, status: &str) {
+        for &size in sizes {
+            // The whole check in the message: which candidate was taken
+            // for wrong instead tells why this one was not.
+            let check = self.check(collective, size);
+            assert_eq!(
+                self.candidate(collective, size, name)["status"],
+                status,
+                "{collective} {size} B: {name} should be {status}; the check: {check}\n{}",
+                self.outcome.text()
+            );
+        }
+    }
+
+    /// Asserts that candidate `name` passed verification at each of
+    /// `sizes`: whether it is then measured next to a wrong `default` is
+    /// not for these tests to say.
+    fn assert_not_wrong(&self, collective: &str, sizes: &[u64], name: &str) {
+        for &size in sizes {
+            let check = self.check(collective, size);
+            assert_ne!(
+                self.candidate(collective, size, name)["status"],
+                "wrong",
+                "{collective} {size} B: {name} is right; the check: {check}\n{}",
+                self.outcome.text()
+            );
+        }
+    }
+
+    /// Asserts that `run` exited with status 3: a candidate failed
+    /// verification.
+    fn assert_verification_failed(&self) {
+        assert_eq!(
+            self.outcome.code,
+            Some(3),
+            "a wrong candidate must end the run with status 3:\n{}",
+            self.outcome.text()
+        );
+    }
+
+    /// The check's verdict, the one place that knows how results.json
+    /// spells it (`violated | holds | inconclusive | library-wrong |
+    /// unmeasured`).
+    fn verdict(&self, collective: &str, size_bytes: u64) -> &str {
+        let check = self.check(collective, size_bytes);
+        check["verdict"].as_str().unwrap_or_else(|| {
+            panic!(
+                "{collective} {size_bytes} B has no verdict: {check}\n{}",
+                self.outcome.text()
+            )
+        })
+    }
+
+    fn assert_library_wrong(&self, collective: &str, sizes: &[u64]) {
+        for &size in sizes {
+            assert_eq!(
+                self.verdict(collective, size),
+                "library-wrong",
+                "{collective} {size} B:\n{}",
+                self.outcome.text()
+            );
+        }
+    }
+}
+
+/// `pgcheck run` of `yaml` on `np` ranks, with the fault library loaded
+/// and configured by `fault` unless it is `None`.
+fn run(name: &str, np: usize, yaml: &str, fault: Option<&str>) -> Run {
+    let dir = scratch(&format!("faults-{name}-np{np}"));
+    let input = input(&dir, "input.yaml", yaml);
+    let out_dir = dir.join("out");
+    let mut args = vec!["run", &input, "--output", out_dir.to_str().unwrap()];
+    args.extend(SETTINGS);
+    let launch = Launch::new(np, &args);
+    let launch = match fault {
+        Some(spec) => with_fault(launch, spec),
+        None => launch,
+    };
+    let outcome = launch.run();
+    eprintln!(
+        "{name}, {np} ranks, fault {fault:?}: status {:?} after {:.1} s",
+        outcome.code, outcome.seconds
+    );
+    let results = std::fs::read_to_string(out_dir.join("results.json"))
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_else(|| panic!("no readable results.json:\n{}", outcome.text()));
+    Run { outcome, results }
+}
+
+#[test]
+fn a_wrong_library_allreduce_is_caught() {
+    for np in PROCESSES {
+        // One bit on one rank at one size: the smallest wrong result.
+        let last = np - 1;
+        let spec = format!("MPI_Allreduce:flip,rank={last},bytes=64");
+        let r = run("allreduce-flip", np, ALLREDUCE, Some(&spec));
+        r.assert_status("allreduce", &[64], "default", "wrong");
+        let reason = r.candidate("allreduce", 64, "default")["reason"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(
+            reason.contains(&format!("rank {last}")) && reason.contains("element"),
+            "the reason must name rank {last} and an element: {reason:?}\n{}",
+            r.outcome.text()
+        );
+        r.assert_library_wrong("allreduce", &[64]);
+        // Checked against the reference, the mock-up is right.
+        r.assert_not_wrong("allreduce", &[64], "allreduce_as_reduce_bcast");
+        // The flip spares the other sizes: they are checked as usual.
+        r.assert_status("allreduce", &[8, 1024], "default", "measured");
+        let stderr = r.outcome.stderr.to_lowercase();
+        for word in ["library", "wrong", "allreduce"] {
+            assert!(
+                stderr.contains(word),
+                "stderr must say the library's allreduce is wrong ({word}):\n{}",
+                r.outcome.text()
+            );
+        }
+        r.assert_verification_failed();
+    }
+}
+
+#[test]
+fn a_wrong_mockup_ingredient_is_caught() {
+    for np in PROCESSES {
+        // pgcheck itself never calls MPI_Allgatherv: only the mock-up is hit.
+        let r = run(
+            "allgatherv-flip",
+            np,
+            BCAST_AS_ALLGATHERV,
+            Some("MPI_Allgatherv:flip"),
+        );
+        r.assert_status("bcast", &[64], "bcast_as_allgatherv", "wrong");
+        r.assert_status("bcast", &[64], "default", "measured");
+        r.assert_verification_failed();
+        assert_ne!(
+            r.verdict("bcast", 64),
+            "library-wrong",
+            "only the mock-up is wrong:\n{}",
+            r.outcome.text()
+        );
+    }
+}
+
+#[test]
+fn a_saturating_reduce_is_caught() {
+    for np in PROCESSES {
+        // The reduction of the bytes of the inputs with bor is not all ones.
+        let r = run("reduce-saturate", np, REDUCE, Some("MPI_Reduce:saturate"));
+        r.assert_status("reduce", &[16, 256], "default", "wrong");
+        // reduce_as_allreduce calls MPI_Allreduce, which is left alone.
+        r.assert_not_wrong("reduce", &[16, 256], "reduce_as_allreduce");
+        r.assert_library_wrong("reduce", &[16, 256]);
+        r.assert_verification_failed();
+    }
+}
+
+#[test]
+fn a_bcast_that_does_not_write_is_caught() {
+    for np in PROCESSES {
+        // Only the checked sizes: pgcheck broadcasts its own decisions (1, 4,
+        // 24 and 96 bytes), and ranks that never receive them would hang.
+        let r = run(
+            "bcast-nowrite",
+            np,
+            BCAST,
+            Some("MPI_Bcast:nowrite,bytes=8,bytes=4096"),
+        );
+        r.assert_status("bcast", &[8, 4096], "default", "wrong");
+        // The mock-up scatters and allgathers: it never calls MPI_Bcast.
+        r.assert_not_wrong("bcast", &[8, 4096], "bcast_as_scatter_allgather");
+        r.assert_library_wrong("bcast", &[8, 4096]);
+        r.assert_verification_failed();
+    }
+}
+
+/// The inputs of the scenarios above, with their sizes.
+const CONTROLS: [(&str, &str, &str, &[u64]); 4] = [
+    ("allreduce", ALLREDUCE, "allreduce", &[8, 64, 1024]),
+    ("allgatherv", BCAST_AS_ALLGATHERV, "bcast", &[64]),
+    ("reduce", REDUCE, "reduce", &[16, 256]),
+    ("bcast", BCAST, "bcast", &[8, 4096]),
+];
+
+/// Every input of the scenarios verifies and is measured.
+fn assert_controls(fault: Option<&str>) {
+    for np in PROCESSES {
+        for (name, yaml, collective, sizes) in CONTROLS {
+            let r = run(&format!("control-{name}"), np, yaml, fault);
+            assert!(
+                matches!(r.outcome.code, Some(0 | 1)),
+                "{name}: a correct library passes or violates, never more:\n{}",
+                r.outcome.text()
+            );
+            r.assert_status(collective, sizes, "default", "measured");
+        }
+    }
+}
+
+#[test]
+fn without_faults_the_same_inputs_are_measured() {
+    assert_controls(None);
+}
+
+#[test]
+fn the_preload_alone_changes_nothing() {
+    // A fault in a function none of the inputs calls: the library is loaded
+    // and interposes every collective, but must pass them all through.
+    assert_controls(Some("MPI_Scan:flip"));
+}
+
+#[test]
+fn a_bad_fault_spec_aborts() {
+    let launch = Launch::new(2, &["verify", "--collective", "allreduce"]);
+    let out = with_fault(launch, "MPI_Allreduce:melt").run();
+    assert!(
+        out.code.is_some_and(|c| c != 0 && c != 3),
+        "a bad spec must abort, not run:\n{}",
+        out.text()
+    );
+    assert!(
+        out.stderr.contains("bad PGCHECK_FAULT"),
+        "the spec's error must be on stderr:\n{}",
+        out.text()
+    );
+}

@@ -1,0 +1,531 @@
+/*
+ * Test-only fault injection through the MPI profiling interface (PMPI).
+ *
+ * Loaded with LD_PRELOAD into the MPI ranks (never into mpirun), it defines
+ * MPI_Xxx for a few collectives and calls the real PMPI_Xxx, so that the
+ * tests can make the library's own collective, or an ingredient of a
+ * mock-up, deliver a wrong result, and check that pgcheck notices.
+ *
+ * Configuration, read once (at MPI_Init / MPI_Init_thread, or at the first
+ * interposed call):
+ *
+ *   PGCHECK_FAULT=<MPI function>:<kind>[,rank=R][,bytes=B]...
+ *
+ *   kind      flip      after the real call, flip the lowest bit of the byte
+ *                       at offset (output bytes / 2) of the output, where
+ *                       the output is everything the call writes on this
+ *                       process (all p blocks of an allgather, counted
+ *                       without the gaps between displacements)
+ *             saturate  after the real call, fill the output with 0xFF
+ *             nowrite   run the real call into a private scratch copy, so
+ *                       that the caller's output buffer is never written
+ *             delay=US  spin US microseconds after the real call
+ *   rank=R    only on rank R of the call's communicator. Without it, every
+ *             rank where MPI defines an output (delay: every rank).
+ *   bytes=B   only calls whose size is B bytes; may be repeated, and then
+ *             any of the sizes matches. pgcheck itself calls MPI_Bcast,
+ *             MPI_Allreduce and MPI_Allgather on small buffers of its own
+ *             (decisions, timings, flags): a fault in these functions must
+ *             name the checked sizes to spare them.
+ *
+ * The size of a call, for bytes=, is count x MPI_Type_size of its datatype:
+ *   Allreduce, Reduce, Bcast, Scan, Exscan   the vector: count
+ *   Allgather, Gather, Alltoall, Scatter,
+ *   Reduce_scatter_block                     one process's block: recvcount
+ *                                            (sendcount where the receive
+ *                                            arguments mean nothing)
+ *   Allgatherv, Gatherv, Reduce_scatter      the whole vector: the sum of
+ *                                            recvcounts (p x sendcount
+ *                                            where they mean nothing)
+ * which is what pgcheck calls the size of these collectives; for the
+ * v-variants, which pgcheck's mock-ups use with uneven or single blocks,
+ * the sum is the size of what they stand in for.
+ *
+ * Outputs are only touched where MPI defines them: the root of Reduce,
+ * Gather and Gatherv; the non-root ranks of Bcast (the root's buffer is
+ * its input, and stays untouched); not rank 0 of Exscan; not the root of
+ * Scatter with MPI_IN_PLACE. The byte offsets assume contiguous datatypes
+ * (extent = size), which are all pgcheck uses.
+ *
+ * A spec that cannot be parsed is reported on stderr, then MPI_Abort.
+ */
+#define _POSIX_C_SOURCE 199309L
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum kind { FLIP, SATURATE, NOWRITE, DELAY };
+
+#define MAX_BYTES 8
+
+static struct {
+    int parsed;
+    int active; /* PGCHECK_FAULT is set */
+    char function[64];
+    enum kind kind;
+    long delay_us;
+    int rank; /* -1: every rank */
+    int nbytes;
+    long long bytes[MAX_BYTES];
+} fault;
+
+/* The functions this library interposes: a spec naming another one is an
+ * error rather than a fault that silently never happens. */
+static const char *const supported[] = {
+    "MPI_Allreduce", "MPI_Reduce",  "MPI_Bcast",   "MPI_Allgather",
+    "MPI_Allgatherv", "MPI_Gather", "MPI_Gatherv", "MPI_Reduce_scatter_block",
+    "MPI_Reduce_scatter", "MPI_Scan", "MPI_Exscan", "MPI_Alltoall",
+    "MPI_Scatter", NULL,
+};
+
+static void bad_spec(const char *spec, const char *why)
+{
+    fprintf(stderr, "pmpi_faults: bad PGCHECK_FAULT \"%s\": %s\n", spec, why);
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+    exit(2); /* MPI_Abort does not return, but be sure */
+}
+
+/* Parses a non-negative decimal number filling the whole of `text`. */
+static int number(const char *text, long long *value)
+{
+    char *end;
+    if (*text < '0' || *text > '9')
+        return 0;
+    *value = strtoll(text, &end, 10);
+    return *end == '\0';
+}
+
+static void parse(void)
+{
+    if (fault.parsed)
+        return;
+    fault.parsed = 1;
+    fault.rank = -1;
+    const char *spec = getenv("PGCHECK_FAULT");
+    if (spec == NULL || *spec == '\0')
+        return;
+    char copy[512];
+    if (strlen(spec) >= sizeof copy)
+        bad_spec(spec, "too long");
+    strcpy(copy, spec);
+
+    char *colon = strchr(copy, ':');
+    if (colon == NULL)
+        bad_spec(spec, "expected <MPI function>:<kind>[,rank=R][,bytes=B]");
+    *colon = '\0';
+    int known = 0;
+    for (const char *const *f = supported; *f != NULL; f++)
+        known |= strcmp(copy, *f) == 0;
+    if (!known)
+        bad_spec(spec, "not an interposed function (MPI_Allreduce, MPI_Reduce, MPI_Bcast, "
+                       "MPI_Allgather, MPI_Allgatherv, MPI_Gather, MPI_Gatherv, "
+                       "MPI_Reduce_scatter_block, MPI_Reduce_scatter, MPI_Scan, "
+                       "MPI_Exscan, MPI_Alltoall, MPI_Scatter)");
+    strcpy(fault.function, copy);
+
+    char *save = NULL;
+    char *kind = strtok_r(colon + 1, ",", &save);
+    long long value;
+    if (kind == NULL)
+        bad_spec(spec, "no kind (flip, saturate, nowrite, delay=US)");
+    if (strcmp(kind, "flip") == 0)
+        fault.kind = FLIP;
+    else if (strcmp(kind, "saturate") == 0)
+        fault.kind = SATURATE;
+    else if (strcmp(kind, "nowrite") == 0)
+        fault.kind = NOWRITE;
+    else if (strncmp(kind, "delay=", 6) == 0 && number(kind + 6, &value)) {
+        fault.kind = DELAY;
+        fault.delay_us = (long)value;
+    } else
+        bad_spec(spec, "kind must be flip, saturate, nowrite or delay=US");
+
+    for (char *opt = strtok_r(NULL, ",", &save); opt != NULL; opt = strtok_r(NULL, ",", &save)) {
+        if (strncmp(opt, "rank=", 5) == 0 && number(opt + 5, &value) && value <= 1 << 30)
+            fault.rank = (int)value;
+        else if (strncmp(opt, "bytes=", 6) == 0 && number(opt + 6, &value)) {
+            if (fault.nbytes == MAX_BYTES)
+                bad_spec(spec, "more than 8 bytes= options");
+            fault.bytes[fault.nbytes++] = value;
+        } else
+            bad_spec(spec, "options are rank=R and bytes=B, with decimal numbers");
+    }
+    fault.active = 1;
+}
+
+/* The real MPI_Init* run first: MPI_Abort needs an initialised library. */
+int MPI_Init(int *argc, char ***argv)
+{
+    int rc = PMPI_Init(argc, argv);
+    parse();
+    return rc;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    parse();
+    return rc;
+}
+
+/* The output of one call on this process, as blocks of elements of `type`
+ * at element displacements from `buf`. */
+struct output {
+    void *buf; /* NULL where this process has no output */
+    MPI_Datatype type;
+    int nblocks;
+    const int *counts; /* NULL: one block of `count` at displacement 0 */
+    const int *displs;
+    int count;
+    long long size; /* the call's size in bytes, for bytes= */
+};
+
+struct call {
+    struct output out;
+    int selected; /* the fault applies on this process */
+    void *scratch; /* nowrite: where the real call writes instead */
+};
+
+static long long type_size(MPI_Datatype type)
+{
+    int size = 0;
+    PMPI_Type_size(type, &size);
+    return size;
+}
+
+static long long type_extent(MPI_Datatype type)
+{
+    MPI_Aint lb, extent;
+    PMPI_Type_get_extent(type, &lb, &extent);
+    return (long long)extent;
+}
+
+static int block_count(const struct output *o, int i)
+{
+    return o->counts ? o->counts[i] : o->count;
+}
+
+static long long block_displ(const struct output *o, int i)
+{
+    return o->displs ? o->displs[i] : 0;
+}
+
+static long long sum(const int *counts, int n)
+{
+    long long total = 0;
+    for (int i = 0; i < n; i++)
+        total += counts[i];
+    return total;
+}
+
+/* Bytes of data in the output, and bytes of memory it spans. */
+static long long output_bytes(const struct output *o)
+{
+    long long n = 0;
+    for (int i = 0; i < o->nblocks; i++)
+        n += block_count(o, i);
+    return n * type_size(o->type);
+}
+
+static long long output_span(const struct output *o)
+{
+    long long end = 0, extent = type_extent(o->type);
+    for (int i = 0; i < o->nblocks; i++) {
+        long long e = (block_displ(o, i) + block_count(o, i)) * extent;
+        if (e > end)
+            end = e;
+    }
+    return end;
+}
+
+/* Whether the fault applies to this call of `function` on this process,
+ * and for nowrite the buffer the real call must write into (the caller's
+ * otherwise). */
+static void *begin(struct call *c, const char *function, MPI_Comm comm)
+{
+    c->selected = 0;
+    c->scratch = NULL;
+    parse();
+    if (!fault.active || strcmp(function, fault.function) != 0)
+        return c->out.buf;
+    if (fault.nbytes > 0) {
+        int match = 0;
+        for (int i = 0; i < fault.nbytes; i++)
+            match |= fault.bytes[i] == c->out.size;
+        if (!match)
+            return c->out.buf;
+    }
+    int rank;
+    PMPI_Comm_rank(comm, &rank);
+    if (fault.rank >= 0 && fault.rank != rank)
+        return c->out.buf;
+    /* A delay needs no output; the other faults only where one exists. */
+    if (fault.kind != DELAY && c->out.buf == NULL)
+        return c->out.buf;
+    c->selected = 1;
+    if (fault.kind == NOWRITE) {
+        long long span = output_span(&c->out);
+        if (span == 0)
+            return c->out.buf;
+        c->scratch = malloc((size_t)span);
+        if (c->scratch == NULL) {
+            fprintf(stderr, "pmpi_faults: no memory for %lld bytes of scratch\n", span);
+            PMPI_Abort(MPI_COMM_WORLD, 4);
+        }
+        /* With MPI_IN_PLACE the output buffer is also the input: the real
+         * call must see it, so the scratch starts as a copy. */
+        memcpy(c->scratch, c->out.buf, (size_t)span);
+        return c->scratch;
+    }
+    return c->out.buf;
+}
+
+static void spin(long us)
+{
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &now);
+    while ((now.tv_sec - start.tv_sec) * 1000000L + (now.tv_nsec - start.tv_nsec) / 1000 < us);
+}
+
+/* The address of data byte `k` of the output (contiguous datatypes). */
+static unsigned char *data_byte(const struct output *o, long long k)
+{
+    long long size = type_size(o->type), extent = type_extent(o->type);
+    long long element = k / size;
+    for (int i = 0; i < o->nblocks; i++) {
+        long long n = block_count(o, i);
+        if (element < n)
+            return (unsigned char *)o->buf + (block_displ(o, i) + element) * extent + k % size;
+        element -= n;
+    }
+    return NULL;
+}
+
+static void end(struct call *c)
+{
+    if (!c->selected)
+        return;
+    struct output *o = &c->out;
+    switch (fault.kind) {
+    case FLIP: {
+        long long bytes = output_bytes(o);
+        if (bytes > 0)
+            *data_byte(o, bytes / 2) ^= 1;
+        break;
+    }
+    case SATURATE: {
+        long long extent = type_extent(o->type);
+        for (int i = 0; i < o->nblocks; i++)
+            memset((char *)o->buf + block_displ(o, i) * extent, 0xFF,
+                   (size_t)(block_count(o, i) * extent));
+        break;
+    }
+    case NOWRITE:
+        free(c->scratch);
+        break;
+    case DELAY:
+        spin(fault.delay_us);
+        break;
+    }
+}
+
+/* A single block of `count` elements: the vector collectives' output. */
+static struct output single(void *buf, int count, MPI_Datatype type, long long size)
+{
+    struct output o = {buf, type, 1, NULL, NULL, count, size};
+    return o;
+}
+
+static int comm_size(MPI_Comm comm)
+{
+    int size;
+    PMPI_Comm_size(comm, &size);
+    return size;
+}
+
+static int comm_rank(MPI_Comm comm)
+{
+    int rank;
+    PMPI_Comm_rank(comm, &rank);
+    return rank;
+}
+
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                  MPI_Comm comm)
+{
+    struct call c = {single(recvbuf, count, type, count * type_size(type)), 0, NULL};
+    void *out = begin(&c, "MPI_Allreduce", comm);
+    int rc = PMPI_Allreduce(sendbuf, out, count, type, op, comm);
+    end(&c);
+    return rc;
+}
+
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+               int root, MPI_Comm comm)
+{
+    void *defined = comm_rank(comm) == root ? recvbuf : NULL;
+    struct call c = {single(defined, count, type, count * type_size(type)), 0, NULL};
+    void *out = begin(&c, "MPI_Reduce", comm);
+    int rc = PMPI_Reduce(sendbuf, out ? out : recvbuf, count, type, op, root, comm);
+    end(&c);
+    return rc;
+}
+
+int MPI_Bcast(void *buffer, int count, MPI_Datatype type, int root, MPI_Comm comm)
+{
+    /* The root's buffer is its input: only the others have an output. */
+    void *defined = comm_rank(comm) == root ? NULL : buffer;
+    struct call c = {single(defined, count, type, count * type_size(type)), 0, NULL};
+    void *out = begin(&c, "MPI_Bcast", comm);
+    int rc = PMPI_Bcast(out ? out : buffer, count, type, root, comm);
+    end(&c);
+    return rc;
+}
+
+int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+             MPI_Comm comm)
+{
+    struct call c = {single(recvbuf, count, type, count * type_size(type)), 0, NULL};
+    void *out = begin(&c, "MPI_Scan", comm);
+    int rc = PMPI_Scan(sendbuf, out, count, type, op, comm);
+    end(&c);
+    return rc;
+}
+
+int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+               MPI_Comm comm)
+{
+    /* Rank 0's receive buffer is undefined after MPI_Exscan. */
+    void *defined = comm_rank(comm) == 0 ? NULL : recvbuf;
+    struct call c = {single(defined, count, type, count * type_size(type)), 0, NULL};
+    void *out = begin(&c, "MPI_Exscan", comm);
+    int rc = PMPI_Exscan(sendbuf, out ? out : recvbuf, count, type, op, comm);
+    end(&c);
+    return rc;
+}
+
+int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    struct call c = {single(recvbuf, recvcount * comm_size(comm), recvtype,
+                            recvcount * type_size(recvtype)),
+                     0, NULL};
+    void *out = begin(&c, "MPI_Allgather", comm);
+    int rc = PMPI_Allgather(sendbuf, sendcount, sendtype, out, recvcount, recvtype, comm);
+    end(&c);
+    return rc;
+}
+
+int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    struct call c = {single(recvbuf, recvcount * comm_size(comm), recvtype,
+                            recvcount * type_size(recvtype)),
+                     0, NULL};
+    void *out = begin(&c, "MPI_Alltoall", comm);
+    int rc = PMPI_Alltoall(sendbuf, sendcount, sendtype, out, recvcount, recvtype, comm);
+    end(&c);
+    return rc;
+}
+
+int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                   MPI_Comm comm)
+{
+    int p = comm_size(comm);
+    struct output o = {recvbuf, recvtype, p, recvcounts, displs, 0,
+                       sum(recvcounts, p) * type_size(recvtype)};
+    struct call c = {o, 0, NULL};
+    void *out = begin(&c, "MPI_Allgatherv", comm);
+    int rc = PMPI_Allgatherv(sendbuf, sendcount, sendtype, out, recvcounts, displs, recvtype,
+                             comm);
+    end(&c);
+    return rc;
+}
+
+int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    struct output o;
+    if (comm_rank(comm) == root)
+        o = single(recvbuf, recvcount * comm_size(comm), recvtype,
+                   recvcount * type_size(recvtype));
+    else /* the receive arguments mean nothing here */
+        o = single(NULL, 0, sendtype, sendcount * type_size(sendtype));
+    struct call c = {o, 0, NULL};
+    void *out = begin(&c, "MPI_Gather", comm);
+    int rc = PMPI_Gather(sendbuf, sendcount, sendtype, out ? out : recvbuf, recvcount, recvtype,
+                         root, comm);
+    end(&c);
+    return rc;
+}
+
+int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                MPI_Comm comm)
+{
+    int p = comm_size(comm);
+    struct output o;
+    if (comm_rank(comm) == root) {
+        struct output at_root = {recvbuf, recvtype, p, recvcounts, displs, 0,
+                                 sum(recvcounts, p) * type_size(recvtype)};
+        o = at_root;
+    } else
+        o = single(NULL, 0, sendtype, sendcount * type_size(sendtype) * p);
+    struct call c = {o, 0, NULL};
+    void *out = begin(&c, "MPI_Gatherv", comm);
+    int rc = PMPI_Gatherv(sendbuf, sendcount, sendtype, out ? out : recvbuf, recvcounts, displs,
+                          recvtype, root, comm);
+    end(&c);
+    return rc;
+}
+
+int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    /* With MPI_IN_PLACE the root keeps its block where it is: no output. */
+    void *defined = recvbuf == MPI_IN_PLACE ? NULL : recvbuf;
+    long long size = recvbuf == MPI_IN_PLACE ? sendcount * type_size(sendtype)
+                                             : recvcount * type_size(recvtype);
+    struct call c = {single(defined, recvcount, recvtype, size), 0, NULL};
+    void *out = begin(&c, "MPI_Scatter", comm);
+    int rc = PMPI_Scatter(sendbuf, sendcount, sendtype, out ? out : recvbuf, recvcount, recvtype,
+                          root, comm);
+    end(&c);
+    return rc;
+}
+
+int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                             MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+{
+    struct call c = {single(recvbuf, recvcount, type, recvcount * type_size(type)), 0, NULL};
+    /* In place, the input is p blocks in recvbuf: the scratch must hold
+     * (and start as a copy of) all of them. */
+    if (sendbuf == MPI_IN_PLACE)
+        c.out.count = recvcount * comm_size(comm);
+    void *out = begin(&c, "MPI_Reduce_scatter_block", comm);
+    c.out.count = recvcount;
+    int rc = PMPI_Reduce_scatter_block(sendbuf, out, recvcount, type, op, comm);
+    end(&c);
+    return rc;
+}
+
+int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                       MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+{
+    int p = comm_size(comm), rank = comm_rank(comm);
+    long long total = sum(recvcounts, p);
+    struct call c = {single(recvbuf, recvcounts[rank], type, total * type_size(type)), 0, NULL};
+    if (sendbuf == MPI_IN_PLACE)
+        c.out.count = (int)total;
+    void *out = begin(&c, "MPI_Reduce_scatter", comm);
+    c.out.count = recvcounts[rank];
+    int rc = PMPI_Reduce_scatter(sendbuf, out, recvcounts, type, op, comm);
+    end(&c);
+    return rc;
+}
