@@ -22,7 +22,10 @@ pub mod describe;
 pub mod ks;
 pub mod mann_whitney;
 pub mod outliers;
+pub mod power;
+pub mod sign;
 pub mod welch;
+pub mod wilcoxon;
 
 mod kolmogorov;
 mod special;
@@ -30,6 +33,8 @@ mod ties;
 
 #[cfg(test)]
 mod fixture_tests;
+#[cfg(test)]
+mod paired_fixture_tests;
 
 /// Which way the alternative points; `Greater` = x tends to be larger than y (SciPy's 'greater').
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
