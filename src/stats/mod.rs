@@ -2,7 +2,11 @@
 //!
 //! Pure Rust, no MPI. The tests reproduce SciPy 1.17 (`mannwhitneyu`,
 //! `ttest_ind(equal_var=False)`, `ks_2samp(method='asymp')`); their unit
-//! tests check every case of `tests/fixtures/two_sample_tests.json`.
+//! tests check every case of `tests/fixtures/two_sample_tests.json`. The
+//! paired tests on differences x_i − y_i ([`wilcoxon`] signed-rank, [`sign`])
+//! reproduce SciPy's `wilcoxon(zero_method='wilcox')` and `binomtest`
+//! (`tests/fixtures/paired_tests.json`); [`power`] says what a test can
+//! detect with a given number of rounds.
 //!
 //! Conventions shared by all tests:
 //! - [`Alternative::Greater`] always means "x tends to be larger than y"

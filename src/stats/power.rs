@@ -71,11 +71,12 @@ pub fn rounds_needed(min_p: impl Fn(usize) -> f64, threshold: f64) -> Option<usi
 /// [`MAX_SLOWDOWN`] is not significant, or when a median is not positive.
 ///
 /// Found by bisection on ln s to a relative precision of
-/// [`SENSITIVITY_TOLERANCE`]. For rank tests (Mann–Whitney, Wilcoxon, sign)
-/// p is non-increasing in s: dividing y' by a larger s can only turn
-/// differences x − y'/s from negative to positive and raise their ranks. For
-/// a test that is not exactly monotone the result is still significant, but
-/// a smaller significant s may exist.
+/// [`SENSITIVITY_TOLERANCE`], which is valid because for the rank tests p
+/// is non-increasing in s: a larger s lowers every y'/s, so the counts behind
+/// the statistics can only grow (Mann–Whitney: pairs x_i > y'_j/s; sign:
+/// positive d_i = x_i − y'_i/s; Wilcoxon: Walsh averages (d_i + d_j)/2 > 0).
+/// Ties that appear or vanish along the way can break exact monotony; the
+/// returned s is then still significant, but a smaller significant s may exist.
 pub fn sensitivity(
     test: impl Fn(&[f64], &[f64]) -> f64,
     x: &[f64],
