@@ -22,9 +22,31 @@ pub fn holm(p_values: &[f64]) -> Vec<f64> {
     adjusted
 }
 
+/// The strictest threshold Holm applies in a family of `family_size` tests
+/// (to the smallest p-value): α / m. A test whose smallest attainable p is
+/// not below it can never be significant.
+pub fn holm_first_threshold(alpha: f64, family_size: usize) -> f64 {
+    alpha / family_size.max(1) as f64
+}
+
+/// Without correction every test is compared with α itself.
+pub fn none_first_threshold(alpha: f64, _family_size: usize) -> f64 {
+    alpha
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn first_thresholds() {
+        assert_eq!(holm_first_threshold(0.05, 10), 0.005);
+        assert_eq!(holm_first_threshold(0.05, 0), 0.05);
+        assert_eq!(none_first_threshold(0.05, 10), 0.05);
+        // Holm's first threshold is the one its adjusted p-values compare with α.
+        let adjusted = holm(&[0.004, 0.5, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9]);
+        assert!(adjusted[0] < 0.05 && 0.004 < holm_first_threshold(0.05, 10));
+    }
 
     #[test]
     fn hand_checked_example() {

@@ -2,7 +2,11 @@
 //!
 //! Pure Rust, no MPI. The tests reproduce SciPy 1.17 (`mannwhitneyu`,
 //! `ttest_ind(equal_var=False)`, `ks_2samp(method='asymp')`); their unit
-//! tests check every case of `tests/fixtures/two_sample_tests.json`.
+//! tests check every case of `tests/fixtures/two_sample_tests.json`. The
+//! paired tests on differences x_i − y_i ([`wilcoxon`] signed-rank, [`sign`])
+//! reproduce SciPy's `wilcoxon(zero_method='wilcox')` and `binomtest`
+//! (`tests/fixtures/paired_tests.json`); [`power`] says what a test can
+//! detect with a given number of rounds.
 //!
 //! Conventions shared by all tests:
 //! - [`Alternative::Greater`] always means "x tends to be larger than y"
@@ -22,7 +26,10 @@ pub mod describe;
 pub mod ks;
 pub mod mann_whitney;
 pub mod outliers;
+pub mod power;
+pub mod sign;
 pub mod welch;
+pub mod wilcoxon;
 
 mod kolmogorov;
 mod special;
@@ -30,6 +37,8 @@ mod ties;
 
 #[cfg(test)]
 mod fixture_tests;
+#[cfg(test)]
+mod paired_fixture_tests;
 
 /// Which way the alternative points; `Greater` = x tends to be larger than y (SciPy's 'greater').
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

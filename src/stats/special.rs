@@ -220,6 +220,20 @@ fn beta_continued_fraction(x: f64, a: f64, b: f64) -> f64 {
     1.0 / lentz(1.0, |m| (term(m), 1.0))
 }
 
+/// C(n, k) exactly, or None if it (or an intermediate product) exceeds u128:
+/// always Some for n ≤ 120.
+pub(super) fn binomial_exact(n: u64, k: u64) -> Option<u128> {
+    if k > n {
+        return Some(0);
+    }
+    let k = k.min(n - k);
+    // C(n, i + 1) = C(n, i) · (n − i) / (i + 1), each quotient exact.
+    (0..k).try_fold(1u128, |c, i| {
+        c.checked_mul(u128::from(n - i))
+            .map(|c| c / u128::from(i + 1))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
