@@ -158,13 +158,14 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
     meta.noise_floor_s = measure::barrier_floor(ctx, 100);
     let options = analysis_options(&mut meta, a);
     let mut measured = Vec::with_capacity(plan.cases.len());
-    let progress = leader.then(|| report::progress::Progress::start(plan.expected().as_secs_f64()));
+    let mut progress =
+        leader.then(|| report::progress::Progress::start(plan.expected().as_secs_f64()));
     for (i, case) in plan.cases.iter().enumerate() {
         if harness.stopped {
             break;
         }
         let progress_of_case = measure::Progress {
-            events: progress.as_ref().map(|p| p.events.clone()),
+            events: progress.as_ref().and_then(|p| p.events.clone()),
             case: i + 1,
             cases: plan.cases.len(),
         };
@@ -182,6 +183,10 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
             }
             measured.push(data);
             meta.wall_s = harness.elapsed();
+            meta.outside_s = harness.outside_s;
+            if let Some(progress) = progress.as_mut() {
+                progress.case_done(i + 1, plan.cases.len(), meta.wall_s);
+            }
             let partial = results(meta.clone(), false, &measured, &options);
             if let Err(e) = report::json::write(&args.output, &partial) {
                 report::warning(&format!("cannot write results.json: {e}"));
@@ -189,6 +194,7 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
         }
     }
     meta.wall_s = harness.elapsed();
+    meta.outside_s = harness.outside_s;
     if let Some(progress) = progress {
         progress.finish();
     }
@@ -252,9 +258,10 @@ fn finish(results: &Results, args: &ReportArgs, dir: &Path) -> Exit {
         return Exit::Internal;
     }
     report::remark(&format!(
-        "wall time {:.2} s for a plan of {:.2} s; files in {}\n",
+        "wall time {:.2} s for a plan of {:.2} s ({:.2} s preparing, verifying and writing files); files in {}\n",
         results.meta.wall_s,
         results.meta.plan_s,
+        results.meta.outside_s,
         dir.display()
     ));
     gate(results, args)

@@ -286,7 +286,9 @@ macro_rules! float_element {
                     Op::Min => a.min(b),
                     Op::Max => a.max(b),
                     // MPI defines no bitwise operator on floating point.
-                    Op::Band | Op::Bor | Op::Bxor => unreachable!("bitwise op on {}", stringify!($t)),
+                    Op::Band | Op::Bor | Op::Bxor => {
+                        unreachable!("bitwise op on {}", stringify!($t))
+                    }
                 }
             }
 

@@ -42,6 +42,9 @@ pub struct Meta {
     pub cache: String,
     pub plan_s: f64,
     pub wall_s: f64,
+    /// Of the wall time, what preparing, verifying, warming up and writing
+    /// files took outside the planned slices.
+    pub outside_s: f64,
     pub noise_floor_s: f64,
 }
 

@@ -50,8 +50,11 @@ pub fn send_buffer<T: Element>(shape: &Shape, inputs: &Inputs) -> Vec<T> {
 /// What `recv` holds before the call: bcast's input at its root, nothing
 /// defined elsewhere.
 pub fn recv_input<T: Element>(shape: &Shape, inputs: &Inputs) -> Option<Vec<T>> {
-    (shape.collective == Collective::Bcast && shape.is_root())
-        .then(|| (0..shape.recv_len()).map(|i| inputs.send(shape.root, i)).collect())
+    (shape.collective == Collective::Bcast && shape.is_root()).then(|| {
+        (0..shape.recv_len())
+            .map(|i| inputs.send(shape.root, i))
+            .collect()
+    })
 }
 
 /// The part of `recv` MPI defines on this rank after the call
@@ -124,7 +127,13 @@ mod tests {
 
     /// Every rank's result of `collective`, simulated by moving and combining
     /// the send buffers directly: a second, plainly written reference.
-    fn simulate<T: Element>(collective: Collective, p: usize, root: usize, m: usize, op: Op) -> Vec<Vec<T>> {
+    fn simulate<T: Element>(
+        collective: Collective,
+        p: usize,
+        root: usize,
+        m: usize,
+        op: Op,
+    ) -> Vec<Vec<T>> {
         let inputs = Inputs::new(collective, op, p);
         let sends: Vec<Vec<T>> = (0..p)
             .map(|r| send_buffer(&shape(collective, p, r, root, m), &inputs))
@@ -146,10 +155,15 @@ mod tests {
                 let s = shape(collective, p, r, root, m);
                 match collective {
                     Collective::Allgather => sends.iter().flat_map(|b| b.clone()).collect(),
-                    Collective::Gather if r == root => sends.iter().flat_map(|b| b.clone()).collect(),
+                    Collective::Gather if r == root => {
+                        sends.iter().flat_map(|b| b.clone()).collect()
+                    }
                     Collective::Reduce if r == root => reduce(&all, 0..m),
                     Collective::Gather | Collective::Reduce => Vec::new(),
-                    Collective::Alltoall => sends.iter().flat_map(|b| b[r * m..(r + 1) * m].to_vec()).collect(),
+                    Collective::Alltoall => sends
+                        .iter()
+                        .flat_map(|b| b[r * m..(r + 1) * m].to_vec())
+                        .collect(),
                     Collective::Bcast => (0..m).map(|i| inputs.send(root, i)).collect(),
                     Collective::Scatter => sends[root][r * m..(r + 1) * m].to_vec(),
                     Collective::Allreduce => reduce(&all, 0..m),
@@ -177,7 +191,11 @@ mod tests {
                         for (r, want) in want.iter().enumerate() {
                             let s = shape(collective, p, r, root, m);
                             let inputs = Inputs::new(collective, op, p);
-                            assert_eq!(&expected::<i32>(&s, &inputs), want, "{collective} p={p} m={m} {op:?} rank {r}");
+                            assert_eq!(
+                                &expected::<i32>(&s, &inputs),
+                                want,
+                                "{collective} p={p} m={m} {op:?} rank {r}"
+                            );
                         }
                     }
                 }
@@ -224,8 +242,14 @@ mod tests {
                 let saturated = want.iter().filter(|&&x| x == all).count();
                 let ones: u32 = want.iter().map(|x| x.count_ones()).sum();
                 let share = ones as f64 / (8.0 * want.len() as f64);
-                assert!(saturated < 200, "{op:?} on {p}: {saturated} of 4096 saturated");
-                assert!((0.35..0.65).contains(&share), "{op:?} on {p}: {share} of bits set");
+                assert!(
+                    saturated < 200,
+                    "{op:?} on {p}: {saturated} of 4096 saturated"
+                );
+                assert!(
+                    (0.35..0.65).contains(&share),
+                    "{op:?} on {p}: {share} of bits set"
+                );
             }
         }
     }
@@ -269,7 +293,10 @@ mod tests {
         let m = compare(&[1i32, 2, 9, 9], &[1, 2, 3, 4]).unwrap();
         assert_eq!(m.element, 2);
         assert_eq!(m.wrong, 2);
-        assert_eq!(m.to_string(), "element 2: expected 3 (0x3), got 9 (0x9) (2 elements wrong)");
+        assert_eq!(
+            m.to_string(),
+            "element 2: expected 3 (0x3), got 9 (0x9) (2 elements wrong)"
+        );
         assert!(compare(&[1u8], &[1]).is_none());
     }
 }

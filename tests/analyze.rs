@@ -261,3 +261,56 @@ fn formats_are_plain_without_a_terminal_and_files_are_well_formed() {
         assert!(out.join(file).exists(), "{file}");
     }
 }
+
+/// Paired tests on per-round medians, with several observations per round:
+/// `analyze` reproduces SciPy's Wilcoxon signed-rank and sign test p-values
+/// of the fixture's medians (`tests/fixtures/make_paired_fixtures.py`).
+#[test]
+fn paired_tests_on_round_medians_match_scipy() {
+    let fixture: Value = serde_json::from_str(include_str!("fixtures/paired_tests.json")).unwrap();
+    let mut checked = 0;
+    for case in fixture["cases"].as_array().unwrap() {
+        let name = case["name"].as_str().unwrap();
+        let bits = |key: &str| -> Vec<f64> {
+            case[key]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| f64::from_bits(v.as_u64().unwrap()))
+                .collect()
+        };
+        let (x, y) = (bits("x_bits"), bits("y_bits"));
+        // Exact p-values (n ≤ 20) of positive durations only.
+        if x.len() > 20 || x.iter().chain(&y).any(|&v| v <= 0.0) {
+            continue;
+        }
+        // Three observations per round whose median is the fixture's value.
+        let mut text =
+            String::from("collective,size_bytes,count,datatype,op,root,candidate,round,seconds\n");
+        for (candidate, medians) in [("default", &x), ("competitor", &y)] {
+            for (round, &m) in medians.iter().enumerate() {
+                for s in [m * 1.25, m, m * 0.75] {
+                    text += &format!("allreduce,8,8,byte,bor,0,{candidate},{round},{s:?}\n");
+                }
+            }
+        }
+        let dir = scratch(&format!("analyze-paired-{name}"));
+        std::fs::write(dir.join("raw.csv"), text).unwrap();
+        for (test, want) in [
+            ("paired", &case["wilcoxon_exact"]["greater"]["p"]),
+            ("sign", &case["sign"]["greater"]["p"]),
+        ] {
+            let want = want.as_f64().unwrap();
+            let out = json(&analyze(&dir, &["--test", test, "--format", "json"]));
+            let competitor = &out["checks"][0]["candidates"][1];
+            assert_eq!(competitor["rounds"], x.len(), "{name}");
+            let got = competitor["p_value"].as_f64().unwrap();
+            assert!(
+                ((got - want) / want).abs() < 1e-9,
+                "{name} --test {test}: p {got} != SciPy's {want}"
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked >= 40, "only {checked} fixture cases checked");
+}

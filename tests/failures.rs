@@ -20,10 +20,19 @@ fn a_panicking_rank_aborts_the_job_and_keeps_finished_checks() {
         "budget: 200ms\nrounds: 2\ndatatype: int32\nop: sum\nchecks:\n  - collective: bcast\n    sizes: [64]\n  - collective: allreduce\n    sizes: [64]\n    competitors: [allreduce_as_allreduce_panics]\n",
     );
     let out_dir = dir.join("out");
-    let out = Launch::new(3, &["run", &input, "--output", out_dir.to_str().unwrap()])
-        .env("PGCHECK_TEST_CANDIDATES", "1")
-        .timeout(Duration::from_secs(60))
-        .run();
+    let out = Launch::new(
+        3,
+        &[
+            "run",
+            &input,
+            "--output",
+            out_dir.to_str().unwrap(),
+            "--allow-powerless",
+        ],
+    )
+    .env("PGCHECK_TEST_CANDIDATES", "1")
+    .timeout(Duration::from_secs(60))
+    .run();
     assert!(
         out.code.is_some(),
         "the job must end by itself:\n{}",
@@ -55,7 +64,17 @@ fn sigterm_stops_the_run_with_partial_files_marked_incomplete() {
         "budget: 1s\nrounds: 4\nchecks:\n  - collective: allreduce\n    sizes: [8, 64, 512, 4096]\n",
     );
     let out_dir = dir.join("out");
-    let mut child = Launch::new(3, &["run", &input, "--output", out_dir.to_str().unwrap()]).spawn();
+    let mut child = Launch::new(
+        3,
+        &[
+            "run",
+            &input,
+            "--output",
+            out_dir.to_str().unwrap(),
+            "--allow-powerless",
+        ],
+    )
+    .spawn();
     // Wait for the first check to finish, then interrupt.
     let start = Instant::now();
     while !std::fs::read_to_string(out_dir.join("results.json"))
@@ -111,11 +130,24 @@ fn sixteen_and_thirty_two_ranks_complete_a_small_check() {
                 out_dir.to_str().unwrap(),
                 "--ppn",
                 "4",
+                "--allow-powerless",
             ],
         )
         .timeout(Duration::from_secs(240))
         .run();
         assert_eq!(out.code, Some(0), "{}", out.text());
+        // Too few rounds to flag anything: said on stderr and in the report.
+        assert_eq!(
+            out.stderr.matches("warning: with 2 rounds").count(),
+            1,
+            "{}",
+            out.text()
+        );
+        assert!(
+            out.stdout.contains("WARNING: with 2 rounds"),
+            "{}",
+            out.text()
+        );
         let r = results(&out_dir);
         assert_eq!(r["meta"]["processes"], np);
         assert_eq!(r["meta"]["nodes"], np / 4);

@@ -17,7 +17,7 @@ const LIMIT: Duration = Duration::from_secs(20);
 const INPUT_STATUS: i32 = 2;
 
 /// A valid input, for the cases whose fault is in the options.
-const GOOD: &str = "budget: 10ms\nrounds: 1\nchecks:\n  - collective: allreduce\n    sizes: [8]\n";
+const GOOD: &str = "budget: 10ms\nrounds: 10\nchecks:\n  - collective: allreduce\n    sizes: [8]\n";
 /// The line of GOOD's check.
 const GOOD_LINE: usize = 4;
 
@@ -157,6 +157,9 @@ fn corpus() -> Vec<Case> {
         command("verify_root_outside", &["verify", "--collective", "bcast", "--roots", "7"], &["root 7 is outside the communicator of 3 processes"]),
         command("verify_root_unknown", &["verify", "--collective", "bcast", "--roots", "centre"], &["root `centre` is not a rank"]),
         command("verify_size_not_multiple", &["verify", "--collective", "bcast", "--sizes", "6", "--datatype", "int32"], &["size 6 is not a multiple"]),
+        // A test that cannot reach significance with the rounds given.
+        options("powerless_rounds", &["--rounds", "3", "--test", "rounds"], &["with 3 rounds the rounds test cannot flag a violation of allreduce 8 B", "use --rounds 5 or more", "--allow-powerless"]),
+        options("powerless_paired", &["--rounds", "6", "--test", "paired"], &["with 6 rounds the paired test cannot flag", "use --rounds 7 or more"]),
         command("verify_bitwise_on_float", &["verify", "--collective", "allreduce", "--datatype", "float64", "--op", "bxor"], &["op `bxor` is not defined for datatype `float64`"]),
     ]
 }

@@ -3,7 +3,7 @@
 mod common;
 use common::*;
 
-const QUICK: &str = "budget: 30ms\nrounds: 3\nchecks:\n  - collective: allreduce\n    sizes: [8, 1000]\n    competitors: all\n  - collective: bcast\n    sizes: [16]\n    root: 0\n    competitors: all\n  - collective: gather\n    sizes: [8]\n    competitors: all\n";
+const QUICK: &str = "budget: 40ms\nrounds: 8\nchecks:\n  - collective: allreduce\n    sizes: [8, 1000]\n    competitors: all\n  - collective: bcast\n    sizes: [16]\n    root: 0\n    competitors: all\n  - collective: gather\n    sizes: [8]\n    competitors: all\n";
 
 #[test]
 fn runs_on_one_to_five_processes_and_writes_the_files() {
@@ -59,8 +59,12 @@ fn runs_on_one_to_five_processes_and_writes_the_files() {
             assert_eq!(default["name"], "default");
             assert_eq!(default["verified"], true);
             assert!(
-                default["n"].as_u64().unwrap() >= 3,
-                "at least one observation per round"
+                default["rounds"].as_u64().unwrap() >= 4,
+                "observations in most rounds: {check}"
+            );
+            assert!(
+                ["violated", "holds", "inconclusive"].contains(&check["verdict"].as_str().unwrap()),
+                "{check}"
             );
             assert!(default["median_s"].as_f64().unwrap() > 0.0);
         }
@@ -91,13 +95,26 @@ fn a_wrong_competitor_is_caught_and_not_judged() {
     let input = input(
         &dir,
         "wrong.yaml",
-        "budget: 20ms\nrounds: 2\ndatatype: int32\nop: sum\nchecks:\n  - collective: allreduce\n    sizes: [64]\n    competitors: [allreduce_as_allreduce_corrupted, allreduce_as_allreduce_self]\n",
+        "budget: 20ms\nrounds: 8\ndatatype: int32\nop: sum\nchecks:\n  - collective: allreduce\n    sizes: [64]\n    competitors: [allreduce_as_allreduce_corrupted, allreduce_as_allreduce_self]\n",
     );
     let out_dir = dir.join("out");
     let out = Launch::new(3, &["run", &input, "--output", out_dir.to_str().unwrap()])
         .env("PGCHECK_TEST_CANDIDATES", "1")
         .run();
-    assert_eq!(out.code, Some(0), "{}", out.text());
+    // Measured and reported, then exit 3 for the wrong result.
+    assert_eq!(out.code, Some(3), "{}", out.text());
+    assert!(
+        out.stderr
+            .contains("allreduce_as_allreduce_corrupted failed verification"),
+        "{}",
+        out.text()
+    );
+    assert!(
+        out.stdout
+            .contains("! 64 B: allreduce_as_allreduce_corrupted failed verification"),
+        "{}",
+        out.text()
+    );
     let results: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out_dir.join("results.json")).unwrap())
             .unwrap();
@@ -113,11 +130,12 @@ fn a_wrong_competitor_is_caught_and_not_judged() {
         corrupted["reason"]
             .as_str()
             .unwrap()
-            .contains("rank(s) [2]"),
+            .starts_with("rank 2, element 0: expected"),
         "{corrupted}"
     );
+    assert_eq!(candidates[0]["status"], "measured", "default is judged");
     assert_ne!(
-        results["checks"][0]["fastest"],
+        results["checks"][0]["competitor"],
         "allreduce_as_allreduce_corrupted"
     );
 }
@@ -201,6 +219,7 @@ fn roundtime_runs_on_one_to_eight_processes_and_counts_invalid_observations() {
             np,
             &[
                 "run",
+                "--allow-powerless",
                 &input,
                 "--sync",
                 "roundtime",
@@ -262,6 +281,7 @@ fn cold_cache_and_memory_limits_are_honoured() {
         &[
             "run",
             &input,
+            "--allow-powerless",
             "--cache",
             "cold",
             "--max-memory",
@@ -293,4 +313,112 @@ fn cold_cache_and_memory_limits_are_honoured() {
             "{c}"
         );
     }
+}
+
+#[test]
+fn an_unmeasured_default_is_no_pass() {
+    // 1 MiB per process on 2 processes needs 3 MiB of buffers: above a
+    // 2 MiB limit the library's call is skipped, and the case has no verdict.
+    let dir = scratch("unmeasured-default");
+    let input = input(
+        &dir,
+        "big.yaml",
+        "budget: 20ms\nrounds: 10\nchecks:\n  - collective: allgather\n    sizes: [8, 1048576]\n    competitors: [allgather_as_allgatherv]\n",
+    );
+    let out_dir = dir.join("out");
+    let out = pgcheck(
+        2,
+        &[
+            "run",
+            &input,
+            "--max-memory",
+            "2MiB",
+            "--output",
+            out_dir.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.code, Some(6), "{}", out.text());
+    assert!(
+        out.stderr
+            .contains("no verdict for MPI_Allgather 1048576 B")
+            && out.stderr.contains("above --max-memory"),
+        "{}",
+        out.text()
+    );
+    assert!(
+        out.stdout
+            .contains("! 1048576 B: no verdict, default not measured"),
+        "{}",
+        out.text()
+    );
+    let r = results(&out_dir);
+    assert_eq!(r["checks"][1]["verdict"], "unmeasured");
+    assert_ne!(r["checks"][0]["verdict"], "unmeasured");
+}
+
+/// Known truth in, the right verdict out: the library's call slowed by a
+/// known factor against itself under another name.
+#[test]
+fn a_known_slowdown_is_flagged_and_no_slowdown_is_not() {
+    let dir = scratch("known-slowdown");
+    let input = input(
+        &dir,
+        "aa.yaml",
+        "budget: 200ms\nrounds: 10\ndatatype: int32\nop: sum\nchecks:\n  - collective: allreduce\n    sizes: [64, 4096]\n    competitors: [allreduce_as_allreduce_self]\n",
+    );
+    for factor in ["2", "1"] {
+        let out_dir = dir.join(format!("out-{factor}"));
+        let out = Launch::new(4, &["run", &input, "--output", out_dir.to_str().unwrap()])
+            .env("PGCHECK_TEST_CANDIDATES", "1")
+            .env("PGCHECK_TEST_SLOW_DEFAULT", factor)
+            .run();
+        let r = results(&out_dir);
+        for check in r["checks"].as_array().unwrap() {
+            let slowdown = check["slowdown"].as_f64().unwrap();
+            let severity = check["severity"].as_str().unwrap();
+            if factor == "2" {
+                assert_eq!(check["verdict"], "violated", "{}", out.text());
+                assert!((1.5..3.0).contains(&slowdown), "{check}");
+                assert!(["medium-high", "high"].contains(&severity), "{check}");
+            } else {
+                // An A/A false alarm (rate α) can only be a tiny slowdown.
+                assert!(["ok", "low"].contains(&severity), "{check}");
+                assert!((0.8..1.25).contains(&slowdown), "{check}");
+            }
+        }
+    }
+}
+
+/// A rank that starts late makes observations invalid: they are counted for
+/// the candidate that caused them, shown under the table, never timed.
+#[test]
+fn late_starts_are_counted_and_reported() {
+    let dir = scratch("late-starts");
+    let input = input(
+        &dir,
+        "late.yaml",
+        "budget: 200ms\nrounds: 10\nsync: roundtime\ndatatype: int32\nop: sum\nchecks:\n  - collective: allreduce\n    sizes: [64]\n    competitors: [allreduce_as_allreduce_late]\n",
+    );
+    let out_dir = dir.join("out");
+    let out = Launch::new(3, &["run", &input, "--output", out_dir.to_str().unwrap()])
+        .env("PGCHECK_TEST_CANDIDATES", "1")
+        .run();
+    assert!(matches!(out.code, Some(0 | 1)), "{}", out.text());
+    let r = results(&out_dir);
+    let candidates = r["checks"][0]["candidates"].as_array().unwrap();
+    let late = &candidates[1];
+    assert_eq!(late["name"], "allreduce_as_allreduce_late");
+    let (invalid, n) = (
+        late["invalid"].as_u64().unwrap(),
+        late["n"].as_u64().unwrap(),
+    );
+    assert!(invalid * 20 > n + invalid, "more than 5 % invalid: {late}");
+    assert!(
+        out.stdout
+            .contains("64 B: allreduce_as_allreduce_late lost"),
+        "{}",
+        out.text()
+    );
+    let summary = std::fs::read_to_string(out_dir.join("summary.csv")).unwrap();
+    assert!(summary.lines().next().unwrap().contains("invalid_share"));
 }

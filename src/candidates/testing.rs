@@ -11,8 +11,11 @@ use crate::element::Element;
 /// a known slowdown against the A/A competitors (`*_as_*_self`), for
 /// experiments on the power of the tests.
 pub fn default_slowdown() -> Option<f64> {
-    let factor: f64 = std::env::var("PGCHECK_TEST_SLOW_DEFAULT").ok()?.parse().ok()?;
-    (enabled() && factor.is_finite() && factor >= 1.0).then_some(factor)
+    let factor: f64 = std::env::var("PGCHECK_TEST_SLOW_DEFAULT")
+        .ok()?
+        .parse()
+        .ok()?;
+    (enabled() && factor.is_finite() && factor > 1.0).then_some(factor)
 }
 
 /// `run`, then a spin for `factor − 1` times the call's own duration on
@@ -63,6 +66,13 @@ pub const COMPETITORS: &[Competitor] = &[
         description: "MPI_Allreduce; the last rank panics on its 5th call, the first measured one after verification and 3 warm-ups",
     },
     Competitor {
+        name: "allreduce_as_allreduce_late",
+        collective: Collective::Allreduce,
+        family: Family::Testing,
+        guideline: "test only",
+        description: "MPI_Allreduce; the last rank sleeps 2 ms before every 8th call, so the next start is late",
+    },
+    Competitor {
         name: "bcast_as_bcast_self",
         collective: Collective::Bcast,
         family: Family::Testing,
@@ -94,6 +104,16 @@ pub fn prepare<T: Element>(name: &str, setup: &Setup) -> Result<Run<T>, NotAppli
                 calls += 1;
                 if shape.rank + 1 == shape.size && calls == 5 {
                     panic!("test-only candidate fails on purpose");
+                }
+                inner(s, r)
+            })
+        }
+        "allreduce_as_allreduce_late" => {
+            let mut calls = 0u64;
+            Box::new(move |s, r| {
+                calls += 1;
+                if shape.rank + 1 == shape.size && calls.is_multiple_of(8) {
+                    std::thread::sleep(std::time::Duration::from_millis(2));
                 }
                 inner(s, r)
             })

@@ -7,8 +7,8 @@ pub mod clock;
 use crate::candidates::{self, NotApplicable, Run, Setup, Tuning};
 use crate::collective::Shape;
 use crate::element::Element;
-use crate::reference::{self, Inputs};
 use crate::plan::{Cache, Case, Settings, Sync};
+use crate::reference::{self, Inputs};
 use crate::report::progress::Event;
 use crate::with_element;
 use algorithms::topology::Topology;
@@ -83,9 +83,11 @@ pub struct CaseRun {
 /// The state of measuring that lasts across cases: the run's schedule, the
 /// synchronisation and its clocks, the cache-flush buffer.
 ///
-/// The schedule keeps the whole run on its planned length: slices end at
-/// their planned offsets from the start, so time spent preparing and
-/// verifying is taken from the following slices instead of adding up.
+/// The schedule: slices end at their planned offsets from the start, so a
+/// slice that overran is made up by the next ones of its case; time spent
+/// outside the slices (preparing, verifying, warming up, writing files) is
+/// booked separately ([`Harness::rebase`]), so that no candidate's slice
+/// pays for it.
 pub struct Harness {
     start: f64,
     planned: f64,
@@ -108,6 +110,9 @@ pub struct Harness {
     signalled: std::sync::Arc<std::sync::atomic::AtomicBool>,
     /// Rank 0 was signalled and every rank has stopped measuring.
     pub stopped: bool,
+    /// Seconds spent outside the slices (preparing, verifying, warming up,
+    /// writing files) that moved the plan.
+    pub outside_s: f64,
 }
 
 impl Harness {
@@ -130,6 +135,7 @@ impl Harness {
             flush_s: 0.0,
             signalled: std::sync::Arc::default(),
             stopped: false,
+            outside_s: 0.0,
         };
         for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
             // A second signal terminates at once, as if there were no handler.
@@ -159,6 +165,17 @@ impl Harness {
     /// Seconds since the start.
     pub fn elapsed(&self) -> f64 {
         mpi::time() - self.start
+    }
+
+    /// Starts the next slices from now when preparing, verifying and
+    /// warming up (or writing files) took the run past its plan: that time
+    /// is booked outside the slices, which keep their whole share of the
+    /// budget. Returns how far the plan moved.
+    fn rebase(&mut self) -> f64 {
+        let behind = (self.elapsed() - self.planned).max(0.0);
+        self.planned += behind;
+        self.outside_s += behind;
+        behind
     }
 
     /// Planned length of the run up to the end of the next slice, as an
@@ -394,10 +411,9 @@ impl<T: Element> Prepared<T> {
                     Ok(mut strong) => check
                         .run(&mut strong, &mut self.send, &mut self.recv)
                         .map(|why| format!("with op {} on distinct data: {why}", op.name())),
-                    Err(NotApplicable(why)) => Some(format!(
-                        "cannot be verified with op {}: {why}",
-                        op.name()
-                    )),
+                    Err(NotApplicable(why)) => {
+                        Some(format!("cannot be verified with op {}: {why}", op.name()))
+                    }
                 };
                 self.send.copy_from_slice(&primary.send);
             }
@@ -436,6 +452,8 @@ impl<T: Element> Prepared<T> {
                 run(&self.send, &mut self.recv);
             }
         }
+        // Rank 0's schedule decides every chunk (see `observe_until`).
+        harness.rebase();
         let slice = settings.budget.as_secs_f64() / settings.rounds as f64;
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(settings.seed ^ case_seed(case));
         let mut order = measured.clone();
@@ -483,16 +501,12 @@ impl<T: Element> Prepared<T> {
                     harness.stopped = true;
                 }
                 if ctx.rank() == 0 {
-                    for observation in max.chunks(3) {
-                        let (end, negative_start, late) =
-                            (observation[0], observation[1], observation[2]);
-                        if late > 0.0 {
-                            entry.invalid += 1;
-                        } else {
-                            entry.observations.push(end + negative_start);
-                            entry.rounds.push(round as u32);
-                        }
-                    }
+                    let before = entry.observations.len();
+                    entry.invalid += assemble(&max, &mut entry.observations);
+                    let added = entry.observations.len() - before;
+                    entry
+                        .rounds
+                        .extend(std::iter::repeat_n(round as u32, added));
                 }
             }
         }
@@ -671,12 +685,30 @@ fn observe_until<T>(
             let mut all = [0.0; 2];
             comm.all_reduce_into(&mine[..], &mut all[..], SystemOperation::max());
             slot = all[1];
-            harness.slack = next_slack(harness.slack, all[0] > 0.0);
+            harness.slack = next_slack(harness.slack, all[0] / next as f64);
         }
     }
     if local.len() >= 3 {
         *pace = spent / (local.len() / 3) as f64;
     }
+}
+
+/// A slice's observations from the maximum over ranks of each observation's
+/// (end, −start, late): max end − min start where no rank started late;
+/// returns how many were late. The first observation of a slice of several
+/// is dropped: it follows the reduction of the previous slice's
+/// observations and the agreement on this one, which the others do not.
+fn assemble(max: &[f64], observations: &mut Vec<f64>) -> usize {
+    let skip = usize::from(max.len() > 3);
+    let mut late = 0;
+    for observation in max.chunks(3).skip(skip) {
+        match observation {
+            [_, _, l] if *l > 0.0 => late += 1,
+            [end, negative_start, _] => observations.push(end + negative_start),
+            _ => unreachable!("observations come in triples"),
+        }
+    }
+    late
 }
 
 /// How many observations the next chunk of a slice takes: half the
@@ -712,16 +744,23 @@ fn slot_of(durations: &mut [f64]) -> f64 {
     1.25 * p90
 }
 
-/// The roundtime slack after a chunk: late starts mean slots are too short
-/// for this machine, so it doubles for every rank alike; otherwise it
-/// shrinks by a tenth towards its minimum.
-fn next_slack(slack: f64, late: bool) -> f64 {
-    if late {
+/// The roundtime slack after a chunk whose starts were late in the share
+/// `late` of its observations (on the rank with most). A rare late start
+/// costs one observation, slack on every slot costs them all: the slack
+/// doubles when more than [`LATE_TARGET`] started late, shrinks by a fifth
+/// when almost none did, and stays otherwise.
+fn next_slack(slack: f64, late: f64) -> f64 {
+    if late > LATE_TARGET {
         (2.0 * slack).min(MAX_SLACK)
+    } else if late < 0.2 * LATE_TARGET {
+        (0.8 * slack).max(MIN_SLACK)
     } else {
-        (0.9 * slack).max(MIN_SLACK)
+        slack
     }
 }
+
+/// The share of late starts the slack aims below.
+const LATE_TARGET: f64 = 0.02;
 
 /// The least slack of a roundtime slot.
 const MIN_SLACK: f64 = 1e-6;
@@ -768,4 +807,67 @@ fn agree_on_failure(ctx: &Context, local: Option<String>) -> Option<String> {
         "rank {first}, {}{others}",
         String::from_utf8_lossy(&reason[..end])
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_slice_starts_with_one_observation_or_a_quarter_at_the_last_pace() {
+        assert_eq!(next_chunk(0, 0.0, 0.01, 0.0), 1);
+        // 2⁻⁶ s left at 2⁻¹⁶ s per observation: a quarter is 256.
+        assert_eq!(next_chunk(0, 0.0, 0.015625, 0.0000152587890625), 256);
+        // Never none, even when the prior pace says the slice is too short.
+        assert_eq!(next_chunk(0, 0.0, 1e-6, 10e-6), 1);
+    }
+
+    #[test]
+    fn chunks_take_half_the_remaining_time_and_at_most_double() {
+        // 4 observations in 40 µs, 1 s left: half is 50 000, capped at 4.
+        assert_eq!(next_chunk(4, 40e-6, 1.0, 0.0), 4);
+        // 1024 observations in 2⁻⁷ s, as much left: half the time is 512.
+        assert_eq!(next_chunk(1024, 0.0078125, 0.0078125, 0.0), 512);
+        // Near the deadline: one more only if it ends closer to it.
+        assert_eq!(next_chunk(100, 1e-3, 6e-6, 0.0), 1);
+        assert_eq!(next_chunk(100, 1e-3, 4e-6, 0.0), 0);
+        assert_eq!(next_chunk(100, 1e-3, -1e-3, 0.0), 0);
+    }
+
+    #[test]
+    fn observations_are_max_end_minus_min_start_without_late_ones() {
+        let mut observations = Vec::new();
+        // Three observations: the first dropped, one late, one valid.
+        let max = [5.0, -4.0, 0.0, 7.5, -7.0, 1.0, 9.25, -9.0, 0.0];
+        assert_eq!(assemble(&max, &mut observations), 1);
+        assert_eq!(observations, [0.25]);
+        // A slice of one keeps it.
+        assert_eq!(assemble(&[2.0, -1.5, 0.0], &mut observations), 0);
+        assert_eq!(observations, [0.25, 0.5]);
+        assert_eq!(assemble(&[2.0, -1.5, 1.0], &mut observations), 1);
+    }
+
+    #[test]
+    fn a_slot_covers_most_calls_not_the_slowest() {
+        let mut durations: Vec<f64> = (1..=100).map(|i| i as f64 * 1e-6).collect();
+        durations[99] = 1.0; // one descheduled call
+        let slot = slot_of(&mut durations);
+        assert!((slot - 1.25 * 91e-6).abs() < 1e-12, "{slot}");
+        assert_eq!(slot_of(&mut []), 0.0);
+    }
+
+    #[test]
+    fn slack_doubles_after_many_late_starts_and_shrinks_back() {
+        let mut slack = MIN_SLACK;
+        for _ in 0..20 {
+            slack = next_slack(slack, 0.5);
+        }
+        assert_eq!(slack, MAX_SLACK);
+        // One late start in a hundred is the price of short slots.
+        assert_eq!(next_slack(slack, 0.01), slack);
+        for _ in 0..200 {
+            slack = next_slack(slack, 0.0);
+        }
+        assert_eq!(slack, MIN_SLACK);
+    }
 }

@@ -117,7 +117,11 @@ pub(crate) fn overview(results: &Results) -> Overview {
             };
             let marks = sizes
                 .iter()
-                .map(|&size| in_cell(size).map(|c| Mark::of(c)).fold(Mark::Blank, Mark::max))
+                .map(|&size| {
+                    in_cell(size)
+                        .map(|c| Mark::of(c))
+                        .fold(Mark::Blank, Mark::max)
+                })
                 .collect();
             let wrong = sizes
                 .iter()
@@ -186,10 +190,7 @@ pub fn render(results: &Results, color: bool) -> String {
         let mut cells = vec![Cell::new(&row.label)];
         cells.extend(row.marks.iter().zip(&row.wrong).map(|(&mark, &wrong)| {
             let label = format!("{}{}", mark.label(), if wrong { " !" } else { "" });
-            paint(
-                Cell::new(label).set_alignment(CellAlignment::Center),
-                mark,
-            )
+            paint(Cell::new(label).set_alignment(CellAlignment::Center), mark)
         }));
         table.add_row(cells);
     }

@@ -1,7 +1,9 @@
-//! Progress on rank 0 while measuring: a bar on a terminal, a plain line
-//! every few seconds otherwise, always on standard error so that
-//! `--format json` on standard output stays clean. Measuring sends plain
-//! events over a channel; a thread renders them.
+//! Progress on rank 0 while measuring, always on standard error so that
+//! `--format json` on standard output stays clean. On a terminal a thread
+//! draws a bar from the plain events measuring sends over a channel;
+//! otherwise there is no thread on rank 0 (it would compete with the ranks
+//! for the cores) and a plain line is written between cases, at most every
+//! few seconds.
 
 use indicatif::{ProgressBar, ProgressStyle};
 use std::sync::mpsc::{channel, Receiver, Sender};
@@ -25,31 +27,57 @@ pub struct Event {
     pub planned_s: f64,
 }
 
-/// The renderer; dropping the sender ends it.
+/// The renderer: a bar thread on a terminal, lines between cases otherwise.
 pub struct Progress {
-    pub events: Sender<Event>,
-    thread: JoinHandle<()>,
+    /// Where measuring sends its events (a terminal only).
+    pub events: Option<Sender<Event>>,
+    thread: Option<JoinHandle<()>>,
+    plan_s: f64,
+    last_line: Option<Instant>,
 }
 
 impl Progress {
     /// Starts rendering for a plan of `plan_s` seconds.
     pub fn start(plan_s: f64) -> Progress {
-        let (events, receiver) = channel();
-        let terminal = super::interactive(&std::io::stderr());
-        let thread = std::thread::spawn(move || {
-            if terminal {
-                bar(receiver, plan_s)
-            } else {
-                lines(receiver, plan_s)
-            }
-        });
-        Progress { events, thread }
+        let (events, thread) = if super::interactive(&std::io::stderr()) {
+            let (events, receiver) = channel();
+            let thread = std::thread::spawn(move || bar(receiver, plan_s));
+            (Some(events), Some(thread))
+        } else {
+            (None, None)
+        };
+        Progress {
+            events,
+            thread,
+            plan_s,
+            last_line: None,
+        }
+    }
+
+    /// A case is done: without a terminal, a line if the last one is a few
+    /// seconds old.
+    pub fn case_done(&mut self, case: usize, cases: usize, elapsed_s: f64) {
+        if self.thread.is_some()
+            || self
+                .last_line
+                .is_some_and(|t| t.elapsed() < Duration::from_secs(2))
+        {
+            return;
+        }
+        self.last_line = Some(Instant::now());
+        eprintln!(
+            "[{case}/{cases}] {elapsed_s:.1} s of {:.1} s, about {:.1} s left",
+            self.plan_s,
+            (self.plan_s - elapsed_s).max(0.0)
+        );
     }
 
     /// Waits until everything is shown.
     pub fn finish(self) {
         drop(self.events);
-        let _ = self.thread.join();
+        if let Some(thread) = self.thread {
+            let _ = thread.join();
+        }
     }
 }
 
@@ -71,21 +99,4 @@ fn bar(events: Receiver<Event>, plan_s: f64) {
         bar.set_message(describe(&e));
     }
     bar.finish_and_clear();
-}
-
-fn lines(events: Receiver<Event>, plan_s: f64) {
-    let mut last: Option<Instant> = None;
-    for e in events {
-        if last.is_some_and(|t| t.elapsed() < Duration::from_secs(2)) {
-            continue;
-        }
-        last = Some(Instant::now());
-        eprintln!(
-            "{}: {:.1} s of {:.1} s, about {:.1} s left",
-            describe(&e),
-            e.elapsed_s,
-            plan_s,
-            (plan_s - e.planned_s).max(0.0)
-        );
-    }
 }

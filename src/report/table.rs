@@ -90,10 +90,7 @@ pub fn notes(checks: &[&Verdict]) -> String {
                 } else {
                     format!("{} failed verification", c.name)
                 };
-                out += &format!(
-                    "! {case}: {who}: {}\n",
-                    c.reason.as_deref().unwrap_or("")
-                );
+                out += &format!("! {case}: {who}: {}\n", c.reason.as_deref().unwrap_or(""));
             } else if c.invalid_share() > INVALID_WARNING {
                 out += &format!(
                     "  {case}: {} lost {:.0} % of its observations to late starts\n",

@@ -718,7 +718,7 @@ mod large {
     }
 
     #[test]
-    #[ignore = "minutes in debug; run in release"]
+    #[cfg_attr(debug_assertions, ignore = "minutes in debug; CI runs it in release")]
     fn nblock_schedules_hold_for_large_p() {
         let mut ps: Vec<usize> = (2..=4096).collect();
         for e in 12..=20 {
