@@ -120,7 +120,14 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
             .unwrap_or(crate::plan::Sync::Roundtime),
         cache: args.cache,
         resync_s: args.resync.as_secs_f64(),
-        drift_s: args.drift.as_secs_f64(),
+        // Clocks of different nodes drift apart; those of one node do not.
+        drift_s: args.drift.map_or_else(
+            || match &ctx.topology {
+                Ok(t) if t.nodes > 1 && !t.virtual_nodes => 0.1,
+                _ => 0.0,
+            },
+            |d| d.as_secs_f64(),
+        ),
     };
     let plan = match plan::from_config(&config, settings, &world(ctx, &args.setup)) {
         Ok(p) => p,

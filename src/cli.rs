@@ -175,9 +175,9 @@ pub struct RunArgs {
     #[arg(long, value_parser = parse_duration, default_value = "10s")]
     pub resync: Duration,
     /// With --sync roundtime, also fit a linear clock drift from two synchronisations
-    /// this far apart (0: offsets only).
-    #[arg(long, value_parser = parse_duration_or_zero, default_value = "0")]
-    pub drift: Duration,
+    /// this far apart (0: offsets only; default 100ms when ranks span several nodes, else 0).
+    #[arg(long, value_parser = parse_duration_or_zero)]
+    pub drift: Option<Duration>,
     #[command(flatten)]
     pub analysis: AnalysisArgs,
     #[command(flatten)]

@@ -6,6 +6,7 @@ use crate::candidates::{self, native::DEFAULT, Family};
 use crate::collective::Collective;
 use crate::config::{Config, InputError};
 use crate::element::{Datatype, Op};
+use crate::stats::power;
 use serde::Serialize;
 use std::time::Duration;
 
@@ -257,7 +258,7 @@ pub fn powerless(plan: &Plan, test: Test, correction: Correction, alpha: f64) ->
         if family == 0 || min_p < threshold {
             return None;
         }
-        let needed = (rounds..=10_000).find(|&r| test.min_p(r).is_some_and(|p| p < threshold));
+        let needed = power::rounds_needed(|r| test.min_p(r).unwrap_or(1.0), threshold);
         let bound = match correction {
             Correction::Holm => format!("α/{family} = {threshold:.3e} (Holm over {family} competitors)"),
             Correction::None => format!("α = {threshold}"),

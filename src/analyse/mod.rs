@@ -47,11 +47,8 @@ impl Severity {
     }
 }
 
-/// What a case's verdict says. Ordered from best to worst, so that a run's
-/// worst case is the maximum.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
-)]
+/// What a case's verdict says.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Conclusion {
     /// Every measured competitor is shown to be at most the margin faster
@@ -99,12 +96,6 @@ pub enum Test {
 }
 
 impl Test {
-    /// Whether the test compares per-round medians (its power is set by the
-    /// number of rounds, not of observations).
-    pub fn on_rounds(self) -> bool {
-        matches!(self, Test::Rounds | Test::Paired | Test::Sign)
-    }
-
     /// The test for samples of different cases, whose rounds do not pair.
     pub fn unpaired(self) -> Test {
         match self {
@@ -141,8 +132,8 @@ impl Correction {
     /// tests: Holm's first, α / size.
     pub fn first_threshold(self, alpha: f64, size: usize) -> f64 {
         match self {
-            Correction::None => alpha,
-            Correction::Holm => alpha / size.max(1) as f64,
+            Correction::None => correction::none_first_threshold(alpha, size),
+            Correction::Holm => correction::holm_first_threshold(alpha, size),
         }
     }
 }

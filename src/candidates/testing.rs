@@ -18,15 +18,16 @@ pub fn default_slowdown() -> Option<f64> {
     (enabled() && factor.is_finite() && factor > 1.0).then_some(factor)
 }
 
-/// `run`, then a spin for `factor − 1` times the call's own duration on
-/// each rank: the same call made `factor` times slower.
+/// `run`, then a wait of `factor − 1` times the call's own duration on
+/// each rank: the same call made `factor` times slower. The wait yields
+/// the core, so that oversubscribed ranks are not slowed further.
 pub fn slowed<T: Element>(mut run: Run<T>, factor: f64) -> Run<T> {
     Box::new(move |s, r| {
         let start = mpi::time();
         run(s, r);
         let until = start + factor * (mpi::time() - start);
         while mpi::time() < until {
-            std::hint::spin_loop();
+            std::thread::yield_now();
         }
     })
 }

@@ -629,7 +629,7 @@ fn observe_until<T>(
             let remaining = deadline - mpi::time();
             decision = [
                 next_chunk(observed, spent, remaining, *pace) as f64,
-                harness.clock.now() + harness.lead + harness.slack,
+                harness.clock.now() + harness.lead + harness.slack + harness.flush_s,
                 slot + harness.slack + harness.flush_s,
             ];
             if harness.signalled() {
