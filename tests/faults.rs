@@ -256,6 +256,40 @@ fn a_bcast_that_does_not_write_is_caught() {
     }
 }
 
+const ALLREDUCE_BOR: &str = "datatype: byte
+op: bor
+checks:
+  - collective: allreduce
+    sizes: [64]
+    competitors: [allreduce_as_reduce_bcast]
+";
+
+#[test]
+fn a_rank_counted_twice_is_caught_by_the_second_check() {
+    for np in PROCESSES {
+        // Or-ing a rank's input in once more changes nothing an or can
+        // show: only the second verification, with bxor, sees it.
+        let r = run(
+            "allreduce-twice",
+            np,
+            ALLREDUCE_BOR,
+            Some("MPI_Allreduce:twice,bytes=64"),
+        );
+        r.assert_status("allreduce", &[64], "default", "wrong");
+        let reason = r.candidate("allreduce", 64, "default")["reason"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(
+            reason.contains("with op bxor on distinct data"),
+            "caught by the second check: {reason:?}\n{}",
+            r.outcome.text()
+        );
+        r.assert_not_wrong("allreduce", &[64], "allreduce_as_reduce_bcast");
+        r.assert_library_wrong("allreduce", &[64]);
+        r.assert_verification_failed();
+    }
+}
+
 /// The inputs of the scenarios above, with their sizes.
 const CONTROLS: [(&str, &str, &str, &[u64]); 4] = [
     ("allreduce", ALLREDUCE, "allreduce", &[8, 64, 1024]),

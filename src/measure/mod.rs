@@ -99,9 +99,6 @@ pub struct Harness {
     /// How far ahead of its announcement a roundtime chunk starts: a few
     /// broadcast times.
     lead: f64,
-    /// Slack added to every roundtime slot (and to the lead): doubled after
-    /// late starts, shrunk while starts are on time.
-    slack: f64,
     /// Written between observations for a cold cache.
     flush: Vec<u8>,
     /// How long one flush takes; roundtime slots make room for it.
@@ -127,7 +124,6 @@ impl Harness {
             resync_s: settings.resync_s,
             drift_s: settings.drift_s,
             lead: 0.0,
-            slack: MIN_SLACK,
             flush: match settings.cache {
                 Cache::Warm => Vec::new(),
                 Cache::Cold => vec![0u8; last_level_cache_bytes() * 2],
@@ -159,7 +155,6 @@ impl Harness {
         self.synced_at = mpi::time();
         // A start must reach every rank before it passes.
         self.lead = (4.0 * broadcast_time(ctx)).max(20e-6);
-        self.slack = MIN_SLACK;
     }
 
     /// Seconds since the start.
@@ -171,7 +166,7 @@ impl Harness {
     /// warming up (or writing files) took the run past its plan: that time
     /// is booked outside the slices, which keep their whole share of the
     /// budget. Returns how far the plan moved.
-    fn rebase(&mut self) -> f64 {
+    pub fn rebase(&mut self) -> f64 {
         let behind = (self.elapsed() - self.planned).max(0.0);
         self.planned += behind;
         self.outside_s += behind;
@@ -302,8 +297,33 @@ struct Entry<T> {
     observations: Vec<f64>,
     rounds: Vec<u32>,
     invalid: usize,
-    /// Seconds per observation in its last slice (0 before the first).
-    pace: f64,
+    pace: Pace,
+}
+
+/// How a candidate's observations went in its last slice. Kept per
+/// candidate: one candidate's late starts must not widen another's slots,
+/// and a slice's first chunk is sized from the same candidate's pace.
+#[derive(Clone, Copy, Debug)]
+struct Pace {
+    /// Seconds per observation (0 before the first slice).
+    per_observation: f64,
+    /// The slot of a roundtime observation: what the slowest rank needed
+    /// for most calls of the last chunk, so that no rank's start is late
+    /// because rank 0 happened to finish early (a bcast root, a gather leaf).
+    slot: f64,
+    /// Slack added to every roundtime slot (and to a chunk's lead): doubled
+    /// after many late starts, shrunk while starts are on time.
+    slack: f64,
+}
+
+impl Default for Pace {
+    fn default() -> Pace {
+        Pace {
+            per_observation: 0.0,
+            slot: 0.0,
+            slack: MIN_SLACK,
+        }
+    }
 }
 
 /// A case's candidates and the buffers they share.
@@ -344,7 +364,7 @@ impl<T: Element> Prepared<T> {
                     observations: Vec::new(),
                     rounds: Vec::new(),
                     invalid: 0,
-                    pace: 0.0,
+                    pace: Pace::default(),
                 }
             })
             .collect();
@@ -355,7 +375,7 @@ impl<T: Element> Prepared<T> {
             observations: Vec::new(),
             rounds: Vec::new(),
             invalid: 0,
-            pace: 0.0,
+            pace: Pace::default(),
         }));
         // A case whose buffers exceed --max-memory has no candidates left.
         let (send_len, recv_len) = match case.candidates.is_empty() {
@@ -402,12 +422,15 @@ impl<T: Element> Prepared<T> {
             let Some(mut run) = self.entries[e].run.take() else {
                 continue;
             };
-            let mut problem = primary.run(&mut run, &mut self.send, &mut self.recv);
-            if let (None, Some((op, check))) = (&problem, &second) {
+            let local = primary.run(&mut run, &mut self.send, &mut self.recv);
+            // Every rank must agree before the second check: preparing a
+            // candidate may be collective.
+            let mut wrong = agree_on_failure(ctx, local);
+            if let (None, Some((op, check))) = (&wrong, &second) {
                 let mut setup = self.setup.clone();
                 setup.op = op.mpi();
-                setup.commutative = true;
-                problem = match candidates::prepare::<T>(&self.entries[e].name, &setup) {
+                setup.commutative = setup.op.is_commutative();
+                let local = match candidates::prepare::<T>(&self.entries[e].name, &setup) {
                     Ok(mut strong) => check
                         .run(&mut strong, &mut self.send, &mut self.recv)
                         .map(|why| format!("with op {} on distinct data: {why}", op.name())),
@@ -416,11 +439,11 @@ impl<T: Element> Prepared<T> {
                     }
                 };
                 self.send.copy_from_slice(&primary.send);
+                wrong = agree_on_failure(ctx, local);
             }
-            if let Some(why) = agree_on_failure(ctx, problem) {
-                self.entries[e].status = Status::Wrong(why);
-            } else {
-                self.entries[e].run = Some(run);
+            match wrong {
+                Some(why) => self.entries[e].status = Status::Wrong(why),
+                None => self.entries[e].run = Some(run),
             }
         }
     }
@@ -611,15 +634,11 @@ fn observe_until<T>(
     recv: &mut [T],
     deadline: f64,
     local: &mut Vec<f64>,
-    pace: &mut f64,
+    pace: &mut Pace,
 ) {
     let leader = comm.rank() == 0;
     let root = comm.process_at_rank(0);
     let mut spent = 0.0;
-    // The slot of a roundtime observation: what the slowest rank needs for
-    // most calls of the last chunk, so that no rank's start is late because
-    // rank 0 happened to finish early (a bcast root, a gather leaf).
-    let mut slot: f64 = 0.0;
     let mut durations: Vec<f64> = Vec::with_capacity(1 << 10);
     loop {
         // [observations, first start (global), slot length]
@@ -628,9 +647,9 @@ fn observe_until<T>(
             let observed = local.len() / 3;
             let remaining = deadline - mpi::time();
             decision = [
-                next_chunk(observed, spent, remaining, *pace) as f64,
-                harness.clock.now() + harness.lead + harness.slack + harness.flush_s,
-                slot + harness.slack + harness.flush_s,
+                next_chunk(observed, spent, remaining, pace.per_observation) as f64,
+                harness.clock.now() + harness.lead + pace.slack + harness.flush_s,
+                pace.slot + pace.slack + harness.flush_s,
             ];
             if harness.signalled() {
                 decision[0] = -1.0;
@@ -684,12 +703,12 @@ fn observe_until<T>(
             let mine = [f64::from(late_starts), slot_of(&mut durations)];
             let mut all = [0.0; 2];
             comm.all_reduce_into(&mine[..], &mut all[..], SystemOperation::max());
-            slot = all[1];
-            harness.slack = next_slack(harness.slack, all[0] / next as f64);
+            pace.slot = all[1];
+            pace.slack = next_slack(pace.slack, all[0] / next as f64);
         }
     }
     if local.len() >= 3 {
-        *pace = spent / (local.len() / 3) as f64;
+        pace.per_observation = spent / (local.len() / 3) as f64;
     }
 }
 

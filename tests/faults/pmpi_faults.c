@@ -20,6 +20,11 @@
  *             nowrite   run the real call into a private scratch copy, so
  *                       that the caller's output buffer is never written
  *             delay=US  spin US microseconds after the real call
+ *             twice     MPI_Allreduce only: after the real call, combine the
+ *                       output once more with this rank's own input
+ *                       (MPI_Reduce_local with the call's operator): a rank
+ *                       counted twice, which an idempotent operator (bor,
+ *                       band, min, max) cannot show
  *   rank=R    only on rank R of the call's communicator. Without it, every
  *             rank where MPI defines an output (delay: every rank).
  *   bytes=B   only calls whose size is B bytes; may be repeated, and then
@@ -56,7 +61,7 @@
 #include <string.h>
 #include <time.h>
 
-enum kind { FLIP, SATURATE, NOWRITE, DELAY };
+enum kind { FLIP, SATURATE, NOWRITE, DELAY, TWICE };
 
 #define MAX_BYTES 8
 
@@ -137,11 +142,13 @@ static void parse(void)
         fault.kind = SATURATE;
     else if (strcmp(kind, "nowrite") == 0)
         fault.kind = NOWRITE;
+    else if (strcmp(kind, "twice") == 0)
+        fault.kind = TWICE;
     else if (strncmp(kind, "delay=", 6) == 0 && number(kind + 6, &value)) {
         fault.kind = DELAY;
         fault.delay_us = (long)value;
     } else
-        bad_spec(spec, "kind must be flip, saturate, nowrite or delay=US");
+        bad_spec(spec, "kind must be flip, saturate, nowrite, twice or delay=US");
 
     for (char *opt = strtok_r(NULL, ",", &save); opt != NULL; opt = strtok_r(NULL, ",", &save)) {
         if (strncmp(opt, "rank=", 5) == 0 && number(opt + 5, &value) && value <= 1 << 30)
@@ -331,6 +338,8 @@ static void end(struct call *c)
     case DELAY:
         spin(fault.delay_us);
         break;
+    case TWICE: /* the caller knows the input and the operator */
+        break;
     }
 }
 
@@ -361,6 +370,8 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype ty
     struct call c = {single(recvbuf, count, type, count * type_size(type)), 0, NULL};
     void *out = begin(&c, "MPI_Allreduce", comm);
     int rc = PMPI_Allreduce(sendbuf, out, count, type, op, comm);
+    if (c.selected && fault.kind == TWICE && sendbuf != MPI_IN_PLACE)
+        PMPI_Reduce_local(sendbuf, recvbuf, count, type, op);
     end(&c);
     return rc;
 }
