@@ -46,24 +46,40 @@ impl Results {
     }
 }
 
+/// A case as messages name it: `MPI_Bcast 64 B (64 × byte bor, root 1)`.
+pub fn case_label(
+    collective: crate::collective::Collective,
+    size_bytes: u64,
+    count: usize,
+    datatype: crate::element::Datatype,
+    op: crate::element::Op,
+    root: usize,
+) -> String {
+    let root = match collective.is_rooted() {
+        true => format!(", root {root}"),
+        false => String::new(),
+    };
+    format!(
+        "{} {size_bytes} B ({count} × {} {}{root})",
+        collective.mpi_name(),
+        datatype.name(),
+        op.name(),
+    )
+}
+
 /// One line per candidate that failed verification and per case without a
 /// verdict, for standard error: they must not hide in a table.
 pub fn failures(results: &Results) -> Vec<String> {
     let mut lines = Vec::new();
     for check in &results.checks {
         let k = &check.key;
-        let case = format!(
-            "{} {} B ({} × {} {}{})",
-            k.collective.mpi_name(),
+        let case = case_label(
+            k.collective,
             k.size_bytes,
             k.count,
-            k.datatype.name(),
-            k.op.name(),
-            if k.collective.is_rooted() {
-                format!(", root {}", k.root)
-            } else {
-                String::new()
-            }
+            k.datatype,
+            k.op,
+            k.root,
         );
         for c in check.candidates.iter().filter(|c| c.status == "wrong") {
             let reason = c.reason.as_deref().unwrap_or("");

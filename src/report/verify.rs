@@ -92,13 +92,15 @@ pub fn render(runs: &[CaseRun]) -> (String, usize) {
             if let Status::Wrong(why) = &candidate.status {
                 let c = &run.case;
                 summary += &format!(
-                    "the library's collective is wrong: {} {} B ({} elements, {} {}), root {}: {why}\n",
-                    c.collective.mpi_name(),
-                    c.size_bytes,
-                    c.count,
-                    c.datatype.name(),
-                    c.op.name(),
-                    c.root
+                    "the library's collective is wrong: {}: {why}\n",
+                    super::case_label(
+                        c.collective,
+                        c.size_bytes,
+                        c.count,
+                        c.datatype,
+                        c.op,
+                        c.root
+                    )
                 );
             }
         }

@@ -63,22 +63,3 @@ pub fn with_fault(launch: Launch, spec: &str) -> Launch {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     launch.launcher_args(&args)
 }
-
-impl Launch {
-    /// Adds `args` to the launcher's options, before `-np` and the program.
-    pub fn launcher_args(self, args: &[&str]) -> Launch {
-        let mut command = Command::new(self.command.get_program());
-        command.args(args).args(self.command.get_args());
-        for (key, value) in self.command.get_envs() {
-            match value {
-                Some(value) => command.env(key, value),
-                None => command.env_remove(key),
-            };
-        }
-        command.stdin(Stdio::null());
-        Launch {
-            command,
-            timeout: self.timeout,
-        }
-    }
-}

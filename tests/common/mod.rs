@@ -178,15 +178,18 @@ impl Launch {
     /// printed it (Open MPI `--tag-output`, MPICH `-prepend-rank`); read the
     /// tags with `ranks_in` and drop them with `untagged`.
     pub fn tagged(np: usize, args: &[&str]) -> Launch {
-        let plain = Launch::new(np, args);
-        let mut command = Command::new(plain.command.get_program());
-        command.arg(if is_open_mpi() {
+        Launch::new(np, args).launcher_args(&[if is_open_mpi() {
             "--tag-output"
         } else {
             "-prepend-rank"
-        });
-        command.args(plain.command.get_args());
-        for (key, value) in plain.command.get_envs() {
+        }])
+    }
+
+    /// Adds `args` to the launcher's options, before `-np` and the program.
+    pub fn launcher_args(self, args: &[&str]) -> Launch {
+        let mut command = Command::new(self.command.get_program());
+        command.args(args).args(self.command.get_args());
+        for (key, value) in self.command.get_envs() {
             match value {
                 Some(value) => command.env(key, value),
                 None => command.env_remove(key),
@@ -195,7 +198,7 @@ impl Launch {
         command.stdin(Stdio::null());
         Launch {
             command,
-            timeout: plain.timeout,
+            timeout: self.timeout,
         }
     }
 }
