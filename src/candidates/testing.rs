@@ -19,15 +19,20 @@ pub fn default_slowdown() -> Option<f64> {
 }
 
 /// `run`, then a wait of `factor − 1` times the call's own duration on
-/// each rank: the same call made `factor` times slower. The wait yields
-/// the core, so that oversubscribed ranks are not slowed further.
+/// each rank: the same call made `factor` times slower. Far from its end
+/// the wait yields the core, so that oversubscribed ranks are not slowed
+/// further; near it, it spins, so that a yield does not overshoot it.
 pub fn slowed<T: Element>(mut run: Run<T>, factor: f64) -> Run<T> {
     Box::new(move |s, r| {
         let start = mpi::time();
         run(s, r);
         let until = start + factor * (mpi::time() - start);
-        while mpi::time() < until {
-            std::thread::yield_now();
+        loop {
+            match until - mpi::time() {
+                left if left > 50e-6 => std::thread::yield_now(),
+                left if left > 0.0 => std::hint::spin_loop(),
+                _ => break,
+            }
         }
     })
 }

@@ -640,6 +640,7 @@ fn observe_until<T>(
     let root = comm.process_at_rank(0);
     let mut spent = 0.0;
     let mut durations: Vec<f64> = Vec::with_capacity(1 << 10);
+    let (mut late, mut any_late): (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
     loop {
         // [observations, first start (global), slot length]
         let mut decision = [0.0f64; 3];
@@ -665,7 +666,6 @@ fn observe_until<T>(
             break;
         }
         let chunk_start = mpi::time();
-        let mut late_starts = 0u32;
         for i in 0..next {
             if !harness.flush.is_empty() {
                 harness.flush_cache();
@@ -681,7 +681,6 @@ fn observe_until<T>(
                 Sync::Roundtime => {
                     let due = harness.clock.local(decision[1] + i as f64 * decision[2]);
                     let late = mpi::time() > due;
-                    late_starts += u32::from(late);
                     wait_until(due);
                     let start = mpi::time();
                     run(send, recv);
@@ -700,11 +699,19 @@ fn observe_until<T>(
             let chunk = &local[local.len() - 3 * next as usize..];
             durations.clear();
             durations.extend(chunk.chunks(3).map(|o| o[0] + o[1]));
-            let mine = [f64::from(late_starts), slot_of(&mut durations)];
-            let mut all = [0.0; 2];
-            comm.all_reduce_into(&mine[..], &mut all[..], SystemOperation::max());
-            pace.slot = all[1];
-            pace.slack = next_slack(pace.slack, all[0] / next as f64);
+            // Which observations some rank started late (the ones rank 0
+            // will discard), and the slot the slowest rank needs.
+            late.clear();
+            late.extend(chunk.chunks(3).map(|o| o[2]));
+            late.push(slot_of(&mut durations));
+            any_late.resize(late.len(), 0.0);
+            comm.all_reduce_into(&late[..], &mut any_late[..], SystemOperation::max());
+            pace.slot = any_late[next as usize];
+            let invalid = any_late[..next as usize]
+                .iter()
+                .filter(|&&l| l > 0.0)
+                .count();
+            pace.slack = next_slack(pace.slack, invalid as f64 / next as f64);
         }
     }
     if local.len() >= 3 {
@@ -763,8 +770,8 @@ fn slot_of(durations: &mut [f64]) -> f64 {
     1.25 * p90
 }
 
-/// The roundtime slack after a chunk whose starts were late in the share
-/// `late` of its observations (on the rank with most). A rare late start
+/// The roundtime slack after a chunk of which the share `late` of
+/// observations had a rank start late (and is discarded). A rare late start
 /// costs one observation, slack on every slot costs them all: the slack
 /// doubles when more than [`LATE_TARGET`] started late, shrinks by a fifth
 /// when almost none did, and stays otherwise.

@@ -83,21 +83,25 @@ pub fn notes(checks: &[&Verdict]) -> String {
     let mut out = String::new();
     for check in checks {
         let case = format!("{} B", check.key.size_bytes);
-        for c in &check.candidates {
-            if c.status == "wrong" {
-                let who = if c.name == DEFAULT {
-                    "the library's collective is wrong".to_string()
-                } else {
-                    format!("{} failed verification", c.name)
-                };
-                out += &format!("! {case}: {who}: {}\n", c.reason.as_deref().unwrap_or(""));
-            } else if c.invalid_share() > INVALID_WARNING {
-                out += &format!(
-                    "  {case}: {} lost {:.0} % of its observations to late starts\n",
-                    c.name,
-                    100.0 * c.invalid_share()
-                );
-            }
+        for c in check.candidates.iter().filter(|c| c.status == "wrong") {
+            let who = if c.name == DEFAULT {
+                "the library's collective is wrong".to_string()
+            } else {
+                format!("{} failed verification", c.name)
+            };
+            out += &format!("! {case}: {who}: {}\n", c.reason.as_deref().unwrap_or(""));
+        }
+        let lost: Vec<String> = check
+            .candidates
+            .iter()
+            .filter(|c| c.invalid_share() > INVALID_WARNING)
+            .map(|c| format!("{} {:.0} %", c.name, 100.0 * c.invalid_share()))
+            .collect();
+        if !lost.is_empty() {
+            out += &format!(
+                "  {case}: observations lost to late starts: {}\n",
+                lost.join(", ")
+            );
         }
         if check.conclusion == Conclusion::Unmeasured {
             out += &format!(
@@ -293,4 +297,120 @@ pub fn render_baseline(results: &Results) -> String {
         out += &format!("only in this run: {}\n", list(&b.only_in_current));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyse::{
+        self, CaseData, CaseKey, Correction, Exclusion, Options, Outliers, Sample, Test,
+    };
+    use crate::element::{Datatype, Op};
+
+    /// Ten rounds of three observations around `center` seconds.
+    fn sample(name: &str, center: f64, excluded: Option<Exclusion>) -> Sample {
+        let (mut seconds, mut rounds) = (Vec::new(), Vec::new());
+        if excluded.is_none() {
+            for round in 0..10u32 {
+                for k in 0..3 {
+                    let wobble = 1.0 + 0.01 * f64::from((round * 7 + k * 3) % 5);
+                    seconds.push(center * wobble);
+                    rounds.push(round);
+                }
+            }
+        }
+        Sample {
+            name: name.into(),
+            excluded,
+            seconds,
+            rounds,
+            invalid: 0,
+        }
+    }
+
+    fn case(size_bytes: u64, samples: Vec<Sample>) -> CaseData {
+        CaseData {
+            key: CaseKey {
+                collective: Collective::Allreduce,
+                size_bytes,
+                count: size_bytes as usize,
+                datatype: Datatype::Byte,
+                op: Op::Bor,
+                root: 0,
+            },
+            samples,
+        }
+    }
+
+    /// The report of what the analysis found, not of a hand-made verdict.
+    #[test]
+    fn rows_and_notes_say_what_the_analysis_found() {
+        let wrong = |why: &str| Some(Exclusion::Wrong(why.into()));
+        let cases = vec![
+            case(
+                8,
+                vec![sample(DEFAULT, 20e-6, None), sample("fast", 10e-6, None)],
+            ),
+            case(
+                64,
+                vec![
+                    sample(DEFAULT, 0.0, wrong("rank 3, element 8: expected 1, got 0")),
+                    sample("fast", 10e-6, None),
+                ],
+            ),
+            case(
+                512,
+                vec![
+                    sample(DEFAULT, 10e-6, None),
+                    sample("broken", 0.0, wrong("rank 1, element 0: expected 5, got 4")),
+                    sample("same", 10e-6, None),
+                ],
+            ),
+        ];
+        let options = Options {
+            alpha: 0.05,
+            test: Test::Paired,
+            correction: Correction::Holm,
+            outliers: Outliers::None,
+            noise_floor_s: 0.0,
+            margin: analyse::DEFAULT_MARGIN,
+        };
+        let results = Results {
+            meta: crate::meta::Meta::default(),
+            complete: true,
+            checks: analyse::verdicts(&cases, &options),
+            guidelines: Default::default(),
+            baseline: None,
+        };
+        let text = render(&results);
+        let row = |size: &str| {
+            text.lines()
+                .find(|l| l.trim_start_matches('|').trim_start().starts_with(size))
+                .unwrap_or_else(|| panic!("no row {size}:\n{text}"))
+        };
+        assert!(
+            row("8 ").contains("violated") && row("8 ").contains("medium-high"),
+            "{text}"
+        );
+        assert!(
+            row("8 ").contains("2.000") && row("8 ").contains("fast"),
+            "{text}"
+        );
+        assert!(
+            row("64 ").contains("WRONG") && row("64 ").contains("library wrong"),
+            "{text}"
+        );
+        assert!(row("512 ").contains("holds !"), "{text}");
+        assert!(
+            text.contains("! 64 B: the library's collective is wrong: rank 3, element 8"),
+            "{text}"
+        );
+        assert!(
+            text.contains("! 512 B: broken failed verification"),
+            "{text}"
+        );
+        let lines = super::super::failures(&results);
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(lines[0].starts_with("the library's collective is wrong: MPI_Allreduce 64 B"));
+    }
 }
