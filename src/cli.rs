@@ -194,10 +194,10 @@ pub struct AnalysisArgs {
     #[arg(long, default_value_t = 0.05, value_parser = parse_alpha)]
     pub alpha: f64,
     /// Two-sample test; the alternative is "default is slower". The default,
-    /// Wilcoxon signed-rank on the per-round medians paired by round, keeps A/A
-    /// false alarms at about alpha with more power than Mann–Whitney on them
-    /// (rounds); on all observations (mwu) they are not independent and it flags ~half.
-    #[arg(long, value_enum, default_value_t = Test::Paired)]
+    /// Mann–Whitney on the per-round medians, keeps A/A false alarms below alpha;
+    /// paired (Wilcoxon signed-rank by round) measured as powerful here; on all
+    /// observations (mwu) they are not independent and it flags ~half.
+    #[arg(long, value_enum, default_value_t = Test::Rounds)]
     pub test: Test,
     /// Correction for multiple comparisons within each case (its competitors).
     #[arg(long, value_enum, default_value_t = Correction::Holm)]
