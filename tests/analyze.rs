@@ -171,6 +171,27 @@ fn the_gate_fails_at_and_below_the_worst_severity() {
 }
 
 #[test]
+fn inconclusive_fails_the_gate_only_when_asked() {
+    // Three rounds of one observation: no test can be significant either
+    // way, so the case is neither violated nor shown to hold.
+    let dir = scratch("analyze-inconclusive");
+    write_raw(
+        &dir,
+        &[
+            ("allreduce", 8, "default", &timings(10e-6, 3, 1)),
+            ("allreduce", 8, "competitor", &timings(10e-6, 3, 2)),
+        ],
+    );
+    let out = json(&analyze(&dir, &["--format", "json"]));
+    assert_eq!(out["checks"][0]["verdict"], "inconclusive", "{out}");
+    assert_eq!(out["checks"][0]["powerless"], true, "{out}");
+    for (level, code) in [("low", 0), ("inconclusive", 1)] {
+        let out = analyze(&dir, &["--fail-on", level]);
+        assert_eq!(out.status.code(), Some(code), "--fail-on {level}");
+    }
+}
+
+#[test]
 fn a_baseline_regression_fails_the_gate() {
     let before = scratch("analyze-baseline-before");
     write_raw(
