@@ -163,6 +163,13 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
     }
     let mut harness = Harness::start(ctx, &plan.settings);
     meta.noise_floor_s = measure::barrier_floor(ctx, 100);
+    if let Some(why) = harness.fall_back_if_too_slow(meta.noise_floor_s) {
+        if leader {
+            report::warning(&why);
+        }
+        meta.warnings.push(why);
+        meta.sync = "barrier".into();
+    }
     let options = analysis_options(&mut meta, a);
     let mut measured = Vec::with_capacity(plan.cases.len());
     let mut progress =

@@ -205,6 +205,27 @@ fn results(dir: &std::path::Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap()
 }
 
+/// Whether the run gave up roundtime because a barrier took milliseconds
+/// (MPICH's busy-polling ranks, oversubscribed): then it must say so, in
+/// the report and on stderr, and measure with barrier.
+fn fell_back_to_barrier(r: &serde_json::Value, out: &Outcome) -> bool {
+    let fell_back = r["meta"]["sync"] == "barrier"
+        && r["meta"]["warnings"].as_array().is_some_and(|w| {
+            w.iter()
+                .any(|w| w.as_str().unwrap().contains("not roundtime"))
+        });
+    if fell_back {
+        assert!(r["meta"]["noise_floor_s"].as_f64().unwrap() > 0.005, "{r}");
+        assert!(
+            out.stderr.contains("measuring with barrier, not roundtime"),
+            "{}",
+            out.text()
+        );
+        eprintln!("roundtime impossible here, the run fell back to barrier");
+    }
+    fell_back
+}
+
 #[test]
 fn roundtime_runs_on_one_to_eight_processes_and_counts_invalid_observations() {
     for np in [1, 2, 5, 8] {
@@ -229,6 +250,9 @@ fn roundtime_runs_on_one_to_eight_processes_and_counts_invalid_observations() {
         );
         assert_eq!(out.code, Some(0), "{}", out.text());
         let r = results(&out_dir);
+        if fell_back_to_barrier(&r, &out) {
+            continue;
+        }
         assert_eq!(r["meta"]["sync"], "roundtime");
         for check in r["checks"].as_array().unwrap() {
             for c in check["candidates"]
@@ -407,6 +431,9 @@ fn late_starts_are_counted_and_reported() {
         .run();
     assert!(matches!(out.code, Some(0 | 1)), "{}", out.text());
     let r = results(&out_dir);
+    if fell_back_to_barrier(&r, &out) {
+        return;
+    }
     let candidates = r["checks"][0]["candidates"].as_array().unwrap();
     let late = &candidates[1];
     assert_eq!(late["name"], "allreduce_as_allreduce_late");

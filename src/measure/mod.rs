@@ -157,6 +157,23 @@ impl Harness {
         self.lead = (4.0 * broadcast_time(ctx)).max(20e-6);
     }
 
+    /// Gives up `roundtime` for `barrier` when a barrier takes longer than
+    /// any slack clock-synchronised starts can wait for (ranks that are
+    /// oversubscribed and busy-poll wake up milliseconds late, so every
+    /// start would be late); says why. `noise_floor_s` is the same on
+    /// every rank ([`barrier_floor`]), so every rank decides alike.
+    pub fn fall_back_if_too_slow(&mut self, noise_floor_s: f64) -> Option<String> {
+        (self.sync == Sync::Roundtime && noise_floor_s > MAX_SLACK).then(|| {
+            self.sync = Sync::Barrier;
+            format!(
+                "measuring with barrier, not roundtime: a barrier takes {:.1} ms here \
+                 (oversubscribed or busy-polling ranks?), longer than clock-synchronised \
+                 starts can wait for",
+                noise_floor_s * 1e3
+            )
+        })
+    }
+
     /// Seconds since the start.
     pub fn elapsed(&self) -> f64 {
         mpi::time() - self.start
