@@ -402,8 +402,11 @@ impl<T: Element> Prepared<T> {
         // Never the dangling pointer of an empty Vec: Open MPI's MPI_IN_PLACE
         // is (void*)1, the address an empty Vec<u8> has.
         let inputs = Inputs::new(case.collective, case.op, shape.size);
-        let mut send = Vec::with_capacity(send_len.max(1));
-        send.extend((0..send_len).map(|i| inputs.send::<T>(shape.rank, i)));
+        let mut send = match send_len {
+            0 => Vec::new(),
+            _ => reference::send_buffer(&shape, &inputs),
+        };
+        send.reserve(1);
         let mut recv = Vec::with_capacity(recv_len.max(1));
         recv.resize(recv_len, T::default());
         Prepared {

@@ -46,6 +46,14 @@ impl Results {
     }
 }
 
+/// Who a failed verification is about: the library, or a competitor.
+pub fn who_failed(candidate: &str) -> String {
+    match candidate {
+        crate::candidates::native::DEFAULT => "the library's collective is wrong".into(),
+        name => format!("{name} failed verification"),
+    }
+}
+
 /// A case as messages name it: `MPI_Bcast 64 B (64 × byte bor, root 1)`.
 pub fn case_label(
     collective: crate::collective::Collective,
@@ -83,11 +91,7 @@ pub fn failures(results: &Results) -> Vec<String> {
         );
         for c in check.candidates.iter().filter(|c| c.status == "wrong") {
             let reason = c.reason.as_deref().unwrap_or("");
-            lines.push(if c.name == crate::candidates::native::DEFAULT {
-                format!("the library's collective is wrong: {case}: {reason}")
-            } else {
-                format!("{} failed verification: {case}: {reason}", c.name)
-            });
+            lines.push(format!("{}: {case}: {reason}", who_failed(&c.name)));
         }
         if check.conclusion == crate::analyse::Conclusion::Unmeasured && results.complete {
             lines.push(format!(

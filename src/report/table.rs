@@ -2,7 +2,6 @@
 
 use super::{seconds, Results};
 use crate::analyse::{Conclusion, Verdict};
-use crate::candidates::native::DEFAULT;
 use crate::collective::Collective;
 use comfy_table::{presets, Cell, CellAlignment, Table};
 
@@ -84,12 +83,8 @@ pub fn notes(checks: &[&Verdict]) -> String {
     for check in checks {
         let case = format!("{} B", check.key.size_bytes);
         for c in check.candidates.iter().filter(|c| c.status == "wrong") {
-            let who = if c.name == DEFAULT {
-                "the library's collective is wrong".to_string()
-            } else {
-                format!("{} failed verification", c.name)
-            };
-            out += &format!("! {case}: {who}: {}\n", c.reason.as_deref().unwrap_or(""));
+            let (who, why) = (super::who_failed(&c.name), c.reason.as_deref());
+            out += &format!("! {case}: {who}: {}\n", why.unwrap_or(""));
         }
         let lost: Vec<String> = check
             .candidates
@@ -302,6 +297,7 @@ pub fn render_baseline(results: &Results) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::candidates::native::DEFAULT;
     use crate::analyse::{
         self, CaseData, CaseKey, Correction, Exclusion, Options, Outliers, Sample, Test,
     };

@@ -92,7 +92,8 @@ pub fn render(runs: &[CaseRun]) -> (String, usize) {
             if let Status::Wrong(why) = &candidate.status {
                 let c = &run.case;
                 summary += &format!(
-                    "the library's collective is wrong: {}: {why}\n",
+                    "{}: {}: {why}\n",
+                    super::who_failed(DEFAULT),
                     super::case_label(
                         c.collective,
                         c.size_bytes,
