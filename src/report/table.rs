@@ -297,10 +297,10 @@ pub fn render_baseline(results: &Results) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::candidates::native::DEFAULT;
     use crate::analyse::{
         self, CaseData, CaseKey, Correction, Exclusion, Options, Outliers, Sample, Test,
     };
+    use crate::candidates::native::DEFAULT;
     use crate::element::{Datatype, Op};
 
     /// Ten rounds of three observations around `center` seconds.
