@@ -6,8 +6,9 @@ use crate::collective::Collective;
 use crate::config::{Config, InputError};
 use crate::exit::Exit;
 use crate::measure::{self, CaseRun, Context, Harness, Status};
-use crate::plan::{self, Plan, Settings, World};
+use crate::plan::{self, Plan, World};
 use crate::report::{self, Results};
+use crate::settings::Settings;
 use crate::{candidates, meta};
 use mpi::traits::*;
 use std::path::Path;
@@ -117,7 +118,7 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
         sync: args
             .sync
             .or(config.sync)
-            .unwrap_or(crate::plan::Sync::Roundtime),
+            .unwrap_or(crate::settings::SyncMode::Roundtime),
         cache: args.cache,
         resync_s: args.resync.as_secs_f64(),
         // Clocks of different nodes drift apart; those of one node do not.
@@ -508,8 +509,8 @@ fn verify_plan(ctx: &Context, config: Option<&Config>, args: &VerifyArgs) -> Res
         rounds: 1,
         seed: 0,
         warmup: 0,
-        sync: crate::plan::Sync::Barrier,
-        cache: crate::plan::Cache::Warm,
+        sync: crate::settings::SyncMode::Barrier,
+        cache: crate::settings::CacheState::Warm,
         resync_s: 0.0,
         drift_s: 0.0,
     };

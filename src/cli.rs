@@ -2,7 +2,8 @@
 
 use crate::analyse::{Correction, Outliers, Test};
 use crate::element::{Datatype, Op};
-use crate::plan::{Cache, Sync};
+use crate::settings::{CacheState, SyncMode};
+use crate::units::{parse_bytes, parse_duration, parse_duration_or_zero, parse_fraction};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -51,14 +52,6 @@ pub struct ClocksArgs {
     pub drift: Duration,
 }
 
-fn parse_duration_or_zero(text: &str) -> Result<Duration, String> {
-    if text.trim() == "0" {
-        Ok(Duration::ZERO)
-    } else {
-        parse_duration(text)
-    }
-}
-
 /// What the report shows and when the run fails.
 #[derive(Args, Debug, Clone)]
 pub struct ReportArgs {
@@ -82,19 +75,6 @@ pub struct ReportArgs {
     /// How much slower than the baseline is tolerated, e.g. 5% or 0.05.
     #[arg(long, value_parser = parse_fraction, default_value = "5%")]
     pub tolerance: f64,
-}
-
-fn parse_fraction(text: &str) -> Result<f64, String> {
-    let t = text.trim();
-    let value = match t.strip_suffix('%') {
-        Some(p) => p.trim().parse::<f64>().map(|v| v / 100.0),
-        None => t.parse::<f64>(),
-    }
-    .map_err(|_| format!("`{text}` is not a fraction like 5% or 0.05"))?;
-    if !(0.0..10.0).contains(&value) {
-        return Err(format!("tolerance `{text}` must be between 0% and 1000%"));
-    }
-    Ok(value)
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -167,10 +147,10 @@ pub struct RunArgs {
     pub allow_powerless: bool,
     /// Synchronisation of observations (overrides the file; default roundtime).
     #[arg(long, value_enum)]
-    pub sync: Option<Sync>,
+    pub sync: Option<SyncMode>,
     /// Cache state at the start of each observation.
-    #[arg(long, value_enum, default_value_t = Cache::Warm)]
-    pub cache: Cache,
+    #[arg(long, value_enum, default_value_t = CacheState::Warm)]
+    pub cache: CacheState,
     /// With --sync roundtime, resynchronise clocks older than this.
     #[arg(long, value_parser = parse_duration, default_value = "10s")]
     pub resync: Duration,
@@ -302,88 +282,5 @@ impl FailOn {
             FailOn::High => Severity::High,
             FailOn::VeryHigh => Severity::VeryHigh,
         }
-    }
-}
-
-/// Parses `500ms`, `2s`, `1.5s`, `250us`, `1m`; a bare number is seconds.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let text = text.trim();
-    let split = text
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("`{text}` is not a duration like 500ms or 2s"))?;
-    let seconds = match unit.trim() {
-        "" | "s" => value,
-        "ms" => value * 1e-3,
-        "us" | "µs" => value * 1e-6,
-        "m" | "min" => value * 60.0,
-        other => {
-            return Err(format!(
-                "unknown unit `{other}` in `{text}` (use us, ms, s or m)"
-            ))
-        }
-    };
-    if !(seconds > 0.0 && seconds.is_finite()) {
-        return Err(format!("the duration `{text}` must be positive"));
-    }
-    Ok(Duration::from_secs_f64(seconds))
-}
-
-/// Parses `4096`, `64KiB`, `512MiB`, `2GiB` (also kB/MB/GB as powers of 1000).
-pub fn parse_bytes(text: &str) -> Result<u64, String> {
-    let text = text.trim();
-    let split = text
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("`{text}` is not an amount of memory like 512MiB"))?;
-    let scale = match unit.trim() {
-        "" | "B" => 1.0,
-        "KiB" | "K" => 1024.0,
-        "MiB" | "M" => 1024.0 * 1024.0,
-        "GiB" | "G" => 1024.0 * 1024.0 * 1024.0,
-        "kB" => 1e3,
-        "MB" => 1e6,
-        "GB" => 1e9,
-        other => {
-            return Err(format!(
-                "unknown unit `{other}` in `{text}` (use B, KiB, MiB, GiB)"
-            ))
-        }
-    };
-    let bytes = value * scale;
-    if !(bytes >= 1.0 && bytes.is_finite()) {
-        return Err(format!("`{text}` must be at least one byte"));
-    }
-    Ok(bytes as u64)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_durations() {
-        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
-        assert_eq!(parse_duration("2s"), Ok(Duration::from_secs(2)));
-        assert_eq!(parse_duration("1.5"), Ok(Duration::from_millis(1500)));
-        assert!(parse_duration("0s").is_err());
-        assert!(parse_duration("-1s").is_err());
-        assert!(parse_duration("fast").is_err());
-        assert!(parse_duration("3h").is_err());
-    }
-
-    #[test]
-    fn parses_memory() {
-        assert_eq!(parse_bytes("512MiB"), Ok(512 << 20));
-        assert_eq!(parse_bytes("2GiB"), Ok(2 << 30));
-        assert_eq!(parse_bytes("4096"), Ok(4096));
-        assert!(parse_bytes("0").is_err());
-        assert!(parse_bytes("lots").is_err());
     }
 }

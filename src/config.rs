@@ -20,10 +20,10 @@
 //! checks) is checked afterwards and reported at the line of the check.
 
 use crate::candidates;
-use crate::cli::parse_duration;
 use crate::collective::Collective;
 use crate::element::{Datatype, Op};
-use crate::plan::Sync;
+use crate::settings::SyncMode;
+use crate::units::parse_duration;
 use serde::de::{self, DeserializeSeed, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 use std::fmt;
@@ -43,7 +43,7 @@ pub struct Config {
     pub op: Op,
     pub ppn: Option<usize>,
     /// How observations are synchronised (`--sync` overrides it).
-    pub sync: Option<Sync>,
+    pub sync: Option<SyncMode>,
     /// The line of `ppn` in the file, for the error when it does not
     /// divide the processes (known only once MPI runs).
     pub ppn_line: Option<usize>,
@@ -132,7 +132,7 @@ struct RawConfig {
     #[serde(default, deserialize_with = "ppn")]
     ppn: Option<usize>,
     #[serde(default, deserialize_with = "sync")]
-    sync: Option<Sync>,
+    sync: Option<SyncMode>,
     #[serde(deserialize_with = "checks")]
     checks: Vec<RawCheck>,
 }
@@ -269,10 +269,10 @@ fn datatype<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Datatype>, D::Erro
     named(d, "datatype", Datatype::from_name, &names).map(Some)
 }
 
-fn sync<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Sync>, D::Error> {
+fn sync<'de, D: Deserializer<'de>>(d: D) -> Result<Option<SyncMode>, D::Error> {
     let parse = |name: &str| match name {
-        "barrier" => Some(Sync::Barrier),
-        "roundtime" => Some(Sync::Roundtime),
+        "barrier" => Some(SyncMode::Barrier),
+        "roundtime" => Some(SyncMode::Roundtime),
         _ => None,
     };
     named(d, "sync", parse, &["barrier", "roundtime"]).map(Some)

@@ -15,4 +15,6 @@ pub mod meta;
 pub mod plan;
 pub mod reference;
 pub mod report;
+pub mod settings;
 pub mod stats;
+pub mod units;

@@ -6,47 +6,10 @@ use crate::candidates::{self, native::DEFAULT, Family};
 use crate::collective::Collective;
 use crate::config::{Config, InputError};
 use crate::element::{Datatype, Op};
+use crate::settings::Settings;
 use crate::stats::power;
 use serde::Serialize;
 use std::time::Duration;
-
-/// How to measure.
-#[derive(Clone, Debug, Serialize)]
-pub struct Settings {
-    /// Time budget per candidate and case.
-    pub budget: Duration,
-    /// Rounds the budget is cut into.
-    pub rounds: usize,
-    pub seed: u64,
-    /// Warm-up calls per candidate and case.
-    pub warmup: usize,
-    pub sync: Sync,
-    pub cache: Cache,
-    /// Resynchronise clocks older than this (`roundtime`).
-    pub resync_s: f64,
-    /// Fit a linear drift from two synchronisations this far apart (0: offsets only).
-    pub drift_s: f64,
-}
-
-/// How observations are synchronised.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
-#[serde(rename_all = "snake_case")]
-pub enum Sync {
-    /// MPI_Barrier before each observation; observation = max over ranks of the local duration.
-    Barrier,
-    /// Synchronised clocks, every observation starts at a common time; max end − min start.
-    Roundtime,
-}
-
-/// The cache state each observation starts from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
-#[serde(rename_all = "snake_case")]
-pub enum Cache {
-    /// Buffers stay in cache between observations.
-    Warm,
-    /// A buffer twice the last-level cache is overwritten before each observation.
-    Cold,
-}
 
 /// One collective at one size and root, with the candidates to measure.
 #[derive(Clone, Debug, Serialize)]

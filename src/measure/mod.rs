@@ -7,9 +7,10 @@ pub mod clock;
 use crate::candidates::{self, NotApplicable, Run, Setup, Tuning};
 use crate::collective::Shape;
 use crate::element::Element;
-use crate::plan::{Cache, Case, Settings, Sync};
+use crate::plan::Case;
 use crate::reference::{self, Inputs};
 use crate::report::progress::Event;
+use crate::settings::{CacheState, Settings, SyncMode};
 use crate::with_element;
 use algorithms::topology::Topology;
 use clock::GlobalClock;
@@ -91,7 +92,7 @@ pub struct CaseRun {
 pub struct Harness {
     start: f64,
     planned: f64,
-    sync: Sync,
+    sync: SyncMode,
     clock: GlobalClock,
     synced_at: f64,
     resync_s: f64,
@@ -125,8 +126,8 @@ impl Harness {
             drift_s: settings.drift_s,
             lead: 0.0,
             flush: match settings.cache {
-                Cache::Warm => Vec::new(),
-                Cache::Cold => vec![0u8; last_level_cache_bytes() * 2],
+                CacheState::Warm => Vec::new(),
+                CacheState::Cold => vec![0u8; last_level_cache_bytes() * 2],
             },
             flush_s: 0.0,
             signalled: std::sync::Arc::default(),
@@ -144,7 +145,7 @@ impl Harness {
             harness.flush_cache();
             harness.flush_s = mpi::time() - start;
         }
-        if harness.sync == Sync::Roundtime {
+        if harness.sync == SyncMode::Roundtime {
             harness.synchronise(ctx);
         }
         harness
@@ -163,8 +164,8 @@ impl Harness {
     /// start would be late); says why. `noise_floor_s` is the same on
     /// every rank ([`barrier_floor`]), so every rank decides alike.
     pub fn fall_back_if_too_slow(&mut self, noise_floor_s: f64) -> Option<String> {
-        (self.sync == Sync::Roundtime && noise_floor_s > MAX_SLACK).then(|| {
-            self.sync = Sync::Barrier;
+        (self.sync == SyncMode::Roundtime && noise_floor_s > MAX_SLACK).then(|| {
+            self.sync = SyncMode::Barrier;
             format!(
                 "measuring with barrier, not roundtime: a barrier takes {:.1} ms here \
                  (oversubscribed or busy-polling ranks?), longer than clock-synchronised \
@@ -199,8 +200,9 @@ impl Harness {
 
     /// Resynchronises the clocks when they are older than the bound; collective.
     fn refresh(&mut self, ctx: &Context) {
-        let mut stale =
-            u8::from(self.sync == Sync::Roundtime && mpi::time() - self.synced_at > self.resync_s);
+        let mut stale = u8::from(
+            self.sync == SyncMode::Roundtime && mpi::time() - self.synced_at > self.resync_s,
+        );
         ctx.comm.process_at_rank(0).broadcast_into(&mut stale);
         if stale == 1 {
             self.synchronise(ctx);
@@ -691,14 +693,14 @@ fn observe_until<T>(
                 harness.flush_cache();
             }
             match harness.sync {
-                Sync::Barrier => {
+                SyncMode::Barrier => {
                     comm.barrier();
                     let start = mpi::time();
                     run(send, recv);
                     let duration = mpi::time() - start;
                     local.extend_from_slice(&[duration, 0.0, 0.0]);
                 }
-                Sync::Roundtime => {
+                SyncMode::Roundtime => {
                     let due = harness.clock.local(decision[1] + i as f64 * decision[2]);
                     let late = mpi::time() > due;
                     wait_until(due);
@@ -715,7 +717,7 @@ fn observe_until<T>(
             }
         }
         spent += mpi::time() - chunk_start;
-        if harness.sync == Sync::Roundtime {
+        if harness.sync == SyncMode::Roundtime {
             let chunk = &local[local.len() - 3 * next as usize..];
             durations.clear();
             durations.extend(chunk.chunks(3).map(|o| o[0] + o[1]));

@@ -1,0 +1,43 @@
+//! How to measure: the settings every stage shares (a leaf module, so that
+//! the command line, the input file and the plan can all name them).
+
+use serde::Serialize;
+use std::time::Duration;
+
+/// How to measure.
+#[derive(Clone, Debug, Serialize)]
+pub struct Settings {
+    /// Time budget per candidate and case.
+    pub budget: Duration,
+    /// Rounds the budget is cut into.
+    pub rounds: usize,
+    pub seed: u64,
+    /// Warm-up calls per candidate and case.
+    pub warmup: usize,
+    pub sync: SyncMode,
+    pub cache: CacheState,
+    /// Resynchronise clocks older than this (`roundtime`).
+    pub resync_s: f64,
+    /// Fit a linear drift from two synchronisations this far apart (0: offsets only).
+    pub drift_s: f64,
+}
+
+/// How observations are synchronised.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum SyncMode {
+    /// MPI_Barrier before each observation; observation = max over ranks of the local duration.
+    Barrier,
+    /// Synchronised clocks, every observation starts at a common time; max end − min start.
+    Roundtime,
+}
+
+/// The cache state each observation starts from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum CacheState {
+    /// Buffers stay in cache between observations.
+    Warm,
+    /// A buffer twice the last-level cache is overwritten before each observation.
+    Cold,
+}
