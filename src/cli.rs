@@ -2,6 +2,7 @@
 
 use crate::analyse::{Correction, Outliers, Test};
 use crate::element::{Datatype, Op};
+use crate::report::Format;
 use crate::settings::{CacheState, SyncMode};
 use crate::units::{parse_bytes, parse_duration, parse_duration_or_zero, parse_fraction};
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -75,14 +76,6 @@ pub struct ReportArgs {
     /// How much slower than the baseline is tolerated, e.g. 5% or 0.05.
     #[arg(long, value_parser = parse_fraction, default_value = "5%")]
     pub tolerance: f64,
-}
-
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    Table,
-    Markdown,
-    Json,
-    Csv,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,10 +3,11 @@
 //! analyse → report; each stage takes the previous stage's plain data.
 
 pub mod analyse;
-pub mod app;
 pub mod candidates;
+pub mod case;
 pub mod cli;
 pub mod collective;
+pub mod commands;
 pub mod config;
 pub mod element;
 pub mod exit;
@@ -17,4 +18,5 @@ pub mod reference;
 pub mod report;
 pub mod settings;
 pub mod stats;
+pub mod store;
 pub mod units;

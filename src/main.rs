@@ -1,12 +1,12 @@
-//! `pgcheck`: config → plan → measure → analyse → report.
+//! `pgcheck`: command line → command (config → plan → measure → analyse →
+//! report) → exit status.
 
 use clap::Parser;
-use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
-use pgcheck::cli::{Cli, Command, SetupArgs};
+use pgcheck::cli::{Cli, Command};
+use pgcheck::commands::{self, input_error};
+use pgcheck::config;
 use pgcheck::exit::Exit;
-use pgcheck::measure::Context;
-use pgcheck::{app, config};
 use std::rc::Rc;
 
 /// This process's rank as the launcher tells it, before MPI starts; `None`
@@ -38,21 +38,12 @@ fn main() {
             });
         }
     };
+    let leader = launcher_rank().unwrap_or(0) == 0;
     let exit = match cli.command {
-        // Offline commands need no MPI.
-        Command::List => {
-            if launcher_rank().unwrap_or(0) == 0 {
-                pgcheck::report::show(&pgcheck::report::list::render());
-            }
-            Exit::Pass
-        }
-        Command::Analyze(args) => {
-            if launcher_rank().unwrap_or(0) == 0 {
-                app::analyze(&args)
-            } else {
-                Exit::Pass
-            }
-        }
+        // Offline commands need no MPI; rank 0 speaks for all.
+        Command::List => commands::list::list(leader),
+        Command::Analyze(args) if leader => commands::analyze::analyze(&args),
+        Command::Analyze(_) => Exit::Pass,
         command => with_mpi(command),
     };
     std::process::exit(exit.code());
@@ -61,72 +52,28 @@ fn main() {
 /// The commands that run on every rank.
 fn with_mpi(command: Command) -> Exit {
     let universe = mpi::initialize().expect("MPI initialises");
-    app::abort_on_panic();
+    commands::abort_on_panic();
     let comm = Rc::new(universe.world().duplicate());
     let leader = comm.rank() == 0;
     let exit = match command {
         Command::Run(args) => match config::load(&args.input) {
-            Err(e) => app::input_error(leader, &e.0),
-            Ok(config) => match context(&comm, &args.setup, config.ppn) {
-                Err(e) => app::input_error(leader, &ppn_error(&config, &args.setup, e)),
-                Ok(ctx) => app::run(&ctx, &config, &args),
+            Err(e) => input_error(leader, &e.0),
+            Ok(config) => match commands::context(&comm, &args.setup, Some(&config)) {
+                Err(e) => input_error(leader, &e),
+                Ok(ctx) => commands::run::run(&ctx, &config, &args),
             },
         },
-        Command::Verify(args) => {
-            let config = args.input.as_deref().map(config::load).transpose();
-            match config {
-                Err(e) => app::input_error(leader, &e.0),
-                Ok(config) => {
-                    match context(&comm, &args.setup, config.as_ref().and_then(|c| c.ppn)) {
-                        Err(e) => match &config {
-                            Some(config) => {
-                                app::input_error(leader, &ppn_error(config, &args.setup, e))
-                            }
-                            None => app::input_error(leader, &e),
-                        },
-                        Ok(ctx) => app::verify(&ctx, config.as_ref(), &args),
-                    }
-                }
-            }
-        }
-        Command::Clocks(args) => app::clocks(&comm, &args),
+        Command::Verify(args) => match args.input.as_deref().map(config::load).transpose() {
+            Err(e) => input_error(leader, &e.0),
+            Ok(config) => match commands::context(&comm, &args.setup, config.as_ref()) {
+                Err(e) => input_error(leader, &e),
+                Ok(ctx) => commands::verify::verify(&ctx, config.as_ref(), &args),
+            },
+        },
+        Command::Clocks(args) => commands::clocks::clocks(&comm, &args),
         Command::List | Command::Analyze(_) => unreachable!("offline commands"),
     };
     drop(comm);
     drop(universe);
     exit
-}
-
-/// A ppn error, at the line of the file when the file set it.
-fn ppn_error(config: &config::Config, setup: &SetupArgs, message: String) -> String {
-    match (setup.ppn, config.ppn_line) {
-        (None, Some(line)) => format!(
-            "{}:{line}: {}",
-            config.path.display(),
-            message.replace("--ppn", "ppn")
-        ),
-        _ => message,
-    }
-}
-
-/// The processes and their node topology (real, or virtual with `ppn`).
-fn context(
-    comm: &Rc<SimpleCommunicator>,
-    setup: &SetupArgs,
-    ppn: Option<usize>,
-) -> Result<Context, String> {
-    let ppn = setup.ppn.or(ppn);
-    let size = comm.size() as usize;
-    if let Some(n) = ppn {
-        if n == 0 || !size.is_multiple_of(n) {
-            return Err(format!(
-                "--ppn {n} does not divide the {size} processes into equal virtual nodes"
-            ));
-        }
-    }
-    let topology = algorithms::topology::Topology::new(comm, ppn).map(Rc::new);
-    Ok(Context {
-        comm: comm.clone(),
-        topology,
-    })
 }

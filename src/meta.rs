@@ -1,6 +1,8 @@
 //! What a run ran on: library, processes, nodes, hosts, environment.
 
+use crate::analyse::Options;
 use crate::measure::Context;
+use crate::plan::Plan;
 use mpi::traits::*;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -46,6 +48,31 @@ pub struct Meta {
     /// files took outside the planned slices.
     pub outside_s: f64,
     pub noise_floor_s: f64,
+}
+
+impl Meta {
+    /// Records how the run measures, and when it started.
+    pub fn record_plan(&mut self, plan: &Plan) {
+        let s = &plan.settings;
+        self.start_time =
+            humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+        self.budget_s = s.budget.as_secs_f64();
+        self.rounds = s.rounds;
+        self.warmup = s.warmup;
+        self.seed = s.seed;
+        self.sync = format!("{:?}", s.sync).to_lowercase();
+        self.cache = format!("{:?}", s.cache).to_lowercase();
+        self.plan_s = plan.expected().as_secs_f64();
+    }
+
+    /// Records how the run was analysed.
+    pub fn record_analysis(&mut self, options: &Options) {
+        self.alpha = options.alpha;
+        self.test = format!("{:?}", options.test).to_lowercase();
+        self.correction = format!("{:?}", options.correction).to_lowercase();
+        self.outliers = format!("{:?}", options.outliers).to_lowercase();
+        self.margin = options.margin;
+    }
 }
 
 /// Collects what every rank knows; collective over the context.

@@ -39,9 +39,9 @@ impl Comparison {
 }
 
 fn default_sample(case: &CaseData) -> Option<&Sample> {
-    case.samples
-        .iter()
-        .find(|s| s.name == DEFAULT && s.excluded.is_none() && !s.seconds.is_empty())
+    case.samples.iter().find(|s| {
+        s.name == DEFAULT && s.outcome == crate::case::Outcome::Measured && !s.seconds.is_empty()
+    })
 }
 
 /// Compares `default` in every case present in both runs.

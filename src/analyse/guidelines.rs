@@ -60,11 +60,11 @@ impl Guidelines {
 fn series(cases: &[CaseData]) -> Vec<Vec<(&CaseKey, &Sample)>> {
     let mut groups: Vec<Vec<(&CaseKey, &Sample)>> = Vec::new();
     for case in cases {
-        let Some(default) = case
-            .samples
-            .iter()
-            .find(|s| s.name == DEFAULT && s.excluded.is_none() && !s.seconds.is_empty())
-        else {
+        let Some(default) = case.samples.iter().find(|s| {
+            s.name == DEFAULT
+                && s.outcome == crate::case::Outcome::Measured
+                && !s.seconds.is_empty()
+        }) else {
             continue;
         };
         let same = |k: &CaseKey| {
@@ -183,7 +183,7 @@ mod tests {
             },
             samples: vec![Sample {
                 name: DEFAULT.into(),
-                excluded: None,
+                outcome: crate::case::Outcome::Measured,
                 rounds: vec![0; seconds.len()],
                 seconds,
                 invalid: 0,

@@ -2,9 +2,10 @@
 //! severities, and PGMPI's universal guidelines. Runs on rank 0 and offline.
 
 use crate::candidates::native::DEFAULT;
-use crate::collective::Collective;
-use crate::element::{Datatype, Op};
+pub use crate::case::{CaseData, CaseKey, Outcome, Sample};
+use crate::meta::Meta;
 use crate::stats::{self, correction, describe, mann_whitney, power, Alternative};
+use guidelines::Guidelines;
 use serde::{Deserialize, Serialize};
 
 pub mod baseline;
@@ -168,52 +169,14 @@ fn default_margin() -> f64 {
     DEFAULT_MARGIN
 }
 
-/// A candidate's observations in one case, as measured or re-read.
-#[derive(Clone, Debug)]
-pub struct Sample {
-    pub name: String,
-    /// `None` when measured; the reason it was not otherwise.
-    pub excluded: Option<Exclusion>,
-    pub seconds: Vec<f64>,
-    pub rounds: Vec<u32>,
-    /// Observations discarded because a rank started late (`roundtime`).
-    pub invalid: usize,
-}
-
-/// Why a candidate has no observations.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "status", content = "reason", rename_all = "snake_case")]
-pub enum Exclusion {
-    Wrong(String),
-    Skipped(String),
-}
-
-/// The identity of a case.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CaseKey {
-    pub collective: Collective,
-    pub size_bytes: u64,
-    pub count: usize,
-    pub datatype: Datatype,
-    pub op: Op,
-    pub root: usize,
-}
-
-/// One case's samples.
-#[derive(Clone, Debug)]
-pub struct CaseData {
-    pub key: CaseKey,
-    pub samples: Vec<Sample>,
-}
-
 /// One candidate in a verdict.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CandidateSummary {
     pub name: String,
-    /// `measured`, `unmeasured` (verified, no valid observation), `wrong` or `skipped`.
-    pub status: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    /// `measured`, `unmeasured` (verified, no valid observation), `wrong` or
+    /// `skipped`, with the reason.
+    #[serde(flatten)]
+    pub outcome: Outcome,
     /// Passed verification (false for wrong and for skipped candidates).
     pub verified: bool,
     pub n: usize,
@@ -313,6 +276,44 @@ impl Verdict {
     }
 }
 
+/// Everything a run found, as `results.json` holds it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Results {
+    pub meta: Meta,
+    /// False while measuring and when the run was interrupted.
+    pub complete: bool,
+    pub checks: Vec<Verdict>,
+    /// PGMPI's monotony and split-robustness, from `default`'s data.
+    #[serde(default)]
+    pub guidelines: Guidelines,
+    /// The comparison with `--baseline`, if given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<baseline::Comparison>,
+}
+
+impl Results {
+    /// Verdicts and universal guidelines of `cases`.
+    pub fn of(meta: Meta, complete: bool, cases: &[CaseData], options: &Options) -> Results {
+        Results {
+            meta,
+            complete,
+            checks: verdicts(cases, options),
+            guidelines: guidelines::check(cases, options),
+            baseline: None,
+        }
+    }
+
+    /// The worst severity of any check. The universal guidelines do not
+    /// count: they compare sizes measured at different times.
+    pub fn worst(&self) -> Severity {
+        self.checks
+            .iter()
+            .map(|c| c.severity)
+            .max()
+            .unwrap_or(Severity::Ok)
+    }
+}
+
 /// A test of one sample against another, as the options say: one-sided,
 /// "x is slower than y".
 pub fn compare(x: &Sample, y: &Sample, test: Test) -> stats::TestOutcome {
@@ -394,27 +395,21 @@ pub fn verdicts(cases: &[CaseData], options: &Options) -> Vec<Verdict> {
 
 /// The summary of one candidate, without the comparison with `default`.
 fn summarise(sample: &Sample, outliers_removed: usize) -> CandidateSummary {
-    let measured = sample.excluded.is_none() && !sample.seconds.is_empty();
-    let (status, reason) = match &sample.excluded {
-        None if measured => ("measured", None),
-        None => (
-            "unmeasured",
-            Some(match sample.invalid {
-                0 => "no observation".to_string(),
-                n => format!("all {n} observations invalid (late starts)"),
-            }),
-        ),
-        Some(Exclusion::Wrong(why)) => ("wrong", Some(why.clone())),
-        Some(Exclusion::Skipped(why)) => ("skipped", Some(why.clone())),
+    let measured = sample.outcome == Outcome::Measured && !sample.seconds.is_empty();
+    let outcome = match &sample.outcome {
+        Outcome::Measured if !measured => Outcome::Unmeasured(match sample.invalid {
+            0 => "no observation".to_string(),
+            n => format!("all {n} observations invalid (late starts)"),
+        }),
+        outcome => outcome.clone(),
     };
     let summary = measured.then(|| describe::summarize(&sample.seconds));
     let rounds = by_round(sample);
     let medians: Vec<f64> = rounds.iter().map(|(_, s)| describe::median(s)).collect();
     CandidateSummary {
         name: sample.name.clone(),
-        status: status.to_string(),
-        reason,
-        verified: sample.excluded.is_none(),
+        verified: outcome.verified(),
+        outcome,
         n: sample.seconds.len(),
         invalid: sample.invalid,
         outliers_removed,
@@ -554,7 +549,10 @@ fn settle(verdict: &mut Verdict, options: &Options) {
             .all(|c| c.p_equivalence.is_some_and(|p| p < options.alpha));
     let default = verdict.default_candidate();
     let (conclusion, reason) = match default {
-        Some(d) if d.status == "wrong" => (Conclusion::LibraryWrong, d.reason.clone()),
+        Some(d) if d.outcome.is_wrong() => (
+            Conclusion::LibraryWrong,
+            d.outcome.reason().map(String::from),
+        ),
         Some(d) if d.round_median_s.is_some() => match (worst, holds) {
             (Some(_), _) => (Conclusion::Violated, None),
             (None, true) => (Conclusion::Holds, None),
@@ -562,7 +560,7 @@ fn settle(verdict: &mut Verdict, options: &Options) {
         },
         Some(d) => (
             Conclusion::Unmeasured,
-            Some(d.reason.clone().unwrap_or_else(|| "not measured".into())),
+            Some(d.outcome.reason().unwrap_or("not measured").to_string()),
         ),
         None => (Conclusion::Unmeasured, Some("not measured".into())),
     };
@@ -591,13 +589,15 @@ fn settle(verdict: &mut Verdict, options: &Options) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::collective::Collective;
+    use crate::element::{Datatype, Op};
     use rand::{Rng, SeedableRng};
 
     fn sample(name: &str, seconds: Vec<f64>, rounds: u32) -> Sample {
         let n = seconds.len() as u32;
         Sample {
             name: name.into(),
-            excluded: None,
+            outcome: Outcome::Measured,
             rounds: (0..n).map(|i| i * rounds / n.max(1)).collect(),
             seconds,
             invalid: 0,

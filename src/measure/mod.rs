@@ -5,11 +5,11 @@
 pub mod clock;
 
 use crate::candidates::{self, NotApplicable, Run, Setup, Tuning};
+use crate::case::{CaseData, CaseKey, Outcome, Sample};
 use crate::collective::Shape;
 use crate::element::Element;
 use crate::plan::Case;
 use crate::reference::{self, Inputs};
-use crate::report::progress::Event;
 use crate::settings::{CacheState, Settings, SyncMode};
 use crate::with_element;
 use algorithms::topology::Topology;
@@ -19,12 +19,29 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
-use serde::Serialize;
 use std::rc::Rc;
 
-/// Where to report progress (rank 0 only) and which case this is.
-pub struct Progress {
-    pub events: Option<std::sync::mpsc::Sender<Event>>,
+/// Where measuring is, sent to whoever draws progress (rank 0 only).
+#[derive(Clone, Debug)]
+pub struct Event {
+    /// 1-based index of the case and the number of cases.
+    pub case: usize,
+    pub cases: usize,
+    /// e.g. `allreduce 8 B`.
+    pub label: String,
+    pub candidate: String,
+    /// 1-based round and the number of rounds.
+    pub round: usize,
+    pub rounds: usize,
+    /// Seconds since measuring started, and of the plan booked so far.
+    pub elapsed_s: f64,
+    pub planned_s: f64,
+}
+
+/// Where to send [`Event`]s (none off rank 0 and off a terminal) and which
+/// case this is.
+pub struct Events {
+    pub sender: Option<std::sync::mpsc::Sender<Event>>,
     /// 1-based index of the case and the number of cases.
     pub case: usize,
     pub cases: usize,
@@ -44,41 +61,6 @@ impl Context {
     pub fn size(&self) -> usize {
         self.comm.size() as usize
     }
-}
-
-/// What became of a candidate in a case.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(tag = "status", content = "reason", rename_all = "snake_case")]
-pub enum Status {
-    /// Verified and measured.
-    Measured,
-    /// Its result differs from the reference.
-    Wrong(String),
-    /// It cannot run in this case (topology, operator, …).
-    Skipped(String),
-}
-
-/// One candidate's outcome in one case. Observations are kept on rank 0 only.
-#[derive(Clone, Debug, Serialize)]
-pub struct CandidateRun {
-    pub name: String,
-    #[serde(flatten)]
-    pub status: Status,
-    /// Seconds per observation: the maximum over ranks of the local duration.
-    #[serde(skip)]
-    pub observations: Vec<f64>,
-    /// The round of each observation.
-    #[serde(skip)]
-    pub rounds: Vec<u32>,
-    /// Observations discarded because a rank started late (`roundtime`).
-    pub invalid: usize,
-}
-
-/// One case's outcome.
-#[derive(Clone, Debug, Serialize)]
-pub struct CaseRun {
-    pub case: Case,
-    pub candidates: Vec<CandidateRun>,
 }
 
 /// The state of measuring that lasts across cases: the run's schedule, the
@@ -263,8 +245,8 @@ fn broadcast_time(ctx: &Context) -> f64 {
 }
 
 /// Verifies every candidate of a case once, without timing.
-pub fn verify_case(ctx: &Context, case: &Case) -> CaseRun {
-    with_element!(case.datatype, T => {
+pub fn verify_case(ctx: &Context, case: &Case) -> CaseData {
+    with_element!(case.key.datatype, T => {
         let mut prepared = Prepared::<T>::new(ctx, case);
         prepared.verify(ctx);
         prepared.finish(case)
@@ -277,16 +259,16 @@ pub fn measure_case(
     case: &Case,
     settings: &Settings,
     harness: &mut Harness,
-    progress: &Progress,
-) -> CaseRun {
+    events: &Events,
+) -> CaseData {
     harness.refresh(ctx);
-    with_element!(case.datatype, T => {
+    with_element!(case.key.datatype, T => {
         let mut prepared = Prepared::<T>::new(ctx, case);
         prepared.verify(ctx);
         // A wrong library collective is the finding; nothing is judged
         // against it, so nothing is timed.
         if !prepared.default_is_wrong() {
-            prepared.measure(ctx, case, settings, harness, progress);
+            prepared.measure(ctx, case, settings, harness, events);
         }
         prepared.finish(case)
     })
@@ -308,15 +290,27 @@ pub fn barrier_floor(ctx: &Context, repetitions: usize) -> f64 {
     crate::stats::describe::median(&max)
 }
 
-/// A candidate ready to run.
+/// A candidate ready to run, and what it has gathered.
 struct Entry<T> {
-    name: String,
     run: Option<Run<T>>,
-    status: Status,
-    observations: Vec<f64>,
-    rounds: Vec<u32>,
-    invalid: usize,
     pace: Pace,
+    sample: Sample,
+}
+
+impl<T> Entry<T> {
+    fn new(name: &str, run: Option<Run<T>>, outcome: Outcome) -> Entry<T> {
+        Entry {
+            run,
+            pace: Pace::default(),
+            sample: Sample {
+                name: name.to_string(),
+                outcome,
+                seconds: Vec::new(),
+                rounds: Vec::new(),
+                invalid: 0,
+            },
+        }
+    }
 }
 
 /// How a candidate's observations went in its last slice. Kept per
@@ -360,42 +354,22 @@ struct Prepared<T> {
 
 impl<T: Element> Prepared<T> {
     fn new(ctx: &Context, case: &Case) -> Prepared<T> {
-        let shape = Shape::new(
-            case.collective,
-            ctx.size(),
-            ctx.rank(),
-            case.root,
-            case.count,
-        );
-        let setup = setup(ctx, case, &shape, case.op);
+        let key = &case.key;
+        let shape = Shape::new(key.collective, ctx.size(), ctx.rank(), key.root, key.count);
+        let setup = setup(ctx, case, &shape, key.op);
         let mut entries: Vec<Entry<T>> = case
             .candidates
             .iter()
-            .map(|name| {
-                let (run, status) = match candidates::prepare::<T>(name, &setup) {
-                    Ok(run) => (Some(run), Status::Measured),
-                    Err(NotApplicable(why)) => (None, Status::Skipped(why)),
-                };
-                Entry {
-                    name: name.clone(),
-                    run,
-                    status,
-                    observations: Vec::new(),
-                    rounds: Vec::new(),
-                    invalid: 0,
-                    pace: Pace::default(),
-                }
+            .map(|name| match candidates::prepare::<T>(name, &setup) {
+                Ok(run) => Entry::new(name, Some(run), Outcome::Measured),
+                Err(NotApplicable(why)) => Entry::new(name, None, Outcome::Skipped(why)),
             })
             .collect();
-        entries.extend(case.skipped.iter().map(|(name, why)| Entry {
-            name: name.clone(),
-            run: None,
-            status: Status::Skipped(why.clone()),
-            observations: Vec::new(),
-            rounds: Vec::new(),
-            invalid: 0,
-            pace: Pace::default(),
-        }));
+        entries.extend(
+            case.skipped
+                .iter()
+                .map(|(name, why)| Entry::new(name, None, Outcome::Skipped(why.clone()))),
+        );
         // A case whose buffers exceed --max-memory has no candidates left.
         let (send_len, recv_len) = match case.candidates.is_empty() {
             true => (0, 0),
@@ -403,7 +377,7 @@ impl<T: Element> Prepared<T> {
         };
         // Never the dangling pointer of an empty Vec: Open MPI's MPI_IN_PLACE
         // is (void*)1, the address an empty Vec<u8> has.
-        let inputs = Inputs::new(case.collective, case.op, shape.size);
+        let inputs = Inputs::new(key.collective, key.op, shape.size);
         let mut send = match send_len {
             0 => Vec::new(),
             _ => reference::send_buffer(&shape, &inputs),
@@ -414,7 +388,7 @@ impl<T: Element> Prepared<T> {
         Prepared {
             shape,
             inputs,
-            datatype: case.datatype,
+            datatype: key.datatype,
             setup,
             send,
             recv,
@@ -452,7 +426,7 @@ impl<T: Element> Prepared<T> {
                 let mut setup = self.setup.clone();
                 setup.op = op.mpi();
                 setup.commutative = setup.op.is_commutative();
-                let local = match candidates::prepare::<T>(&self.entries[e].name, &setup) {
+                let local = match candidates::prepare::<T>(&self.entries[e].sample.name, &setup) {
                     Ok(mut strong) => check
                         .run(&mut strong, &mut self.send, &mut self.recv)
                         .map(|why| format!("with op {} on distinct data: {why}", op.name())),
@@ -464,7 +438,7 @@ impl<T: Element> Prepared<T> {
                 wrong = agree_on_failure(ctx, local);
             }
             match wrong {
-                Some(why) => self.entries[e].status = Status::Wrong(why),
+                Some(why) => self.entries[e].sample.outcome = Outcome::Wrong(why),
                 None => self.entries[e].run = Some(run),
             }
         }
@@ -473,7 +447,7 @@ impl<T: Element> Prepared<T> {
     fn default_is_wrong(&self) -> bool {
         self.entries
             .iter()
-            .any(|e| e.name == candidates::native::DEFAULT && matches!(e.status, Status::Wrong(_)))
+            .any(|e| e.sample.name == candidates::native::DEFAULT && e.sample.outcome.is_wrong())
     }
 
     /// Warm-up, then `rounds` rounds in which every verified candidate runs
@@ -484,7 +458,7 @@ impl<T: Element> Prepared<T> {
         case: &Case,
         settings: &Settings,
         harness: &mut Harness,
-        progress: &Progress,
+        events: &Events,
     ) {
         let comm = &*ctx.comm;
         let measured: Vec<usize> = (0..self.entries.len())
@@ -500,7 +474,7 @@ impl<T: Element> Prepared<T> {
         // Rank 0's schedule decides every chunk (see `observe_until`).
         harness.rebase();
         let slice = settings.budget.as_secs_f64() / settings.rounds as f64;
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(settings.seed ^ case_seed(case));
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(settings.seed ^ case_seed(&case.key));
         let mut order = measured.clone();
         let mut local = Vec::with_capacity(3 << 12);
         for round in 0..settings.rounds {
@@ -509,12 +483,12 @@ impl<T: Element> Prepared<T> {
                 if harness.stopped {
                     return;
                 }
-                if let Some(events) = &progress.events {
-                    let _ = events.send(Event {
-                        case: progress.case,
-                        cases: progress.cases,
-                        label: format!("{} {} B", case.collective, case.size_bytes),
-                        candidate: self.entries[e].name.clone(),
+                if let Some(sender) = &events.sender {
+                    let _ = sender.send(Event {
+                        case: events.case,
+                        cases: events.cases,
+                        label: format!("{} {} B", case.key.collective, case.key.size_bytes),
+                        candidate: self.entries[e].sample.name.clone(),
                         round: round + 1,
                         rounds: settings.rounds,
                         elapsed_s: harness.elapsed(),
@@ -546,10 +520,11 @@ impl<T: Element> Prepared<T> {
                     harness.stopped = true;
                 }
                 if ctx.rank() == 0 {
-                    let before = entry.observations.len();
-                    entry.invalid += assemble(&max, &mut entry.observations);
-                    let added = entry.observations.len() - before;
-                    entry
+                    let sample = &mut entry.sample;
+                    let before = sample.seconds.len();
+                    sample.invalid += assemble(&max, &mut sample.seconds);
+                    let added = sample.seconds.len() - before;
+                    sample
                         .rounds
                         .extend(std::iter::repeat_n(round as u32, added));
                 }
@@ -557,20 +532,10 @@ impl<T: Element> Prepared<T> {
         }
     }
 
-    fn finish(self, case: &Case) -> CaseRun {
-        CaseRun {
-            case: case.clone(),
-            candidates: self
-                .entries
-                .into_iter()
-                .map(|e| CandidateRun {
-                    name: e.name,
-                    status: e.status,
-                    observations: e.observations,
-                    rounds: e.rounds,
-                    invalid: e.invalid,
-                })
-                .collect(),
+    fn finish(self, case: &Case) -> CaseData {
+        CaseData {
+            key: case.key.clone(),
+            samples: self.entries.into_iter().map(|e| e.sample).collect(),
         }
     }
 }
@@ -633,8 +598,8 @@ impl<T: Element> Check<T> {
 
 /// A seed per case, so that the order of one case does not depend on the
 /// cases before it.
-fn case_seed(case: &Case) -> u64 {
-    (case.collective as u64) << 48 ^ case.size_bytes << 8 ^ case.root as u64
+fn case_seed(key: &CaseKey) -> u64 {
+    (key.collective as u64) << 48 ^ key.size_bytes << 8 ^ key.root as u64
 }
 
 /// Observations until rank 0's clock passes `deadline`, at least one.

@@ -3,7 +3,7 @@
 use super::grid::size_label;
 use super::table::style;
 use super::{seconds, Results};
-use crate::analyse::{CandidateSummary, CaseKey, Verdict};
+use crate::analyse::{CandidateSummary, CaseKey, Outcome, Verdict};
 use comfy_table::{Cell, CellAlignment, Table};
 
 /// A check's candidates: the measured ones fastest first, then the ones
@@ -30,12 +30,11 @@ pub(crate) fn ranked(check: &Verdict) -> Ranked<'_> {
 
 /// The status and reason of a candidate without observations.
 pub(crate) fn why_unmeasured(candidate: &CandidateSummary) -> String {
-    let status = if candidate.status == "measured" {
-        "not measured"
-    } else {
-        &candidate.status
+    let status = match candidate.outcome {
+        Outcome::Measured => "not measured",
+        ref outcome => outcome.label(),
     };
-    match &candidate.reason {
+    match candidate.outcome.reason() {
         Some(reason) => format!("{status}: {reason}"),
         None => status.to_string(),
     }

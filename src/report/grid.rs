@@ -129,7 +129,7 @@ pub(crate) fn overview(results: &Results) -> Overview {
                     in_cell(size).any(|c| {
                         c.candidates
                             .iter()
-                            .any(|c| c.status == "wrong" && c.name != DEFAULT)
+                            .any(|c| c.outcome.is_wrong() && c.name != DEFAULT)
                     })
                 })
                 .collect();

@@ -1,23 +1,8 @@
-//! `results.json`: everything, rewritten after every check so that a killed
-//! run keeps what it measured.
+//! The results as JSON (`--format json`, and `results.json`).
 
-use super::Results;
-use std::io::Write;
-use std::path::Path;
+use crate::analyse::Results;
 
-/// Writes `results.json` atomically (temporary file, then rename).
-pub fn write(dir: &Path, results: &Results) -> std::io::Result<()> {
-    let path = dir.join("results.json");
-    let tmp = dir.join(".results.json.tmp");
-    let mut file = std::fs::File::create(&tmp)?;
-    serde_json::to_writer_pretty(&mut file, results)?;
-    file.write_all(b"\n")?;
-    file.sync_all()?;
-    std::fs::rename(tmp, path)
-}
-
-/// Reads a `results.json`.
-pub fn read(path: &Path) -> anyhow::Result<Results> {
-    let text = std::fs::read_to_string(path)?;
-    Ok(serde_json::from_str(&text)?)
+/// Everything, pretty-printed, with a final newline.
+pub fn render(results: &Results) -> String {
+    serde_json::to_string_pretty(results).expect("results serialise") + "\n"
 }

@@ -46,7 +46,7 @@ fn headline(results: &Results) -> String {
     let wrong = results
         .checks
         .iter()
-        .filter(|c| c.candidates.iter().any(|c| c.status == "wrong"))
+        .filter(|c| c.candidates.iter().any(|c| c.outcome.is_wrong()))
         .count();
     let mut verdict = if worst == Severity::Ok {
         "✅ no guideline violations".to_string()

@@ -11,40 +11,12 @@ pub mod markdown;
 pub mod progress;
 pub mod svg;
 pub mod table;
+pub mod text;
 pub mod verify;
 
-use crate::analyse::guidelines::Guidelines;
-use crate::analyse::{Severity, Verdict};
+use crate::analyse::Results;
 use crate::meta::Meta;
 use crate::plan::Plan;
-use serde::{Deserialize, Serialize};
-
-/// Everything a run found, as `results.json` holds it.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Results {
-    pub meta: Meta,
-    /// False while measuring and when the run was interrupted.
-    pub complete: bool,
-    pub checks: Vec<Verdict>,
-    /// PGMPI's monotony and split-robustness, from `default`'s data.
-    #[serde(default)]
-    pub guidelines: Guidelines,
-    /// The comparison with `--baseline`, if given.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub baseline: Option<crate::analyse::baseline::Comparison>,
-}
-
-impl Results {
-    /// The worst severity of any check. The universal guidelines do not
-    /// count: they compare sizes measured at different times.
-    pub fn worst(&self) -> Severity {
-        self.checks
-            .iter()
-            .map(|c| c.severity)
-            .max()
-            .unwrap_or(Severity::Ok)
-    }
-}
 
 /// Who a failed verification is about: the library, or a competitor.
 pub fn who_failed(candidate: &str) -> String {
@@ -54,43 +26,14 @@ pub fn who_failed(candidate: &str) -> String {
     }
 }
 
-/// A case as messages name it: `MPI_Bcast 64 B (64 × byte bor, root 1)`.
-pub fn case_label(
-    collective: crate::collective::Collective,
-    size_bytes: u64,
-    count: usize,
-    datatype: crate::element::Datatype,
-    op: crate::element::Op,
-    root: usize,
-) -> String {
-    let root = match collective.is_rooted() {
-        true => format!(", root {root}"),
-        false => String::new(),
-    };
-    format!(
-        "{} {size_bytes} B ({count} × {} {}{root})",
-        collective.mpi_name(),
-        datatype.name(),
-        op.name(),
-    )
-}
-
 /// One line per candidate that failed verification and per case without a
 /// verdict, for standard error: they must not hide in a table.
 pub fn failures(results: &Results) -> Vec<String> {
     let mut lines = Vec::new();
     for check in &results.checks {
-        let k = &check.key;
-        let case = case_label(
-            k.collective,
-            k.size_bytes,
-            k.count,
-            k.datatype,
-            k.op,
-            k.root,
-        );
-        for c in check.candidates.iter().filter(|c| c.status == "wrong") {
-            let reason = c.reason.as_deref().unwrap_or("");
+        let case = check.key.label();
+        for c in check.candidates.iter().filter(|c| c.outcome.is_wrong()) {
+            let reason = c.outcome.reason().unwrap_or("");
             lines.push(format!("{}: {case}: {reason}", who_failed(&c.name)));
         }
         if check.conclusion == crate::analyse::Conclusion::Unmeasured && results.complete {
@@ -164,6 +107,17 @@ pub fn plan_text(plan: &Plan, meta: &Meta) -> String {
     text
 }
 
+/// The last line of a run: wall time against the plan, and where the files are.
+pub fn wall_time(meta: &Meta, dir: &std::path::Path) -> String {
+    format!(
+        "wall time {:.2} s for a plan of {:.2} s ({:.2} s preparing, verifying and writing files); files in {}\n",
+        meta.wall_s,
+        meta.plan_s,
+        meta.outside_s,
+        dir.display()
+    )
+}
+
 /// Whether a person watches `stream`: a terminal, not CI, not a dumb
 /// terminal. Under Open MPI's mpirun every rank's output is a pseudo-terminal
 /// even when mpirun's own is a file, so there it is never taken for one
@@ -175,60 +129,33 @@ pub fn interactive(stream: &impl std::io::IsTerminal) -> bool {
         && std::env::var("TERM").is_ok_and(|t| t != "dumb")
 }
 
+/// The format of the report on standard output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Table,
+    Markdown,
+    Json,
+    Csv,
+}
+
 /// How the report is shown.
 #[derive(Clone, Debug)]
 pub struct View {
-    pub format: crate::cli::Format,
+    pub format: Format,
     pub details: bool,
     pub color: bool,
 }
 
-impl View {
-    pub fn new(args: &crate::cli::ReportArgs) -> View {
-        use crate::cli::ColorChoice;
-        let color = match args.color {
-            ColorChoice::Always => true,
-            ColorChoice::Never => false,
-            ColorChoice::Auto => {
-                std::env::var_os("NO_COLOR").is_none() && interactive(&std::io::stdout())
-            }
-        };
-        View {
-            format: args.format,
-            details: args.details,
-            color,
-        }
-    }
-}
-
 /// The report for standard output.
 pub fn render(results: &Results, view: &View) -> String {
-    use crate::cli::Format;
     match view.format {
-        Format::Table => {
-            let mut text = table::render(results);
-            text += &table::render_guidelines(results);
-            text += &table::render_baseline(results);
-            if view.details {
-                text += &details::render(results);
-            }
-            text += &grid::render(results, view.color);
-            text
-        }
+        Format::Table => text::render(results, view.details, view.color),
         Format::Markdown => markdown::render(results),
-        Format::Json => serde_json::to_string_pretty(results).expect("results serialise") + "\n",
+        Format::Json => json::render(results),
         Format::Csv => {
             let mut out = Vec::new();
-            csv::summary(&mut out, results).expect("writing to memory");
+            csv::render(&mut out, results).expect("writing to memory");
             String::from_utf8(out).expect("CSV is UTF-8")
         }
     }
-}
-
-/// Writes every file of a finished analysis into `dir`.
-pub fn write_files(dir: &std::path::Path, results: &Results) -> std::io::Result<()> {
-    json::write(dir, results)?;
-    csv::write_summary(dir, results)?;
-    std::fs::write(dir.join("report.md"), markdown::render(results))?;
-    svg::write_all(dir, results).map(|_| ())
 }

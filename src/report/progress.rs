@@ -5,27 +5,11 @@
 //! for the cores) and a plain line is written between cases, at most every
 //! few seconds.
 
+use crate::measure::Event;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
-
-/// Where measuring is.
-#[derive(Clone, Debug)]
-pub struct Event {
-    /// 1-based index of the case and the number of cases.
-    pub case: usize,
-    pub cases: usize,
-    /// e.g. `allreduce 8 B`.
-    pub label: String,
-    pub candidate: String,
-    /// 1-based round and the number of rounds.
-    pub round: usize,
-    pub rounds: usize,
-    /// Seconds since measuring started, and of the plan booked so far.
-    pub elapsed_s: f64,
-    pub planned_s: f64,
-}
 
 /// The renderer: a bar thread on a terminal, lines between cases otherwise.
 pub struct Progress {

@@ -9,30 +9,22 @@ use crate::analyse::{CandidateSummary, Severity, Verdict};
 use crate::candidates::native::DEFAULT;
 use std::collections::HashSet;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
 
-/// Writes `overview.svg` and one `check-<collective>-<size>B[-root<r>].svg`
-/// per check into `dir` (created if missing); returns the paths written.
-pub fn write_all(dir: &Path, results: &Results) -> std::io::Result<Vec<PathBuf>> {
-    std::fs::create_dir_all(dir)?;
-    let mut written = Vec::new();
-    let mut write = |name: String, svg: String| -> std::io::Result<()> {
-        let path = dir.join(name);
-        std::fs::write(&path, svg)?;
-        written.push(path);
-        Ok(())
-    };
+/// `overview.svg` and one `check-<collective>-<size>B[-root<r>].svg` per
+/// check, as (file name, SVG text).
+pub fn render_all(results: &Results) -> Vec<(String, String)> {
+    let mut files = Vec::new();
     if !results.checks.is_empty() {
-        write("overview.svg".into(), overview_svg(results))?;
+        files.push(("overview.svg".to_string(), overview_svg(results)));
     }
     let mut used = HashSet::new();
     for check in &results.checks {
-        write(
+        files.push((
             format!("{}.svg", unique_stem(check, &mut used)),
             check_svg(results, check),
-        )?;
+        ));
     }
-    Ok(written)
+    files
 }
 
 /// `check-bcast-8B-root0`; checks that differ only in datatype or operator
@@ -444,11 +436,9 @@ mod tests {
     use super::super::grid::fixture;
     use super::*;
 
-    /// Every text of a well-formed XML document, joined by newlines.
-    fn texts(path: &Path) -> String {
-        let xml = std::fs::read_to_string(path).unwrap();
-        let document =
-            roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    /// Every text of a well-formed SVG document, joined by newlines.
+    fn texts((name, xml): &(String, String)) -> String {
+        let document = roxmltree::Document::parse(xml).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(document.root_element().tag_name().name(), "svg");
         document
             .descendants()
@@ -457,21 +447,11 @@ mod tests {
             .join("\n")
     }
 
-    fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("pgcheck-svg-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        dir
-    }
-
     #[test]
     fn writes_well_formed_plots_naming_every_candidate() {
-        let dir = scratch("all");
         let results = fixture::results();
-        let paths = write_all(&dir, &results).unwrap();
-        let names: Vec<String> = paths
-            .iter()
-            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
-            .collect();
+        let paths = render_all(&results);
+        let names: Vec<&str> = paths.iter().map(|(name, _)| name.as_str()).collect();
         assert_eq!(
             names,
             [
@@ -503,7 +483,7 @@ mod tests {
                     text.contains(&candidate.name),
                     "{} missing in {}",
                     candidate.name,
-                    path.display()
+                    path.0
                 );
             }
         }
@@ -517,22 +497,17 @@ mod tests {
         assert!(allreduce.contains("1.20× slower"));
         assert!(texts(&paths[1]).contains("10.20 µs · 1.02× slower ~"));
         assert!(texts(&paths[4]).contains("no verdict: default not measured"));
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn checks_differing_in_datatype_keep_their_own_file() {
-        let dir = scratch("clash");
         let mut results = fixture::results();
         let mut other = results.checks[0].clone();
         other.key.datatype = crate::element::Datatype::Int32;
         results.checks.push(other.clone());
         results.checks.push(other);
-        let paths = write_all(&dir, &results).unwrap();
-        let names: Vec<_> = paths[5..]
-            .iter()
-            .map(|p| p.file_name().unwrap().to_owned())
-            .collect();
+        let paths = render_all(&results);
+        let names: Vec<&str> = paths[5..].iter().map(|(name, _)| name.as_str()).collect();
         assert_eq!(
             names,
             [
@@ -540,7 +515,6 @@ mod tests {
                 "check-allreduce-8B-int32-bor-2.svg"
             ]
         );
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -33,7 +33,7 @@ pub fn figure2_row(results: &Results, check: &Verdict) -> Vec<String> {
         .candidates
         .iter()
         .any(|c| Some(&c.name) == check.competitor.as_ref() && c.below_noise);
-    let wrong = check.candidates.iter().any(|c| c.status == "wrong");
+    let wrong = check.candidates.iter().any(|c| c.outcome.is_wrong());
     let default_median = match check.conclusion {
         Conclusion::LibraryWrong => "WRONG".into(),
         _ => default
@@ -82,8 +82,8 @@ pub fn notes(checks: &[&Verdict]) -> String {
     let mut out = String::new();
     for check in checks {
         let case = format!("{} B", check.key.size_bytes);
-        for c in check.candidates.iter().filter(|c| c.status == "wrong") {
-            let (who, why) = (super::who_failed(&c.name), c.reason.as_deref());
+        for c in check.candidates.iter().filter(|c| c.outcome.is_wrong()) {
+            let (who, why) = (super::who_failed(&c.name), c.outcome.reason());
             out += &format!("! {case}: {who}: {}\n", why.unwrap_or(""));
         }
         let lost: Vec<String> = check
@@ -298,15 +298,15 @@ pub fn render_baseline(results: &Results) -> String {
 mod tests {
     use super::*;
     use crate::analyse::{
-        self, CaseData, CaseKey, Correction, Exclusion, Options, Outliers, Sample, Test,
+        self, CaseData, CaseKey, Correction, Options, Outcome, Outliers, Sample, Test,
     };
     use crate::candidates::native::DEFAULT;
     use crate::element::{Datatype, Op};
 
     /// Ten rounds of three observations around `center` seconds.
-    fn sample(name: &str, center: f64, excluded: Option<Exclusion>) -> Sample {
+    fn sample(name: &str, center: f64, outcome: Outcome) -> Sample {
         let (mut seconds, mut rounds) = (Vec::new(), Vec::new());
-        if excluded.is_none() {
+        if outcome == Outcome::Measured {
             for round in 0..10u32 {
                 for k in 0..3 {
                     let wobble = 1.0 + 0.01 * f64::from((round * 7 + k * 3) % 5);
@@ -317,7 +317,7 @@ mod tests {
         }
         Sample {
             name: name.into(),
-            excluded,
+            outcome,
             seconds,
             rounds,
             invalid: 0,
@@ -341,25 +341,28 @@ mod tests {
     /// The report of what the analysis found, not of a hand-made verdict.
     #[test]
     fn rows_and_notes_say_what_the_analysis_found() {
-        let wrong = |why: &str| Some(Exclusion::Wrong(why.into()));
+        let wrong = |why: &str| Outcome::Wrong(why.into());
         let cases = vec![
             case(
                 8,
-                vec![sample(DEFAULT, 20e-6, None), sample("fast", 10e-6, None)],
+                vec![
+                    sample(DEFAULT, 20e-6, Outcome::Measured),
+                    sample("fast", 10e-6, Outcome::Measured),
+                ],
             ),
             case(
                 64,
                 vec![
                     sample(DEFAULT, 0.0, wrong("rank 3, element 8: expected 1, got 0")),
-                    sample("fast", 10e-6, None),
+                    sample("fast", 10e-6, Outcome::Measured),
                 ],
             ),
             case(
                 512,
                 vec![
-                    sample(DEFAULT, 10e-6, None),
+                    sample(DEFAULT, 10e-6, Outcome::Measured),
                     sample("broken", 0.0, wrong("rank 1, element 0: expected 5, got 4")),
-                    sample("same", 10e-6, None),
+                    sample("same", 10e-6, Outcome::Measured),
                 ],
             ),
         ];

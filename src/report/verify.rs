@@ -2,13 +2,13 @@
 
 use super::table::style;
 use crate::candidates::native::DEFAULT;
-use crate::measure::{CaseRun, Status};
+use crate::case::{CaseData, Outcome};
 use comfy_table::Table;
 use std::collections::BTreeMap;
 
 /// One row per (collective, candidate): how many cases passed, the first
 /// failure. Returns the text and the number of failed cases.
-pub fn render(runs: &[CaseRun]) -> (String, usize) {
+pub fn render(runs: &[CaseData]) -> (String, usize) {
     #[derive(Default)]
     struct Tally {
         passed: usize,
@@ -19,15 +19,15 @@ pub fn render(runs: &[CaseRun]) -> (String, usize) {
     }
     let mut tallies: BTreeMap<(String, String), Tally> = BTreeMap::new();
     for run in runs {
-        let c = &run.case;
+        let c = &run.key;
         // `default`, the library's own call, is verified like every other.
-        for candidate in &run.candidates {
+        for candidate in &run.samples {
             let tally = tallies
                 .entry((c.collective.name().to_string(), candidate.name.clone()))
                 .or_default();
-            match &candidate.status {
-                Status::Measured => tally.passed += 1,
-                Status::Wrong(why) => {
+            match &candidate.outcome {
+                Outcome::Measured | Outcome::Unmeasured(_) => tally.passed += 1,
+                Outcome::Wrong(why) => {
                     tally.failed += 1;
                     tally.first_failure.get_or_insert_with(|| {
                         format!(
@@ -39,7 +39,7 @@ pub fn render(runs: &[CaseRun]) -> (String, usize) {
                         )
                     });
                 }
-                Status::Skipped(why) => {
+                Outcome::Skipped(why) => {
                     tally.skipped += 1;
                     tally.skip_reason.get_or_insert_with(|| why.clone());
                 }
@@ -88,20 +88,12 @@ pub fn render(runs: &[CaseRun]) -> (String, usize) {
         runs.len(),
     );
     for run in runs {
-        for candidate in run.candidates.iter().filter(|c| c.name == DEFAULT) {
-            if let Status::Wrong(why) = &candidate.status {
-                let c = &run.case;
+        for candidate in run.samples.iter().filter(|c| c.name == DEFAULT) {
+            if let Outcome::Wrong(why) = &candidate.outcome {
                 summary += &format!(
                     "{}: {}: {why}\n",
                     super::who_failed(DEFAULT),
-                    super::case_label(
-                        c.collective,
-                        c.size_bytes,
-                        c.count,
-                        c.datatype,
-                        c.op,
-                        c.root
-                    )
+                    run.key.label()
                 );
             }
         }

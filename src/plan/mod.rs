@@ -3,24 +3,20 @@
 
 use crate::analyse::{Correction, Test};
 use crate::candidates::{self, native::DEFAULT, Family};
+use crate::case::CaseKey;
 use crate::collective::Collective;
 use crate::config::{Config, InputError};
 use crate::element::{Datatype, Op};
 use crate::settings::Settings;
 use crate::stats::power;
-use serde::Serialize;
 use std::time::Duration;
 
+pub mod verify;
+
 /// One collective at one size and root, with the candidates to measure.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug)]
 pub struct Case {
-    pub collective: Collective,
-    pub size_bytes: u64,
-    /// Elements per block or per vector (see `Shape`).
-    pub count: usize,
-    pub datatype: Datatype,
-    pub op: Op,
-    pub root: usize,
+    pub key: CaseKey,
     /// `default` first, then the competitors to measure.
     pub candidates: Vec<String>,
     /// Competitors known before measuring not to apply, with the reason.
@@ -30,7 +26,7 @@ pub struct Case {
 }
 
 /// Everything a run will do.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug)]
 pub struct Plan {
     pub settings: Settings,
     pub cases: Vec<Case>,
@@ -98,6 +94,27 @@ fn memory(
 /// "12.0 MiB".
 fn mib(bytes: u64) -> String {
     format!("{:.1} MiB", bytes as f64 / (1 << 20) as f64)
+}
+
+/// The input with `--datatype`/`--op` applied to every check, checked again.
+pub fn with_elements(
+    config: &Config,
+    datatype: Option<Datatype>,
+    op: Option<Op>,
+) -> Result<Config, InputError> {
+    let mut config = config.clone();
+    for check in &mut config.checks {
+        if let Some(d) = datatype {
+            check.datatype = d;
+        }
+        if let Some(o) = op {
+            check.op = o;
+        }
+        check.validate_elements().map_err(|msg| {
+            InputError(format!("{}:{}: {msg}", config.path.display(), check.line))
+        })?;
+    }
+    Ok(config)
 }
 
 /// Expands a checked input into cases.
@@ -197,12 +214,14 @@ pub fn case(
         }
     }
     Case {
-        collective,
-        size_bytes,
-        count,
-        datatype,
-        op,
-        root,
+        key: CaseKey {
+            collective,
+            size_bytes,
+            count,
+            datatype,
+            op,
+            root,
+        },
         candidates,
         skipped,
         blocks,
@@ -229,8 +248,8 @@ pub fn powerless(plan: &Plan, test: Test, correction: Correction, alpha: f64) ->
         Some(format!(
             "with {rounds} rounds the {} test cannot flag a violation of {} {} B: its smallest p-value, {min_p:.3e}, is not below {bound}; {} (or --allow-powerless)",
             format!("{test:?}").to_lowercase(),
-            case.collective,
-            case.size_bytes,
+            case.key.collective,
+            case.key.size_bytes,
             match needed {
                 Some(r) => format!("use --rounds {r} or more"),
                 None => "no number of rounds suffices".into(),

@@ -1,0 +1,104 @@
+//! What a case is and what became of a candidate in it: the two facts every
+//! stage after the config shares (plan, measure, analyse, store, report).
+
+use crate::collective::Collective;
+use crate::element::{Datatype, Op};
+use serde::{Deserialize, Serialize};
+
+/// The identity of a case: one collective at one size, datatype, operator
+/// and root.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CaseKey {
+    pub collective: Collective,
+    pub size_bytes: u64,
+    /// Elements per block or per vector (see `collective::Shape`).
+    pub count: usize,
+    pub datatype: Datatype,
+    pub op: Op,
+    pub root: usize,
+}
+
+impl CaseKey {
+    /// The case as messages name it: `MPI_Bcast 64 B (64 × byte bor, root 1)`.
+    pub fn label(&self) -> String {
+        let root = match self.collective.is_rooted() {
+            true => format!(", root {}", self.root),
+            false => String::new(),
+        };
+        format!(
+            "{} {} B ({} × {} {}{root})",
+            self.collective.mpi_name(),
+            self.size_bytes,
+            self.count,
+            self.datatype.name(),
+            self.op.name(),
+        )
+    }
+}
+
+/// What became of a candidate in a case.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", content = "reason", rename_all = "snake_case")]
+pub enum Outcome {
+    /// Verified and measured.
+    Measured,
+    /// Verified, but without a valid observation.
+    Unmeasured(String),
+    /// Its result differs from the reference.
+    Wrong(String),
+    /// It cannot run in this case (topology, operator, memory, …).
+    Skipped(String),
+}
+
+impl Outcome {
+    /// The status word of files and tables: `measured`, `wrong`, …
+    pub fn label(&self) -> &'static str {
+        match self {
+            Outcome::Measured => "measured",
+            Outcome::Unmeasured(_) => "unmeasured",
+            Outcome::Wrong(_) => "wrong",
+            Outcome::Skipped(_) => "skipped",
+        }
+    }
+
+    /// Why it was not measured.
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            Outcome::Measured => None,
+            Outcome::Unmeasured(why) | Outcome::Wrong(why) | Outcome::Skipped(why) => Some(why),
+        }
+    }
+
+    pub fn is_wrong(&self) -> bool {
+        matches!(self, Outcome::Wrong(_))
+    }
+
+    /// Passed verification (measured or not).
+    pub fn verified(&self) -> bool {
+        matches!(self, Outcome::Measured | Outcome::Unmeasured(_))
+    }
+}
+
+/// A candidate's observations in one case, as measured or re-read: what
+/// `measure` hands to `analyse`. Observations are kept on rank 0 only.
+#[derive(Clone, Debug)]
+pub struct Sample {
+    pub name: String,
+    /// `Measured` when verified and timed (its observations may still all
+    /// be invalid); why it has no observations otherwise.
+    pub outcome: Outcome,
+    /// Seconds per observation: the maximum over ranks of the local
+    /// duration, or max end − min start.
+    pub seconds: Vec<f64>,
+    /// The round of each observation.
+    pub rounds: Vec<u32>,
+    /// Observations discarded because a rank started late (`roundtime`).
+    pub invalid: usize,
+}
+
+/// One case's samples.
+#[derive(Clone, Debug)]
+pub struct CaseData {
+    pub key: CaseKey,
+    pub samples: Vec<Sample>,
+}

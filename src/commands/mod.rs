@@ -1,0 +1,170 @@
+//! One module per subcommand, each a straight pipeline: config → plan →
+//! measure → analyse → report. What several share is here.
+
+pub mod analyze;
+pub mod clocks;
+pub mod list;
+pub mod run;
+pub mod verify;
+
+use crate::analyse::{self, Options, Results};
+use crate::case::CaseData;
+use crate::cli::{AnalysisArgs, ColorChoice, ReportArgs, SetupArgs};
+use crate::config::Config;
+use crate::exit::{self, Exit};
+use crate::measure::Context;
+use crate::plan::{self, World};
+use crate::report::{self, View};
+use crate::store;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use std::path::Path;
+use std::rc::Rc;
+
+/// A panic on any rank aborts the whole job instead of leaving the other
+/// ranks waiting in a collective.
+pub fn abort_on_panic() {
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        default_hook(info);
+        let rank = SimpleCommunicator::world().rank();
+        report::error(&format!("rank {rank} failed; aborting the job"));
+        SimpleCommunicator::world().abort(Exit::Internal.code());
+    }));
+}
+
+/// Reports an input error once, from rank 0.
+pub fn input_error(leader: bool, message: &str) -> Exit {
+    if leader {
+        report::error(message);
+    }
+    Exit::Input
+}
+
+/// Tells every rank rank 0's exit status.
+fn agree(ctx: &Context, exit: Exit) -> Exit {
+    let mut code = exit.code();
+    ctx.comm.process_at_rank(0).broadcast_into(&mut code);
+    Exit::from_code(code)
+}
+
+/// The processes and their node topology (real, or virtual with `ppn`):
+/// `--ppn` first, else the file's. A ppn error names the file's line when
+/// the file set it.
+pub fn context(
+    comm: &Rc<SimpleCommunicator>,
+    setup: &SetupArgs,
+    config: Option<&Config>,
+) -> Result<Context, String> {
+    let ppn = setup.ppn.or(config.and_then(|c| c.ppn));
+    let size = comm.size() as usize;
+    if let Some(n) = ppn {
+        if n == 0 || !size.is_multiple_of(n) {
+            let message =
+                format!("--ppn {n} does not divide the {size} processes into equal virtual nodes");
+            return Err(
+                match (setup.ppn, config.and_then(|c| Some((c, c.ppn_line?)))) {
+                    (None, Some((config, line))) => format!(
+                        "{}:{line}: {}",
+                        config.path.display(),
+                        message.replace("--ppn", "ppn")
+                    ),
+                    _ => message,
+                },
+            );
+        }
+    }
+    let topology = algorithms::topology::Topology::new(comm, ppn).map(Rc::new);
+    Ok(Context {
+        comm: comm.clone(),
+        topology,
+    })
+}
+
+/// The process world as the plan sees it; collective.
+fn world(ctx: &Context, setup: &SetupArgs) -> World {
+    let on_this_host = ctx.comm.split_shared(0).size() as usize;
+    World {
+        processes: ctx.size(),
+        topology: ctx.topology.as_ref().map(|_| ()).map_err(Clone::clone),
+        max_memory: setup
+            .max_memory
+            .unwrap_or_else(|| plan::default_max_memory(on_this_host)),
+    }
+}
+
+/// `--datatype`/`--op` as the plan takes them.
+fn elements(setup: &SetupArgs) -> (Option<crate::element::Datatype>, Option<crate::element::Op>) {
+    (setup.datatype.map(Into::into), setup.op.map(Into::into))
+}
+
+/// How to decide, as the options say; the noise floor comes from measuring.
+fn options(a: &AnalysisArgs, noise_floor_s: f64) -> Options {
+    Options {
+        alpha: a.alpha,
+        test: a.test,
+        correction: a.correction,
+        outliers: a.outliers,
+        noise_floor_s,
+        margin: a.margin,
+    }
+}
+
+/// How the report is shown: colour only for a person at a terminal.
+fn view(args: &ReportArgs) -> View {
+    let color = match args.color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            std::env::var_os("NO_COLOR").is_none() && report::interactive(&std::io::stdout())
+        }
+    };
+    View {
+        format: args.format,
+        details: args.details,
+        color,
+    }
+}
+
+/// The baseline named by `--baseline`, read before measuring so that its
+/// errors stop the run early.
+fn baseline(args: &ReportArgs) -> Result<Option<Vec<CaseData>>, String> {
+    args.baseline
+        .as_deref()
+        .map(store::load_baseline)
+        .transpose()
+}
+
+/// Compares `results` with the baseline's cases, if there is one.
+fn compare_with_baseline(
+    results: &mut Results,
+    baseline: Option<Vec<CaseData>>,
+    cases: &[CaseData],
+    args: &ReportArgs,
+    options: &Options,
+) {
+    if let (Some(old), Some(path)) = (baseline, &args.baseline) {
+        results.baseline = Some(analyse::baseline::compare_runs(
+            &path.display().to_string(),
+            &old,
+            cases,
+            args.tolerance,
+            options,
+        ));
+    }
+}
+
+/// Rank 0's end of an analysis: the report, failures on standard error, the
+/// files, then the gate.
+fn finish(results: &Results, args: &ReportArgs, dir: &Path) -> Exit {
+    report::show(&report::render(results, &view(args)));
+    for line in report::failures(results) {
+        report::error(&line);
+    }
+    if let Err(e) = store::write_reports(dir, results) {
+        report::error(&format!("writing {}: {e}", dir.display()));
+        return Exit::Internal;
+    }
+    report::remark(&report::wall_time(&results.meta, dir));
+    exit::gate(results, args.fail_on)
+}

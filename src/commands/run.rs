@@ -1,0 +1,155 @@
+//! `pgcheck run`: measure every candidate of every check, decide, report.
+
+use super::{agree, compare_with_baseline, elements, finish, input_error, options, world};
+use crate::analyse::Results;
+use crate::cli::RunArgs;
+use crate::config::Config;
+use crate::exit::Exit;
+use crate::measure::{self, Context, Events, Harness};
+use crate::plan::{self, Plan};
+use crate::report::{self, progress::Progress};
+use crate::settings::{Settings, SyncMode};
+use crate::{meta, store};
+use std::time::Duration;
+
+/// Runs the check of `config` on every rank; rank 0 reports.
+pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
+    let leader = ctx.rank() == 0;
+    let plan = match plan_of(ctx, config, args) {
+        Ok(p) => p,
+        Err(e) => return input_error(leader, &e),
+    };
+    let a = &args.analysis;
+    let powerless = plan::powerless(&plan, a.test, a.correction, a.alpha);
+    match &powerless {
+        Some(why) if !args.allow_powerless => return input_error(leader, why),
+        Some(why) if leader => report::warning(why),
+        _ => {}
+    }
+    if let Err(e) = create_output(ctx, args) {
+        return input_error(leader, &e);
+    }
+    // Every rank reads the baseline so that all agree on its errors.
+    let baseline = match super::baseline(&args.report) {
+        Ok(b) => b,
+        Err(e) => return input_error(leader, &e),
+    };
+    let mut meta = meta::collect(ctx);
+    meta.warnings.extend(powerless);
+    meta.record_plan(&plan);
+    if leader {
+        report::remark(&report::plan_text(&plan, &meta));
+    }
+    let mut harness = Harness::start(ctx, &plan.settings);
+    meta.noise_floor_s = measure::barrier_floor(ctx, 100);
+    if let Some(why) = harness.fall_back_if_too_slow(meta.noise_floor_s) {
+        if leader {
+            report::warning(&why);
+        }
+        meta.warnings.push(why);
+        meta.sync = "barrier".into();
+    }
+    let options = options(a, meta.noise_floor_s);
+    meta.record_analysis(&options);
+    let mut measured = Vec::with_capacity(plan.cases.len());
+    let mut progress = leader.then(|| Progress::start(plan.expected().as_secs_f64()));
+    for (i, case) in plan.cases.iter().enumerate() {
+        if harness.stopped {
+            break;
+        }
+        let events = Events {
+            sender: progress.as_ref().and_then(|p| p.events.clone()),
+            case: i + 1,
+            cases: plan.cases.len(),
+        };
+        let data = measure::measure_case(ctx, case, &plan.settings, &mut harness, &events);
+        if leader {
+            if let Err(e) = store::raw::append(&args.output, &data) {
+                report::warning(&format!("cannot append to raw.csv: {e}"));
+            }
+            measured.push(data);
+            meta.wall_s = harness.elapsed();
+            meta.outside_s = harness.outside_s;
+            if let Some(progress) = progress.as_mut() {
+                progress.case_done(i + 1, plan.cases.len(), meta.wall_s);
+            }
+            // What a killed run leaves: the verdicts of the cases so far.
+            let partial = Results::of(meta.clone(), false, &measured, &options);
+            if let Err(e) = store::results::write(&args.output, &partial) {
+                report::warning(&format!("cannot write results.json: {e}"));
+            }
+        }
+    }
+    // The last case's files, too, were written outside its slices.
+    harness.rebase();
+    meta.wall_s = harness.elapsed();
+    meta.outside_s = harness.outside_s;
+    if let Some(progress) = progress {
+        progress.finish();
+    }
+    let exit = if leader {
+        let mut results = Results::of(meta, !harness.stopped, &measured, &options);
+        compare_with_baseline(&mut results, baseline, &measured, &args.report, &options);
+        match finish(&results, &args.report, &args.output) {
+            _ if harness.stopped => {
+                report::remark(&format!(
+                    "pgcheck: interrupted after {} of {} cases; the files hold what was measured\n",
+                    measured.len(),
+                    plan.cases.len()
+                ));
+                Exit::Interrupted
+            }
+            exit => exit,
+        }
+    } else {
+        Exit::Pass
+    };
+    agree(ctx, exit)
+}
+
+/// The plan: the input with the command line's overrides, on this world.
+fn plan_of(ctx: &Context, config: &Config, args: &RunArgs) -> Result<Plan, String> {
+    let (datatype, op) = elements(&args.setup);
+    let config = plan::with_elements(config, datatype, op).map_err(|e| e.0)?;
+    let settings = Settings {
+        budget: args
+            .budget
+            .or(config.budget)
+            .unwrap_or(Duration::from_secs(1)),
+        rounds: args.rounds.or(config.rounds).unwrap_or(10),
+        seed: args.seed,
+        warmup: args.warmup,
+        sync: args.sync.or(config.sync).unwrap_or(SyncMode::Roundtime),
+        cache: args.cache,
+        resync_s: args.resync.as_secs_f64(),
+        // Clocks of different nodes drift apart; those of one node do not.
+        drift_s: args.drift.map_or_else(
+            || match &ctx.topology {
+                Ok(t) if t.nodes > 1 && !t.virtual_nodes => 0.1,
+                _ => 0.0,
+            },
+            |d| d.as_secs_f64(),
+        ),
+    };
+    plan::from_config(&config, settings, &world(ctx, &args.setup)).map_err(|e| e.0)
+}
+
+/// Creates the output directory on rank 0 and tells every rank whether it
+/// could.
+fn create_output(ctx: &Context, args: &RunArgs) -> Result<(), String> {
+    use mpi::traits::*;
+    let dir = &args.output;
+    let mut ok = 1u8;
+    let mut message = String::new();
+    if ctx.rank() == 0 {
+        if let Err(e) = store::create(dir) {
+            ok = 0;
+            message = format!("output directory {}: {e}", dir.display());
+        }
+    }
+    ctx.comm.process_at_rank(0).broadcast_into(&mut ok);
+    match ok {
+        1 => Ok(()),
+        _ => Err(message),
+    }
+}

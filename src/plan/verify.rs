@@ -1,0 +1,142 @@
+//! The plan of `pgcheck verify`: every collective and competitor at sizes
+//! and roots chosen to break wrong algorithms, or the cases of an input file,
+//! narrowed to what the user selected.
+
+use super::{case, parse_root, verify_counts, with_elements, Plan, World};
+use crate::candidates::{self, native::DEFAULT, Family};
+use crate::collective::Collective;
+use crate::config::{self, Config};
+use crate::element::{Datatype, Op};
+use crate::settings::{CacheState, Settings, SyncMode};
+use std::time::Duration;
+
+/// What the user asked to verify (empty lists select everything).
+#[derive(Clone, Debug, Default)]
+pub struct Selection {
+    pub collectives: Vec<String>,
+    pub competitors: Vec<String>,
+    pub families: Vec<Family>,
+    /// Sizes in bytes instead of the built-in set.
+    pub sizes: Vec<u64>,
+    /// Ranks or `first`, `middle`, `last`.
+    pub roots: Vec<String>,
+    pub datatype: Option<Datatype>,
+    pub op: Option<Op>,
+}
+
+/// The cases `pgcheck verify` runs: the input file's, or the built-in set.
+pub fn plan(config: Option<&Config>, selection: &Selection, world: &World) -> Result<Plan, String> {
+    // Verification runs every candidate once: no budget, no rounds.
+    let settings = Settings {
+        budget: Duration::ZERO,
+        rounds: 1,
+        seed: 0,
+        warmup: 0,
+        sync: SyncMode::Barrier,
+        cache: CacheState::Warm,
+        resync_s: 0.0,
+        drift_s: 0.0,
+    };
+    let mut plan = match config {
+        Some(config) => {
+            let config =
+                with_elements(config, selection.datatype, selection.op).map_err(|e| e.0)?;
+            super::from_config(&config, settings, world).map_err(|e| e.0)?
+        }
+        None => Plan {
+            settings,
+            cases: built_in(selection, world)?,
+        },
+    };
+    for name in &selection.collectives {
+        if Collective::from_name(name).is_none() {
+            return Err(config::unknown(
+                "collective",
+                name,
+                Collective::ALL.iter().map(|c| c.name()),
+            ));
+        }
+    }
+    for name in &selection.competitors {
+        if candidates::find(name).is_none() {
+            return Err(config::unknown(
+                "competitor",
+                name,
+                candidates::competitors().map(|c| c.name),
+            ));
+        }
+    }
+    let wanted = |name: &str| {
+        let competitor = candidates::find(name);
+        (selection.competitors.is_empty() || selection.competitors.iter().any(|c| c == name))
+            && (selection.families.is_empty()
+                || competitor.is_some_and(|c| selection.families.contains(&c.family)))
+    };
+    for case in &mut plan.cases {
+        case.candidates.retain(|c| c == DEFAULT || wanted(c));
+        case.skipped.retain(|(c, _)| wanted(c));
+    }
+    plan.cases
+        .retain(|c| c.candidates.len() + c.skipped.len() > 1);
+    Ok(plan)
+}
+
+/// Every selected collective with all its competitors, at the sizes of
+/// [`verify_counts`] and the selected roots.
+fn built_in(selection: &Selection, world: &World) -> Result<Vec<super::Case>, String> {
+    let datatype = selection.datatype.unwrap_or(Datatype::Byte);
+    let op = selection.op.unwrap_or(Op::Bor);
+    if !op.applies_to(datatype) {
+        return Err(format!(
+            "op `{}` is not defined for datatype `{}`",
+            op.name(),
+            datatype.name()
+        ));
+    }
+    let p = world.processes;
+    let roots: Vec<String> = if selection.roots.is_empty() {
+        ["first", "middle", "last"].map(String::from).to_vec()
+    } else {
+        selection.roots.clone()
+    };
+    let mut roots: Vec<usize> = roots
+        .iter()
+        .map(|r| parse_root(r, p))
+        .collect::<Result<_, _>>()?;
+    roots.sort_unstable();
+    roots.dedup();
+    let counts: Vec<usize> = if selection.sizes.is_empty() {
+        verify_counts(p, datatype)
+    } else {
+        selection
+            .sizes
+            .iter()
+            .map(|&s| config::count_of(Collective::Alltoall, s, datatype))
+            .collect::<Result<_, _>>()?
+    };
+    let mut cases = Vec::new();
+    for collective in Collective::ALL {
+        if !selection.collectives.is_empty()
+            && !selection.collectives.iter().any(|c| c == collective.name())
+        {
+            continue;
+        }
+        let names: Vec<&str> = candidates::competitors_of(collective)
+            .map(|c| c.name)
+            .collect();
+        let roots = if collective.is_rooted() {
+            roots.clone()
+        } else {
+            vec![0]
+        };
+        for &root in &roots {
+            for &count in &counts {
+                let size_bytes = (count * datatype.size()) as u64;
+                cases.push(case(
+                    collective, size_bytes, datatype, op, root, &names, None, world,
+                ));
+            }
+        }
+    }
+    Ok(cases)
+}

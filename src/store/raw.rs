@@ -1,0 +1,134 @@
+//! `raw.csv`: one row per observation, appended after every case, so that a
+//! killed run keeps what it measured and `analyze` can decide again.
+
+use crate::analyse::Results;
+use crate::candidates::native::DEFAULT;
+use crate::case::{CaseData, CaseKey, Outcome, Sample};
+use crate::collective::Collective;
+use crate::element::{Datatype, Op};
+use serde::{Deserialize, Serialize};
+use std::fs::OpenOptions;
+use std::path::Path;
+
+/// One observation. Its fields are the CSV's columns (serde writes the
+/// header from them).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct RawRow {
+    pub collective: Collective,
+    pub size_bytes: u64,
+    pub count: usize,
+    pub datatype: Datatype,
+    pub op: Op,
+    pub root: usize,
+    pub candidate: String,
+    pub round: u32,
+    pub seconds: f64,
+}
+
+impl RawRow {
+    fn key(&self) -> CaseKey {
+        CaseKey {
+            collective: self.collective,
+            size_bytes: self.size_bytes,
+            count: self.count,
+            datatype: self.datatype,
+            op: self.op,
+            root: self.root,
+        }
+    }
+}
+
+/// Creates an empty `raw.csv`: its header comes with the first case.
+pub fn create(dir: &Path) -> std::io::Result<()> {
+    std::fs::File::create(dir.join("raw.csv")).map(drop)
+}
+
+/// Appends one case's observations to `raw.csv`.
+pub fn append(dir: &Path, case: &CaseData) -> std::io::Result<()> {
+    let file = OpenOptions::new().append(true).open(dir.join("raw.csv"))?;
+    let empty = file.metadata()?.len() == 0;
+    let mut writer = csv::WriterBuilder::new()
+        .has_headers(empty)
+        .from_writer(file);
+    let k = &case.key;
+    for sample in &case.samples {
+        for (&round, &seconds) in sample.rounds.iter().zip(&sample.seconds) {
+            writer.serialize(RawRow {
+                collective: k.collective,
+                size_bytes: k.size_bytes,
+                count: k.count,
+                datatype: k.datatype,
+                op: k.op,
+                root: k.root,
+                candidate: sample.name.clone(),
+                round,
+                seconds,
+            })?;
+        }
+    }
+    writer.flush()
+}
+
+/// Reads `raw.csv`.
+pub fn read(path: &Path) -> anyhow::Result<Vec<RawRow>> {
+    let mut reader = csv::Reader::from_path(path)?;
+    Ok(reader.deserialize().collect::<Result<_, _>>()?)
+}
+
+/// Cases from `raw.csv` rows, in the order they were measured, with the
+/// candidates that `results.json` says were wrong or skipped.
+pub fn cases(rows: &[RawRow], previous: Option<&Results>) -> Result<Vec<CaseData>, String> {
+    let mut cases: Vec<CaseData> = Vec::new();
+    for (i, row) in rows.iter().enumerate() {
+        if !(row.seconds.is_finite() && row.seconds >= 0.0) {
+            return Err(format!(
+                "line {}: seconds `{}` is not a duration",
+                i + 2,
+                row.seconds
+            ));
+        }
+        let key = row.key();
+        let case = match cases.iter().position(|c| c.key == key) {
+            Some(c) => &mut cases[c],
+            None => {
+                cases.push(CaseData {
+                    key,
+                    samples: Vec::new(),
+                });
+                cases.last_mut().expect("just pushed")
+            }
+        };
+        let sample = match case.samples.iter().position(|s| s.name == row.candidate) {
+            Some(s) => &mut case.samples[s],
+            None => {
+                case.samples.push(Sample {
+                    name: row.candidate.clone(),
+                    outcome: Outcome::Measured,
+                    seconds: Vec::new(),
+                    rounds: Vec::new(),
+                    invalid: 0,
+                });
+                case.samples.last_mut().expect("just pushed")
+            }
+        };
+        sample.seconds.push(row.seconds);
+        sample.rounds.push(row.round);
+    }
+    for case in &mut cases {
+        // `default` first, as measured runs have it.
+        case.samples.sort_by_key(|s| s.name != DEFAULT);
+        let verdict = previous.and_then(|p| p.checks.iter().find(|v| v.key == case.key));
+        for c in verdict.map(|v| &v.candidates[..]).unwrap_or_default() {
+            if matches!(c.outcome, Outcome::Wrong(_) | Outcome::Skipped(_)) {
+                case.samples.push(Sample {
+                    name: c.name.clone(),
+                    outcome: c.outcome.clone(),
+                    seconds: Vec::new(),
+                    rounds: Vec::new(),
+                    invalid: 0,
+                });
+            }
+        }
+    }
+    Ok(cases)
+}
