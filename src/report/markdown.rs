@@ -1,9 +1,7 @@
 //! The whole report as GitHub-flavoured Markdown, for a CI job summary.
 
-use super::details::{self, LEGEND};
-use super::grid::{overview, size_label, Mark};
-use super::{seconds, Results};
-use crate::analyse::guidelines::Finding;
+use super::model::{self as details, overview, seconds, size_label, Mark, Universal, LEGEND};
+use crate::analyse::Results;
 use crate::analyse::{CaseKey, Conclusion, Severity, Verdict};
 use crate::collective::Collective;
 
@@ -218,7 +216,7 @@ fn overview_table(results: &Results) -> String {
 /// One check as a row of MPINPC's Figure 2, the competitor as code and the
 /// severity marked.
 fn figure2_row(results: &Results, check: &Verdict) -> Vec<String> {
-    let mut row = super::table::figure2_row(results, check);
+    let mut row = details::figure2_row(results, check);
     if let Some(competitor) = &check.competitor {
         row[7] = code(competitor);
     }
@@ -231,8 +229,8 @@ fn collective_section(results: &Results, collective: Collective, checks: &[&Verd
     roots.sort_unstable();
     roots.dedup();
     let several_roots = collective.is_rooted() && roots.len() > 1;
-    let mut header: Vec<&str> = super::table::FIGURE2.to_vec();
-    let mut align: Vec<Align> = super::table::FIGURE2
+    let mut header: Vec<&str> = details::FIGURE2.to_vec();
+    let mut align: Vec<Align> = details::FIGURE2
         .iter()
         .map(|&c| Align::numeric(!matches!(c, "competitor" | "severity" | "verdict")))
         .collect();
@@ -256,7 +254,7 @@ fn collective_section(results: &Results, collective: Collective, checks: &[&Verd
     };
     let mut out = format!("\n### {}{root}\n\n", collective.mpi_name());
     out += &table(&header, &align, &rows);
-    let notes = super::table::notes(checks);
+    let notes = details::notes(checks);
     if !notes.is_empty() {
         out += "\n";
         for line in notes.lines() {
@@ -384,57 +382,34 @@ fn violations(results: &Results) -> String {
 /// PGMPI's monotony and split-robustness of `default`, as
 /// `table::render_guidelines` prints them.
 fn universal_guidelines(results: &Results) -> String {
-    let g = &results.guidelines;
-    if g.monotony.is_empty() && g.split_robustness.is_empty() {
+    let (pairs, findings) = details::universal_findings(results);
+    if pairs == 0 && findings.is_empty() {
         return String::new();
     }
     let mut out = "\n### Universal guidelines (PGMPI)\n\n".to_string();
-    let findings: Vec<(&str, &Finding)> = g
-        .monotony
-        .iter()
-        .filter(|f| f.severity != Severity::Ok)
-        .map(|f| ("monotony", f))
-        .chain(g.split_robustness.iter().map(|f| ("split-robustness", f)))
-        .collect();
     if findings.is_empty() {
         out += &format!(
-            "Monotony holds for all {} pairs of consecutive sizes; split-robustness holds.\n",
-            g.monotony.len()
+            "Monotony holds for all {pairs} pairs of consecutive sizes; split-robustness holds.\n"
         );
         return out;
     }
     let rows: Vec<Vec<String>> = findings
         .into_iter()
         .map(|(guideline, f)| {
-            vec![
-                guideline.to_string(),
-                text(f.key.collective.name()),
-                f.key.size_bytes.to_string(),
-                match f.k {
-                    Some(k) => format!("{k} × {} B", f.other_size_bytes),
-                    None => format!("{} B", f.other_size_bytes),
-                },
-                seconds(f.median_s),
-                seconds(f.bound_s),
-                format!("{:.3}", f.ratio),
-                format!("{:.2e}", f.p_value),
-                mark_cell(Mark::Severity(f.severity)),
-            ]
+            let name = match guideline {
+                Universal::Monotony => "monotony",
+                Universal::SplitRobustness => "split-robustness",
+            };
+            let [collective, cells @ ..] = details::finding_row(f);
+            let mut row = vec![name.to_string(), text(&collective)];
+            row.extend(cells);
+            row.push(mark_cell(Mark::Severity(f.severity)));
+            row
         })
         .collect();
     use Align::{Left, Right};
     out += &table(
-        &[
-            "guideline",
-            "collective",
-            "size [B]",
-            "compared with",
-            "default",
-            "bound",
-            "ratio",
-            "p-value",
-            "severity",
-        ],
+        &details::FINDING_COLUMNS,
         &[Left, Left, Right, Right, Right, Right, Right, Right, Left],
         &rows,
     );
@@ -560,7 +535,7 @@ fn code(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::grid::fixture;
+    use crate::report::fixture;
     use super::*;
 
     #[test]

@@ -3,28 +3,21 @@
 
 pub mod clocks;
 pub mod csv;
-pub mod details;
-pub mod grid;
+#[cfg(test)]
+mod fixture;
 pub mod json;
 pub mod list;
 pub mod markdown;
+pub mod model;
 pub mod progress;
 pub mod svg;
-pub mod table;
 pub mod text;
 pub mod verify;
 
 use crate::analyse::Results;
+use model::who_failed;
 use crate::meta::Meta;
 use crate::plan::Plan;
-
-/// Who a failed verification is about: the library, or a competitor.
-pub fn who_failed(candidate: &str) -> String {
-    match candidate {
-        crate::candidates::native::DEFAULT => "the library's collective is wrong".into(),
-        name => format!("{name} failed verification"),
-    }
-}
 
 /// One line per candidate that failed verification and per case without a
 /// verdict, for standard error: they must not hide in a table.
@@ -65,16 +58,6 @@ pub fn warning(message: &str) {
 /// The one message of an error that ends the run.
 pub fn error(message: &str) {
     eprintln!("pgcheck: error: {message}");
-}
-
-/// Seconds in the unit that suits them: `12.34 µs`, `1.234 ms`.
-pub fn seconds(s: f64) -> String {
-    match s {
-        s if s.is_nan() => "-".into(),
-        s if s < 1e-3 => format!("{:.2} µs", s * 1e6),
-        s if s < 1.0 => format!("{:.3} ms", s * 1e3),
-        s => format!("{s:.3} s"),
-    }
 }
 
 /// The plan, printed before measuring.

@@ -2,9 +2,8 @@
 //! chart of medians with interquartile ranges per check (its Figure 5).
 //! Written by hand: no fonts, no system libraries, text stays text.
 
-use super::details::{self, ranked};
-use super::grid::{overview, size_label, Mark};
-use super::{seconds, Results};
+use super::model::{self as details, overview, ranked, seconds, size_label, Mark};
+use crate::analyse::Results;
 use crate::analyse::{CandidateSummary, Severity, Verdict};
 use crate::candidates::native::DEFAULT;
 use std::collections::HashSet;
@@ -433,7 +432,7 @@ fn check_svg(results: &Results, check: &Verdict) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::grid::fixture;
+    use crate::report::fixture;
     use super::*;
 
     /// Every text of a well-formed SVG document, joined by newlines.

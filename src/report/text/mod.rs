@@ -1,8 +1,12 @@
-//! The terminal report: the verdict table, the universal guidelines, the
+//! The terminal report: the verdict tables, the universal guidelines, the
 //! baseline comparison, optional details, and the overview grid.
 
-use super::{details, grid, table};
+pub mod details;
+pub mod grid;
+pub mod table;
+
 use crate::analyse::Results;
+pub use table::style;
 
 /// The whole terminal report; `color` for the grid's severities.
 pub fn render(results: &Results, details: bool, color: bool) -> String {

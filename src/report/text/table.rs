@@ -1,116 +1,9 @@
 //! The per-collective tables (MPINPC's Figure 2).
 
-use super::{seconds, Results};
-use crate::analyse::{Conclusion, Verdict};
+use crate::analyse::Results;
+use crate::report::model::*;
 use crate::collective::Collective;
 use comfy_table::{presets, Cell, CellAlignment, Table};
-
-/// The columns of the per-collective table (MPINPC's Figure 2, with the
-/// verdict and the sensitivity behind it).
-pub const FIGURE2: [&str; 13] = [
-    "size [B]",
-    "count",
-    "N",
-    "ppn",
-    "n",
-    "default",
-    "slowdown",
-    "competitor",
-    "its median",
-    "p-value",
-    "severity",
-    "verdict",
-    "sensitivity",
-];
-
-/// One check as a row of the per-collective table: the competitor that
-/// sets the severity, else the fastest. A slowdown marked `~`: the medians
-/// differ by less than the synchronisation's own cost. A candidate that
-/// failed verification marks the row with `!`.
-pub fn figure2_row(results: &Results, check: &Verdict) -> Vec<String> {
-    let default = check.default_candidate();
-    let below_noise = check
-        .candidates
-        .iter()
-        .any(|c| Some(&c.name) == check.competitor.as_ref() && c.below_noise);
-    let wrong = check.candidates.iter().any(|c| c.outcome.is_wrong());
-    let default_median = match check.conclusion {
-        Conclusion::LibraryWrong => "WRONG".into(),
-        _ => default
-            .and_then(|d| d.round_median_s)
-            .map_or("-".into(), seconds),
-    };
-    vec![
-        check.key.size_bytes.to_string(),
-        check.key.count.to_string(),
-        results.meta.nodes.to_string(),
-        results.meta.ppn.to_string(),
-        default.map_or(0, |d| d.n).to_string(),
-        default_median,
-        check.slowdown.map_or("-".into(), |s| {
-            format!("{s:.3}{}", if below_noise { "~" } else { "" })
-        }),
-        check.competitor.clone().unwrap_or_else(|| "-".into()),
-        check.competitor_median_s.map_or("-".into(), seconds),
-        check.p_value.map_or("-".into(), |p| format!("{p:.2e}")),
-        match check.conclusion {
-            Conclusion::LibraryWrong | Conclusion::Unmeasured => "-".into(),
-            _ => check.severity.label().into(),
-        },
-        format!(
-            "{}{}",
-            check.conclusion.label(),
-            if wrong { " !" } else { "" }
-        ),
-        sensitivity(check),
-    ]
-}
-
-/// The smallest slowdown the case could have flagged: `1.07×`, or `none`
-/// when the rounds could not give a significant result.
-pub fn sensitivity(check: &Verdict) -> String {
-    match (check.sensitivity, check.powerless) {
-        (Some(s), _) => format!("{s:.2}×"),
-        (None, true) => "none".into(),
-        (None, false) => "-".into(),
-    }
-}
-
-/// The lines under a table: every candidate that failed verification, every
-/// case without a verdict, and candidates with many invalid observations.
-pub fn notes(checks: &[&Verdict]) -> String {
-    let mut out = String::new();
-    for check in checks {
-        let case = format!("{} B", check.key.size_bytes);
-        for c in check.candidates.iter().filter(|c| c.outcome.is_wrong()) {
-            let (who, why) = (super::who_failed(&c.name), c.outcome.reason());
-            out += &format!("! {case}: {who}: {}\n", why.unwrap_or(""));
-        }
-        let lost: Vec<String> = check
-            .candidates
-            .iter()
-            .filter(|c| c.invalid_share() > INVALID_WARNING)
-            .map(|c| format!("{} {:.0} %", c.name, 100.0 * c.invalid_share()))
-            .collect();
-        if !lost.is_empty() {
-            out += &format!(
-                "  {case}: observations lost to late starts: {}\n",
-                lost.join(", ")
-            );
-        }
-        if check.conclusion == Conclusion::Unmeasured {
-            out += &format!(
-                "! {case}: no verdict, default not measured: {}\n",
-                check.reason.as_deref().unwrap_or("")
-            );
-        }
-    }
-    out
-}
-
-/// Above this share of invalid observations a candidate is mentioned: its
-/// sample may be biased towards calls that happened to start on time.
-pub const INVALID_WARNING: f64 = 0.05;
 
 /// One table per collective: size, count, nodes, ppn, n, default median,
 /// slowdown, fastest competitor, its median, p-value, severity.
@@ -172,7 +65,7 @@ pub fn render(results: &Results) -> String {
 /// The look of every table: ASCII borders when output is not a terminal or
 /// `NO_COLOR` is set, so that logs and CI summaries stay plain.
 pub fn style(table: &mut Table) {
-    let plain = std::env::var_os("NO_COLOR").is_some() || !super::interactive(&std::io::stdout());
+    let plain = std::env::var_os("NO_COLOR").is_some() || !crate::report::interactive(&std::io::stdout());
     table.load_preset(if plain {
         presets::ASCII_BORDERS_ONLY_CONDENSED
     } else {
@@ -183,59 +76,34 @@ pub fn style(table: &mut Table) {
 /// PGMPI's universal guidelines: monotony violations and split-robustness
 /// violations, or a line saying there are none.
 pub fn render_guidelines(results: &Results) -> String {
-    let g = &results.guidelines;
-    let violated: Vec<_> = g
-        .monotony
-        .iter()
-        .filter(|f| f.severity != crate::analyse::Severity::Ok)
-        .collect();
-    let mut out = String::new();
-    if violated.is_empty() && g.split_robustness.is_empty() {
-        if !g.monotony.is_empty() {
-            out += &format!(
-                "\nUniversal guidelines (PGMPI): monotony holds for all {} pairs of consecutive sizes; split-robustness holds.\n",
-                g.monotony.len()
-            );
-        }
-        return out;
+    let (pairs, findings) = universal_findings(results);
+    if findings.is_empty() {
+        return match pairs {
+            0 => String::new(),
+            n => format!(
+                "\nUniversal guidelines (PGMPI): monotony holds for all {n} pairs of consecutive sizes; split-robustness holds.\n"
+            ),
+        };
     }
     let mut table = Table::new();
     style(&mut table);
-    table.set_header(vec![
-        "guideline",
-        "collective",
-        "size [B]",
-        "compared with",
-        "default",
-        "bound",
-        "ratio",
-        "p-value",
-        "severity",
-    ]);
-    let right = |text: String| Cell::new(text).set_alignment(CellAlignment::Right);
-    for (name, f) in violated
-        .iter()
-        .map(|f| ("monotony", *f))
-        .chain(g.split_robustness.iter().map(|f| ("split-robust", f)))
-    {
-        let with = match f.k {
-            Some(k) => format!("{k} × {} B", f.other_size_bytes),
-            None => format!("{} B", f.other_size_bytes),
+    table.set_header(FINDING_COLUMNS.to_vec());
+    for (guideline, f) in findings {
+        let name = match guideline {
+            Universal::Monotony => "monotony",
+            Universal::SplitRobustness => "split-robust",
         };
-        table.add_row(vec![
-            Cell::new(name),
-            Cell::new(f.key.collective.name()),
-            right(f.key.size_bytes.to_string()),
-            right(with),
-            right(seconds(f.median_s)),
-            right(seconds(f.bound_s)),
-            right(format!("{:.3}", f.ratio)),
-            right(format!("{:.2e}", f.p_value)),
-            Cell::new(f.severity.label()),
-        ]);
+        let [collective, cells @ ..] = finding_row(f);
+        let mut row = vec![Cell::new(name), Cell::new(collective)];
+        row.extend(
+            cells
+                .into_iter()
+                .map(|text| Cell::new(text).set_alignment(CellAlignment::Right)),
+        );
+        row.push(Cell::new(f.severity.label()));
+        table.add_row(row);
     }
-    out += &format!("\nUniversal guidelines (PGMPI) violated by default\n{table}\n");
-    out
+    format!("\nUniversal guidelines (PGMPI) violated by default\n{table}\n")
 }
 
 /// The comparison with the baseline run: regressions, and the cases only

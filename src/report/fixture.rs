@@ -1,0 +1,209 @@
+//! A hand-made run for the renderers' tests. Built from JSON, as
+//! `results.json` would hold it, so that fields added with a serde default
+//! elsewhere leave these tests alone.
+
+use crate::analyse::{CandidateSummary, Severity, Verdict};
+use crate::collective::Collective;
+use crate::meta::Meta;
+use crate::analyse::Results;
+use serde_json::{json, Value};
+
+fn from_json<T: serde::de::DeserializeOwned>(value: Value) -> T {
+    serde_json::from_value(value).expect("the fixture matches the types")
+}
+
+/// A measured candidate: median `m` µs against the default's
+/// `default_us`, raw p-value `p`, adjusted p-value `3p`.
+pub fn measured(name: &str, default_us: f64, m: f64, p: Option<f64>) -> CandidateSummary {
+    let slowdown = default_us / m;
+    let adjusted = p.map(|p| (p * 3.0).min(1.0));
+    from_json(json!({
+        "name": name,
+        "status": "measured",
+        "verified": true,
+        "n": 100,
+        "outliers_removed": 2,
+        "median_s": m * 1e-6,
+        "round_median_s": m * 1e-6,
+        "rounds": 10,
+        "q1_s": m * 0.95e-6,
+        "q3_s": m * 1.1e-6,
+        "slowdown": slowdown,
+        "p_value": p,
+        "p_adjusted": adjusted,
+        "significant": adjusted.is_some_and(|p| p < 0.05) && slowdown > 1.0,
+        "below_noise": ((default_us - m) * 1e-6).abs() < 0.5e-6,
+    }))
+}
+
+pub fn excluded(name: &str, status: &str, reason: &str) -> CandidateSummary {
+    from_json(json!({
+        "name": name,
+        "status": status,
+        "reason": reason,
+        "verified": status != "wrong",
+        "n": 0,
+        "outliers_removed": 0,
+        "median_s": null,
+        "q1_s": null,
+        "q3_s": null,
+        "slowdown": null,
+        "p_value": null,
+        "p_adjusted": null,
+        "significant": false,
+        "below_noise": false,
+    }))
+}
+
+fn key(collective: Collective, size_bytes: u64, root: usize) -> Value {
+    json!({
+        "collective": collective,
+        "size_bytes": size_bytes,
+        "count": size_bytes,
+        "datatype": "byte",
+        "op": "bor",
+        "root": root,
+    })
+}
+
+/// A verdict whose default takes `default_us` and whose competitors
+/// take the given medians (µs) with the given raw p-values.
+pub fn check(
+    collective: Collective,
+    size_bytes: u64,
+    root: usize,
+    default_us: f64,
+    competitors: &[(&str, f64, f64)],
+    others: Vec<CandidateSummary>,
+) -> Verdict {
+    let mut candidates = vec![measured("default", default_us, default_us, None)];
+    candidates.extend(
+        competitors
+            .iter()
+            .map(|&(name, m, p)| measured(name, default_us, m, Some(p))),
+    );
+    candidates.extend(others);
+    let competitors = || {
+        candidates
+            .iter()
+            .filter(|c| c.name != "default" && c.median_s.is_some())
+    };
+    let fastest = competitors().min_by(|a, b| a.median_s.partial_cmp(&b.median_s).unwrap());
+    let worst = competitors()
+        .filter(|c| c.significant)
+        .max_by(|a, b| a.slowdown.partial_cmp(&b.slowdown).unwrap());
+    let shown = worst.or(fastest);
+    let mut verdict = key(collective, size_bytes, root);
+    let fields = json!({
+        "verdict": if worst.is_some() { "violated" } else { "holds" },
+        "candidates": candidates,
+        "competitor": shown.map(|f| f.name.clone()),
+        "competitor_median_s": shown.and_then(|f| f.median_s),
+        "fastest": fastest.map(|f| f.name.clone()),
+        "slowdown": shown.and_then(|f| f.slowdown),
+        "p_value": shown.and_then(|f| f.p_adjusted),
+        "sensitivity": 1.2,
+        "severity": worst.map_or(Severity::Ok, |w| Severity::of_slowdown(w.slowdown.unwrap())),
+        "violated_by": worst.map(|w| w.name.clone()),
+    });
+    verdict
+        .as_object_mut()
+        .unwrap()
+        .extend(fields.as_object().unwrap().clone());
+    from_json(verdict)
+}
+
+/// Allreduce at 8 B (ok) and 8 KiB (medium-high, with a wrong and a
+/// skipped competitor); bcast at 8 B only (very-high) and root 2;
+/// scatter at 1 MiB with the default never measured; a monotony
+/// violation of allreduce and a baseline regression of bcast.
+pub fn results() -> Results {
+    let wrong = excluded(
+        "allreduce_as_allreduce_lane",
+        "wrong",
+        "rank 3: element 17 is 4, expected 5",
+    );
+    let skipped = excluded(
+        "allreduce_as_allreduce_hier",
+        "skipped",
+        "needs a commutative operator | not given",
+    );
+    let mut unmeasured = check(Collective::Scatter, 1 << 20, 0, 100.0, &[], vec![]);
+    unmeasured.candidates = vec![excluded("default", "skipped", "interrupted")];
+    unmeasured.conclusion = crate::analyse::Conclusion::Unmeasured;
+    unmeasured.reason = Some("interrupted".into());
+    let meta = Meta {
+        tool: "pgcheck".into(),
+        tool_version: "0.1.0".into(),
+        mpi_library: "Open MPI v4.1.6 <test & build>\nsecond line".into(),
+        processes: 8,
+        nodes: 2,
+        ppn: 4,
+        budget_s: 1.0,
+        rounds: 10,
+        alpha: 0.05,
+        test: "mwu".into(),
+        correction: "holm".into(),
+        plan_s: 12.0,
+        wall_s: 12.4,
+        noise_floor_s: 2e-6,
+        ..Meta::default()
+    };
+    let checks = vec![
+        check(
+            Collective::Allreduce,
+            8,
+            0,
+            10.0,
+            &[
+                ("allreduce_as_reduce_bcast", 12.0, 0.9),
+                ("allreduce_as_reducescatter_allgather", 10.2, 0.3),
+            ],
+            vec![],
+        ),
+        check(
+            Collective::Allreduce,
+            8192,
+            0,
+            100.0,
+            &[
+                ("allreduce_as_reduce_bcast", 120.0, 0.8),
+                ("allreduce_as_reducescatter_allgather", 55.0, 1e-6),
+            ],
+            vec![wrong, skipped],
+        ),
+        check(
+            Collective::Bcast,
+            8,
+            2,
+            600.0,
+            &[("bcast_as_scatter_allgather", 100.0, 1e-9)],
+            vec![],
+        ),
+        unmeasured,
+    ];
+    let with = |mut key: Value, fields: Value| {
+        key.as_object_mut()
+            .unwrap()
+            .extend(fields.as_object().unwrap().clone());
+        key
+    };
+    let monotony = with(
+        key(Collective::Allreduce, 8192, 0),
+        json!({"other_size_bytes": 8, "median_s": 5e-6, "bound_s": 10e-6, "ratio": 2.0,
+               "p_value": 1e-4, "severity": "medium-high"}),
+    );
+    let regression = with(
+        key(Collective::Bcast, 8, 2),
+        json!({"baseline_median_s": 300e-6, "median_s": 600e-6, "ratio": 2.0,
+               "p_value": 1e-5, "regression": true}),
+    );
+    from_json(json!({
+        "meta": meta,
+        "complete": true,
+        "checks": checks,
+        "guidelines": {"monotony": [monotony], "split_robustness": []},
+        "baseline": {"baseline": "main/results.json", "tolerance": 0.05, "changes": [regression],
+                     "only_in_baseline": [key(Collective::Gather, 8, 0)], "only_in_current": []},
+    }))
+}
