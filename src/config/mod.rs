@@ -1,0 +1,270 @@
+//! The YAML input: defaults and a list of checks.
+//!
+//! ```yaml
+//! budget: 1s          # per candidate and size
+//! datatype: byte
+//! op: bor
+//! checks:
+//!   - collective: allreduce
+//!     sizes: [8, 64, 1024]
+//!     competitors: all
+//!   - collective: bcast
+//!     sizes: [8, 8192]
+//!     root: 0
+//!     competitors: [bcast_as_scatter_allgather]
+//! ```
+//!
+//! Every value is checked while parsing, inside serde visitors, so that its
+//! error carries the value's own line. What needs more than one value (sizes
+//! against the datatype, competitor names against the collective, duplicate
+//! checks) is checked afterwards and reported at the line of the check.
+//! The visitors are in `values`; finding lines in the text is `lines`' job.
+
+mod lines;
+#[cfg(test)]
+mod tests;
+mod values;
+
+use crate::candidates;
+use crate::collective::Collective;
+use crate::element::{Datatype, Op};
+use crate::settings::SyncMode;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use values::RawConfig;
+
+/// The most elements one buffer may hold: MPI counts are C `int`s.
+pub const MAX_COUNT: u64 = i32::MAX as u64;
+
+/// A parsed input file.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub path: PathBuf,
+    pub budget: Option<Duration>,
+    pub rounds: Option<usize>,
+    pub datatype: Datatype,
+    pub op: Op,
+    pub ppn: Option<usize>,
+    /// How observations are synchronised (`--sync` overrides it).
+    pub sync: Option<SyncMode>,
+    /// The line of `ppn` in the file, for the error when it does not
+    /// divide the processes (known only once MPI runs).
+    pub ppn_line: Option<usize>,
+    pub checks: Vec<Check>,
+}
+
+/// One entry of `checks`.
+#[derive(Debug, Clone)]
+pub struct Check {
+    pub collective: Collective,
+    pub sizes: Vec<u64>,
+    pub root: usize,
+    /// `None` means all competitors of the collective.
+    pub competitors: Option<Vec<String>>,
+    pub datatype: Datatype,
+    pub op: Op,
+    /// Blocks of the n-block circulant broadcast.
+    pub blocks: Option<usize>,
+    /// The line of the entry in the file (1-based).
+    pub line: usize,
+}
+
+impl Check {
+    /// The checks that depend on the datatype and op, to repeat when
+    /// `--datatype` or `--op` replace the file's: the op is defined for the
+    /// datatype, and every size is a whole number of elements that fits an
+    /// MPI count.
+    pub fn validate_elements(&self) -> Result<(), String> {
+        if self.collective.is_reduction() && !self.op.applies_to(self.datatype) {
+            return Err(format!(
+                "op `{}` is not defined for datatype `{}` (bitwise ops need an integer type)",
+                self.op.name(),
+                self.datatype.name()
+            ));
+        }
+        for &size in &self.sizes {
+            count_of(self.collective, size, self.datatype)?;
+        }
+        Ok(())
+    }
+}
+
+/// The element count of `size` bytes of `datatype`: a whole number of
+/// elements that fits an MPI count. For the collectives whose size is per
+/// process, the whole buffer is p times larger, which the caller must check
+/// once p is known.
+pub fn count_of(collective: Collective, size: u64, datatype: Datatype) -> Result<usize, String> {
+    let width = datatype.size() as u64;
+    let count = size / width;
+    if count * width != size {
+        return Err(format!(
+            "size {size} is not a multiple of the {width}-byte datatype `{}`",
+            datatype.name()
+        ));
+    }
+    if count > MAX_COUNT {
+        let per = if collective.size_is_per_process() {
+            " per process"
+        } else {
+            ""
+        };
+        return Err(format!(
+            "size {size} is {count} elements of `{}`{per}, more than an MPI count can hold \
+             ({MAX_COUNT}, i.e. at most {} bytes)",
+            datatype.name(),
+            MAX_COUNT * width
+        ));
+    }
+    Ok(count as usize)
+}
+
+/// The closest of `choices` to `name`, if it is close enough to be a typo.
+pub fn suggest<'a>(name: &str, choices: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    choices
+        .into_iter()
+        .map(|c| (strsim::levenshtein(name, c), c))
+        .filter(|&(d, c)| d <= 3.max(c.len() / 4))
+        .min()
+        .map(|(_, c)| c)
+}
+
+/// "unknown X `name` (did you mean `y`?); valid: a, b, c".
+pub fn unknown<'a>(
+    what: &str,
+    name: &str,
+    choices: impl IntoIterator<Item = &'a str> + Clone,
+) -> String {
+    let hint = suggest(name, choices.clone())
+        .map(|s| format!(" (did you mean `{s}`?)"))
+        .unwrap_or_default();
+    let valid: Vec<&str> = choices.into_iter().collect();
+    format!("unknown {what} `{name}`{hint}; valid: {}", valid.join(", "))
+}
+
+/// An input error: the message names the file and, where it applies, the line.
+#[derive(Debug)]
+pub struct InputError(pub String);
+
+impl std::fmt::Display for InputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for InputError {}
+
+/// Reads and checks an input file.
+pub fn load(path: &Path) -> Result<Config, InputError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| InputError(format!("{}: cannot read: {e}", path.display())))?;
+    parse(path, &text)
+}
+
+/// Parses and checks the text of an input file.
+pub fn parse(path: &Path, text: &str) -> Result<Config, InputError> {
+    let at = |line: usize, msg: String| InputError(format!("{}:{line}: {msg}", path.display()));
+    if text
+        .lines()
+        .all(|l| matches!(l.trim(), "" | "---" | "...") || l.trim_start().starts_with('#'))
+    {
+        return Err(at(1, "the file is empty; it needs a `checks:` list".into()));
+    }
+    let raw: RawConfig = serde_yaml::from_str(text).map_err(|e| {
+        let (line, message) = lines::yaml_error(text, &e);
+        at(line, message)
+    })?;
+    let (checks_line, entries) = lines::entry_lines(text);
+    let datatype = raw.datatype.unwrap_or(Datatype::Byte);
+    let op = raw.op.unwrap_or(Op::Bor);
+    let mut checks = Vec::with_capacity(raw.checks.len());
+    for (i, c) in raw.checks.into_iter().enumerate() {
+        let line = entries.get(i).copied().unwrap_or(checks_line);
+        let fail = |msg: String| Err(at(line, format!("checks[{i}] ({}): {msg}", c.collective)));
+        if c.root.is_some() && !c.collective.is_rooted() {
+            return fail("`root` applies only to bcast, gather, reduce and scatter".into());
+        }
+        if c.blocks.is_some() && c.collective != Collective::Bcast {
+            return fail("`blocks` applies only to bcast (the n-block circulant broadcast)".into());
+        }
+        if let Some(names) = &c.competitors {
+            if let Err(e) = check_competitors(c.collective, names) {
+                return fail(e);
+            }
+        }
+        let check = Check {
+            collective: c.collective,
+            sizes: c.sizes,
+            root: c.root.unwrap_or(0),
+            competitors: c.competitors,
+            datatype: c.datatype.unwrap_or(datatype),
+            op: c.op.unwrap_or(op),
+            blocks: c.blocks,
+            line,
+        };
+        if let Err(e) = check.validate_elements() {
+            let hint = if c.op.is_none() && raw.op.is_none() && !check.op.applies_to(check.datatype)
+            {
+                " (set `op:`, the default is `bor`)"
+            } else {
+                ""
+            };
+            return fail(format!("{e}{hint}"));
+        }
+        checks.push(check);
+    }
+    for (i, a) in checks.iter().enumerate() {
+        let same = |b: &&Check| {
+            b.collective == a.collective
+                && b.root == a.root
+                && b.datatype == a.datatype
+                && b.op == a.op
+                && b.sizes.iter().any(|s| a.sizes.contains(s))
+        };
+        if let Some(b) = checks[..i].iter().find(same) {
+            return Err(at(
+                a.line,
+                format!(
+                    "duplicate check: {} with the same sizes, root, datatype and op is already at line {}",
+                    a.collective, b.line
+                ),
+            ));
+        }
+    }
+    Ok(Config {
+        path: path.to_path_buf(),
+        budget: raw.budget,
+        rounds: raw.rounds,
+        datatype,
+        op,
+        ppn: raw.ppn,
+        sync: raw.sync,
+        ppn_line: raw
+            .ppn
+            .map(|_| lines::top_level_line(text, "ppn").unwrap_or(1)),
+        checks,
+    })
+}
+
+/// Every name is a competitor of `collective`, and none is listed twice.
+fn check_competitors(collective: Collective, names: &[String]) -> Result<(), String> {
+    let valid: Vec<&str> = candidates::competitors_of(collective)
+        .map(|c| c.name)
+        .collect();
+    for (j, name) in names.iter().enumerate() {
+        if !valid.contains(&name.as_str()) {
+            let what = format!("competitor of {collective}");
+            // A competitor of another collective is a likelier mistake than a typo.
+            let elsewhere = candidates::find(name)
+                .map(|c| format!(" (`{name}` is a competitor of {})", c.collective))
+                .unwrap_or_default();
+            return Err(format!(
+                "{}{elsewhere}",
+                unknown(&what, name, valid.iter().copied())
+            ));
+        }
+        if names[..j].contains(name) {
+            return Err(format!("competitor `{name}` is listed twice"));
+        }
+    }
+    Ok(())
+}

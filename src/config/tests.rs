@@ -1,0 +1,167 @@
+//! Whole files through `parse`: messages, their lines and the defaults.
+
+use super::*;
+
+fn parse_str(text: &str) -> Result<Config, InputError> {
+    parse(Path::new("test.yaml"), text)
+}
+
+fn error(text: &str) -> String {
+    parse_str(text).unwrap_err().0
+}
+
+/// `text` fails at `line` with a message that contains `part`.
+fn fails_at(text: &str, line: usize, part: &str) {
+    let err = error(text);
+    assert!(
+        err.starts_with(&format!("test.yaml:{line}:")) && err.contains(part),
+        "{err}"
+    );
+}
+
+#[test]
+fn parses_defaults_and_checks() {
+    let config = parse_str(
+        "budget: 250ms\ndatatype: int32\nop: sum\nchecks:\n  - collective: allreduce\n    sizes: [8, 64]\n  - collective: bcast\n    sizes: [4]\n    root: 2\n",
+    )
+    .unwrap();
+    assert_eq!(config.budget, Some(Duration::from_millis(250)));
+    assert_eq!(config.checks.len(), 2);
+    assert_eq!(config.checks[1].root, 2);
+    assert_eq!(config.checks[1].line, 7);
+    assert_eq!(config.checks[0].datatype, Datatype::Int32);
+    assert_eq!(config.ppn_line, None);
+    let config =
+        parse_str("budget: 1s\nppn: 2\nchecks:\n  - collective: allreduce\n    sizes: [8]\n")
+            .unwrap();
+    assert_eq!((config.ppn, config.ppn_line), (Some(2), Some(2)));
+}
+
+#[test]
+fn names_the_line_and_suggests() {
+    fails_at(
+        "checks:\n  - collective: allreduc\n    sizes: [8]\n",
+        2,
+        "did you mean `allreduce`",
+    );
+    fails_at(
+        "checks:\n  - collective: allreduce\n    sizes: [8]\n    colour: red\n",
+        4,
+        "colour",
+    );
+    fails_at(
+        "budgt: 1s\nchecks:\n  - collective: allreduce\n    sizes: [8]\n",
+        1,
+        "did you mean `budget`",
+    );
+}
+
+#[test]
+fn values_are_reported_at_their_own_line() {
+    fails_at(
+        "checks:\n  - sizes: [8]\n    collective: allreduc\n",
+        3,
+        "unknown collective",
+    );
+    fails_at(
+        "datatype: byte\n\nbudget: -1s\nchecks:\n  - collective: allreduce\n    sizes: [8]\n",
+        3,
+        "positive",
+    );
+    fails_at(
+        "checks:\n  - collective: allreduce\n    sizes:\n      - 8\n      - 0\n",
+        5,
+        "size 0",
+    );
+    fails_at(
+        "rounds: 1\nppn: 0\nchecks:\n  - collective: allreduce\n    sizes: [8]\n",
+        2,
+        "ppn",
+    );
+    fails_at(
+        "checks:\n  - collective: bcast\n    sizes: [8]\n    competitors: 5\n",
+        4,
+        "`all` or a list",
+    );
+}
+
+#[test]
+fn checks_sizes_against_the_datatype() {
+    fails_at(
+        "datatype: int64\nop: sum\nchecks:\n  - collective: allreduce\n    sizes: [12]\n",
+        4,
+        "multiple",
+    );
+    fails_at(
+        "checks:\n  - collective: bcast\n    sizes: [1000000000000000]\n",
+        2,
+        "MPI count",
+    );
+    let fits =
+        "datatype: int64\nop: sum\nchecks:\n  - collective: allreduce\n    sizes: [17179869176]\n";
+    assert!(parse_str(fits).is_ok());
+}
+
+#[test]
+fn duplicate_keys_are_reported_where_they_repeat() {
+    let err = error(
+        "budget: 1s\nrounds: 2\nbudget: 2s\nchecks:\n  - collective: allreduce\n    sizes: [8]\n",
+    );
+    assert!(
+        err.starts_with("test.yaml:3: duplicate field `budget`"),
+        "{err}"
+    );
+    let err = error("checks:\n  - collective: allreduce\n    sizes: [8]\n  - collective: bcast\n    sizes: [8]\n    sizes: [16]\n");
+    assert!(
+        err.starts_with("test.yaml:6: checks[1]: duplicate field `sizes`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn libyaml_messages_lose_only_the_location() {
+    let err = error("checks:\n  - collective: allreduce\n    sizes: [8, 64]]\n");
+    assert_eq!(
+        err,
+        "test.yaml:3: did not find expected key, while parsing a block mapping"
+    );
+}
+
+#[test]
+fn an_empty_list_of_checks_has_a_line() {
+    for text in ["budget: 1s\nchecks: []\n", "budget: 1s\nchecks:\n"] {
+        fails_at(text, 2, "empty");
+    }
+    assert!(error("# nothing\n").contains("empty"));
+}
+
+#[test]
+fn finds_entry_lines_in_every_layout() {
+    let flush =
+        "checks:\n- collective: allreduce\n  sizes: [8]\n- collective: bcast\n  sizes: [8]\n";
+    let lines: Vec<usize> = parse_str(flush)
+        .unwrap()
+        .checks
+        .iter()
+        .map(|c| c.line)
+        .collect();
+    assert_eq!(lines, [2, 4]);
+    let flow = "budget: 1s\nchecks: [{collective: allreduce, sizes: [8]}]\n";
+    assert_eq!(parse_str(flow).unwrap().checks[0].line, 2);
+}
+
+#[test]
+fn rejects_settings_that_do_not_apply() {
+    let check = "checks:\n  - collective: allreduce\n    sizes: [8]\n";
+    fails_at(&format!("{check}    root: 0\n"), 2, "`root` applies only");
+    fails_at(
+        &format!("{check}    blocks: 4\n"),
+        2,
+        "`blocks` applies only",
+    );
+    fails_at(
+        &format!("{check}    competitors: [bcast_as_scatter_allgather]\n"),
+        2,
+        "is a competitor of bcast",
+    );
+}

@@ -1,0 +1,313 @@
+//! The serde side of the input: raw structs whose values are each checked
+//! inside a visitor, so that serde_yaml gives the error the value's own line.
+
+use super::unknown;
+use crate::collective::Collective;
+use crate::element::{Datatype, Op};
+use crate::settings::SyncMode;
+use crate::units::parse_duration;
+use serde::de::{self, DeserializeSeed, Deserializer, SeqAccess, Visitor};
+use serde::Deserialize;
+use std::fmt;
+use std::time::Duration;
+
+/// The file as written; `super::parse` fills in the defaults.
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a mapping with `checks` and optional budget, rounds, datatype, op, ppn"
+)]
+pub(super) struct RawConfig {
+    #[serde(default, deserialize_with = "budget")]
+    pub(super) budget: Option<Duration>,
+    #[serde(default, deserialize_with = "rounds")]
+    pub(super) rounds: Option<usize>,
+    #[serde(default, deserialize_with = "datatype")]
+    pub(super) datatype: Option<Datatype>,
+    #[serde(default, deserialize_with = "op")]
+    pub(super) op: Option<Op>,
+    #[serde(default, deserialize_with = "ppn")]
+    pub(super) ppn: Option<usize>,
+    #[serde(default, deserialize_with = "sync")]
+    pub(super) sync: Option<SyncMode>,
+    #[serde(deserialize_with = "checks")]
+    pub(super) checks: Vec<RawCheck>,
+}
+
+/// One entry of `checks` as written.
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a check: a mapping with `collective` and `sizes`"
+)]
+pub(super) struct RawCheck {
+    #[serde(deserialize_with = "collective")]
+    pub(super) collective: Collective,
+    #[serde(deserialize_with = "sizes")]
+    pub(super) sizes: Vec<u64>,
+    #[serde(default, deserialize_with = "root")]
+    pub(super) root: Option<usize>,
+    /// `None`: not given or `all`.
+    #[serde(default, deserialize_with = "competitors")]
+    pub(super) competitors: Option<Vec<String>>,
+    #[serde(default, deserialize_with = "datatype")]
+    pub(super) datatype: Option<Datatype>,
+    #[serde(default, deserialize_with = "op")]
+    pub(super) op: Option<Op>,
+    #[serde(default, deserialize_with = "blocks")]
+    pub(super) blocks: Option<usize>,
+}
+
+/// A scalar as YAML typed it.
+enum Scalar<'a> {
+    Int(i128),
+    Float(f64),
+    Text(&'a str),
+}
+
+impl fmt::Display for Scalar<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Scalar::Int(i) => write!(f, "{i}"),
+            Scalar::Float(x) => write!(f, "{x}"),
+            Scalar::Text(t) => f.write_str(t),
+        }
+    }
+}
+
+/// Hands a scalar to `check`. The error is raised inside the visitor, where
+/// serde_yaml attaches the value's own line to it; anything but a scalar is
+/// an "invalid type, expected `expecting`" error.
+struct ScalarVisitor<'e, F> {
+    expecting: &'e str,
+    check: F,
+}
+
+impl<'de, T, F: FnOnce(Scalar) -> Result<T, String>> Visitor<'de> for ScalarVisitor<'_, F> {
+    type Value = T;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.expecting)
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
+        (self.check)(Scalar::Int(v.into())).map_err(E::custom)
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<T, E> {
+        (self.check)(Scalar::Int(v.into())).map_err(E::custom)
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<T, E> {
+        (self.check)(Scalar::Float(v)).map_err(E::custom)
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
+        (self.check)(Scalar::Text(v)).map_err(E::custom)
+    }
+}
+
+fn scalar<'de, D, T>(
+    d: D,
+    expecting: &str,
+    check: impl FnOnce(Scalar) -> Result<T, String>,
+) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    d.deserialize_any(ScalarVisitor { expecting, check })
+}
+
+/// One of `names`, which `parse` turns into a value.
+fn named<'de, D, T>(
+    d: D,
+    what: &str,
+    parse: fn(&str) -> Option<T>,
+    names: impl IntoIterator<Item = &'static str> + Clone,
+) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    let expecting = format!("a {what} name");
+    scalar(d, &expecting, |value| {
+        let name = value.to_string();
+        parse(&name).ok_or_else(|| unknown(what, &name, names))
+    })
+}
+
+fn collective<'de, D: Deserializer<'de>>(d: D) -> Result<Collective, D::Error> {
+    let names = Collective::ALL.iter().map(|c| c.name());
+    named(d, "collective", Collective::from_name, names)
+}
+
+fn datatype<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Datatype>, D::Error> {
+    let names = Datatype::ALL.iter().map(|t| t.name());
+    named(d, "datatype", Datatype::from_name, names).map(Some)
+}
+
+fn sync<'de, D: Deserializer<'de>>(d: D) -> Result<Option<SyncMode>, D::Error> {
+    let parse = |name: &str| match name {
+        "barrier" => Some(SyncMode::Barrier),
+        "roundtime" => Some(SyncMode::Roundtime),
+        _ => None,
+    };
+    named(d, "sync", parse, ["barrier", "roundtime"]).map(Some)
+}
+
+fn op<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Op>, D::Error> {
+    let names = Op::ALL.iter().map(|o| o.name());
+    named(d, "op", Op::from_name, names).map(Some)
+}
+
+fn budget<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+    scalar(d, "a duration like 500ms or 2s", |value| {
+        let text = value.to_string();
+        // parse_duration takes a leading `-` for a unit-less typo.
+        if text.trim_start().starts_with('-') {
+            return Err(format!("budget `{text}` must be positive"));
+        }
+        parse_duration(&text)
+            .map(Some)
+            .map_err(|e| format!("budget: {e}"))
+    })
+}
+
+/// An integer of at least `min`, named `what` in the error.
+fn integer<'de, D: Deserializer<'de>>(d: D, what: &str, min: i128) -> Result<usize, D::Error> {
+    let expecting = format!("an integer of at least {min}");
+    scalar(d, &expecting, |value| match value {
+        Scalar::Int(i) if i >= min => {
+            usize::try_from(i).map_err(|_| format!("{what} {i} is too large"))
+        }
+        _ => Err(format!(
+            "{what} must be an integer of at least {min}, not `{value}`"
+        )),
+    })
+}
+
+fn rounds<'de, D: Deserializer<'de>>(d: D) -> Result<Option<usize>, D::Error> {
+    integer(d, "rounds", 1).map(Some)
+}
+
+fn ppn<'de, D: Deserializer<'de>>(d: D) -> Result<Option<usize>, D::Error> {
+    integer(d, "ppn", 1).map(Some)
+}
+
+fn blocks<'de, D: Deserializer<'de>>(d: D) -> Result<Option<usize>, D::Error> {
+    integer(d, "blocks", 1).map(Some)
+}
+
+fn root<'de, D: Deserializer<'de>>(d: D) -> Result<Option<usize>, D::Error> {
+    integer(d, "root", 0).map(Some)
+}
+
+/// One size in bytes, checked where it stands.
+struct Size;
+
+impl<'de> DeserializeSeed<'de> for Size {
+    type Value = u64;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<u64, D::Error> {
+        scalar(d, "a size in bytes", |value| match value {
+            Scalar::Int(i) if i > 0 => {
+                u64::try_from(i).map_err(|_| format!("size {i} is too large"))
+            }
+            Scalar::Int(i) => Err(format!("size {i} must be a positive number of bytes")),
+            _ => Err(format!(
+                "size `{value}` must be a positive whole number of bytes"
+            )),
+        })
+    }
+}
+
+struct SizesVisitor;
+
+impl<'de> Visitor<'de> for SizesVisitor {
+    type Value = Vec<u64>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a list of sizes in bytes, like [8, 1024]")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u64>, A::Error> {
+        let mut sizes = Vec::new();
+        while let Some(size) = seq.next_element_seed(Size)? {
+            if sizes.contains(&size) {
+                return Err(de::Error::custom(format!("size {size} is listed twice")));
+            }
+            sizes.push(size);
+        }
+        if sizes.is_empty() {
+            return Err(de::Error::custom(
+                "sizes must list at least one size in bytes",
+            ));
+        }
+        Ok(sizes)
+    }
+}
+
+fn sizes<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u64>, D::Error> {
+    d.deserialize_any(SizesVisitor)
+}
+
+struct CompetitorsVisitor;
+
+impl<'de> Visitor<'de> for CompetitorsVisitor {
+    type Value = Option<Vec<String>>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("`all` or a list of competitor names")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        match v {
+            "all" => Ok(None),
+            other => Err(E::custom(format!(
+                "competitors must be `all` or a list of names, not `{other}`"
+            ))),
+        }
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut names = Vec::new();
+        while let Some(name) = seq.next_element::<String>()? {
+            names.push(name);
+        }
+        Ok(Some(names))
+    }
+}
+
+fn competitors<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
+    d.deserialize_any(CompetitorsVisitor)
+}
+
+struct ChecksVisitor;
+
+impl<'de> Visitor<'de> for ChecksVisitor {
+    type Value = Vec<RawCheck>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a list of checks")
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Err(E::custom(EMPTY_CHECKS))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut checks = Vec::new();
+        while let Some(check) = seq.next_element()? {
+            checks.push(check);
+        }
+        if checks.is_empty() {
+            return Err(de::Error::custom(EMPTY_CHECKS));
+        }
+        Ok(checks)
+    }
+}
+
+const EMPTY_CHECKS: &str = "`checks` is empty: list at least one check";
+
+fn checks<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<RawCheck>, D::Error> {
+    d.deserialize_any(ChecksVisitor)
+}
