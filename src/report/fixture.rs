@@ -2,10 +2,10 @@
 //! `results.json` would hold it, so that fields added with a serde default
 //! elsewhere leave these tests alone.
 
+use crate::analyse::Results;
 use crate::analyse::{CandidateSummary, Severity, Verdict};
 use crate::collective::Collective;
 use crate::meta::Meta;
-use crate::analyse::Results;
 use serde_json::{json, Value};
 
 fn from_json<T: serde::de::DeserializeOwned>(value: Value) -> T {

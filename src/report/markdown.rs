@@ -535,8 +535,8 @@ fn code(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crate::report::fixture;
     use super::*;
+    use crate::report::fixture;
 
     #[test]
     fn has_meta_overview_tables_and_violations() {

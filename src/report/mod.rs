@@ -15,9 +15,9 @@ pub mod text;
 pub mod verify;
 
 use crate::analyse::Results;
-use model::who_failed;
 use crate::meta::Meta;
 use crate::plan::Plan;
+use model::who_failed;
 
 /// One line per candidate that failed verification and per case without a
 /// verdict, for standard error: they must not hide in a table.

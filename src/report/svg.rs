@@ -432,8 +432,8 @@ fn check_svg(results: &Results, check: &Verdict) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crate::report::fixture;
     use super::*;
+    use crate::report::fixture;
 
     /// Every text of a well-formed SVG document, joined by newlines.
     fn texts((name, xml): &(String, String)) -> String {

@@ -47,8 +47,8 @@ pub fn render(results: &Results) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crate::report::fixture;
     use super::*;
+    use crate::report::fixture;
 
     fn position(text: &str, word: &str) -> usize {
         text.find(word)

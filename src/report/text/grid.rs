@@ -3,8 +3,8 @@
 
 use super::style;
 use crate::analyse::Results;
-use crate::report::model::*;
 use crate::analyse::Severity;
+use crate::report::model::*;
 use comfy_table::{Attribute, Cell, CellAlignment, Color, Table};
 
 /// The overview grid as a text table; `color` adds ANSI colours per severity,

@@ -1,8 +1,8 @@
 //! The per-collective tables (MPINPC's Figure 2).
 
 use crate::analyse::Results;
-use crate::report::model::*;
 use crate::collective::Collective;
+use crate::report::model::*;
 use comfy_table::{presets, Cell, CellAlignment, Table};
 
 /// One table per collective: size, count, nodes, ppn, n, default median,
@@ -65,7 +65,8 @@ pub fn render(results: &Results) -> String {
 /// The look of every table: ASCII borders when output is not a terminal or
 /// `NO_COLOR` is set, so that logs and CI summaries stay plain.
 pub fn style(table: &mut Table) {
-    let plain = std::env::var_os("NO_COLOR").is_some() || !crate::report::interactive(&std::io::stdout());
+    let plain =
+        std::env::var_os("NO_COLOR").is_some() || !crate::report::interactive(&std::io::stdout());
     table.load_preset(if plain {
         presets::ASCII_BORDERS_ONLY_CONDENSED
     } else {
