@@ -68,6 +68,7 @@ fn paint(cell: Cell, mark: Mark) -> Cell {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::fixture;
 
     #[test]
     fn lists_every_cell_with_its_label() {

@@ -277,7 +277,7 @@ mod tests {
             text.contains("! 512 B: broken failed verification"),
             "{text}"
         );
-        let lines = super::super::failures(&results);
+        let lines = crate::report::failures(&results);
         assert_eq!(lines.len(), 2, "{lines:?}");
         assert!(lines[0].starts_with("the library's collective is wrong: MPI_Allreduce 64 B"));
     }

@@ -1,0 +1,290 @@
+//! One slice of one candidate: chunks of observations, synchronised by
+//! barrier or started at common times (roundtime), and how the pace of the
+//! next chunk follows from the last.
+
+use super::Harness;
+use crate::candidates::Run;
+use crate::settings::SyncMode;
+use mpi::collective::SystemOperation;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+
+/// How a candidate's observations went in its last slice. Kept per
+/// candidate: one candidate's late starts must not widen another's slots,
+/// and a slice's first chunk is sized from the same candidate's pace.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Pace {
+    /// Seconds per observation (0 before the first slice).
+    per_observation: f64,
+    /// The slot of a roundtime observation: what the slowest rank needed
+    /// for most calls of the last chunk, so that no rank's start is late
+    /// because rank 0 happened to finish early (a bcast root, a gather leaf).
+    slot: f64,
+    /// Slack added to every roundtime slot (and to a chunk's lead): doubled
+    /// after many late starts, shrunk while starts are on time.
+    slack: f64,
+}
+
+impl Default for Pace {
+    fn default() -> Pace {
+        Pace {
+            per_observation: 0.0,
+            slot: 0.0,
+            slack: MIN_SLACK,
+        }
+    }
+}
+
+/// Observations until rank 0's clock passes `deadline`, at least one.
+/// Each pushes (end, −start, late) to `local`; the maximum over ranks gives
+/// the observation (max end − min start) and whether any rank was late.
+///
+/// Rank 0 decides how many observations come next and broadcasts it: half
+/// the remaining time's worth at a time, at most as many as so far, so the
+/// agreement costs a logarithmic number of broadcasts per slice, all outside the timed region, and no rank can run
+/// ahead into a different collective. With `roundtime` the same broadcast
+/// carries the global start time of the chunk's first observation and the
+/// slot each observation gets.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn observe_until<T>(
+    comm: &SimpleCommunicator,
+    harness: &mut Harness,
+    run: &mut Run<T>,
+    send: &[T],
+    recv: &mut [T],
+    deadline: f64,
+    local: &mut Vec<f64>,
+    pace: &mut Pace,
+) {
+    let leader = comm.rank() == 0;
+    let root = comm.process_at_rank(0);
+    let mut spent = 0.0;
+    let mut durations: Vec<f64> = Vec::with_capacity(1 << 10);
+    let (mut late, mut any_late): (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
+    loop {
+        // [observations, first start (global), slot length]
+        let mut decision = [0.0f64; 3];
+        if leader {
+            let observed = local.len() / 3;
+            let remaining = deadline - mpi::time();
+            decision = [
+                next_chunk(observed, spent, remaining, pace.per_observation) as f64,
+                harness.clock.now() + harness.lead + pace.slack + harness.flush_s,
+                pace.slot + pace.slack + harness.flush_s,
+            ];
+            if harness.signalled() {
+                decision[0] = -1.0;
+            }
+        }
+        root.broadcast_into(&mut decision[..]);
+        if decision[0] < 0.0 {
+            harness.stopped = true;
+            break;
+        }
+        let next = decision[0] as u64;
+        if next == 0 {
+            break;
+        }
+        let chunk_start = mpi::time();
+        for i in 0..next {
+            if !harness.flush.is_empty() {
+                harness.flush_cache();
+            }
+            match harness.sync {
+                SyncMode::Barrier => {
+                    comm.barrier();
+                    let start = mpi::time();
+                    run(send, recv);
+                    let duration = mpi::time() - start;
+                    local.extend_from_slice(&[duration, 0.0, 0.0]);
+                }
+                SyncMode::Roundtime => {
+                    let due = harness.clock.local(decision[1] + i as f64 * decision[2]);
+                    let late = mpi::time() > due;
+                    wait_until(due);
+                    let start = mpi::time();
+                    run(send, recv);
+                    let end = mpi::time();
+                    let clock = &harness.clock;
+                    local.extend_from_slice(&[
+                        clock.global(end),
+                        -clock.global(start),
+                        f64::from(u8::from(late)),
+                    ]);
+                }
+            }
+        }
+        spent += mpi::time() - chunk_start;
+        if harness.sync == SyncMode::Roundtime {
+            let chunk = &local[local.len() - 3 * next as usize..];
+            durations.clear();
+            durations.extend(chunk.chunks(3).map(|o| o[0] + o[1]));
+            // Which observations some rank started late (the ones rank 0
+            // will discard), and the slot the slowest rank needs.
+            late.clear();
+            late.extend(chunk.chunks(3).map(|o| o[2]));
+            late.push(slot_of(&mut durations));
+            any_late.resize(late.len(), 0.0);
+            comm.all_reduce_into(&late[..], &mut any_late[..], SystemOperation::max());
+            pace.slot = any_late[next as usize];
+            let invalid = any_late[..next as usize]
+                .iter()
+                .filter(|&&l| l > 0.0)
+                .count();
+            pace.slack = next_slack(pace.slack, invalid as f64 / next as f64);
+        }
+    }
+    if local.len() >= 3 {
+        pace.per_observation = spent / (local.len() / 3) as f64;
+    }
+}
+
+/// A slice's observations from the maximum over ranks of each observation's
+/// (end, −start, late): max end − min start where no rank started late;
+/// returns how many were late. The first observation of a slice of several
+/// is dropped: it follows the reduction of the previous slice's
+/// observations and the agreement on this one, which the others do not.
+pub(super) fn assemble(max: &[f64], observations: &mut Vec<f64>) -> usize {
+    let skip = usize::from(max.len() > 3);
+    let mut late = 0;
+    for observation in max.chunks(3).skip(skip) {
+        match observation {
+            [_, _, l] if *l > 0.0 => late += 1,
+            [end, negative_start, _] => observations.push(end + negative_start),
+            _ => unreachable!("observations come in triples"),
+        }
+    }
+    late
+}
+
+/// How many observations the next chunk of a slice takes: half the
+/// remaining time's worth at the pace seen so far in this slice, at most as
+/// many as so far (so that a machine slowing down mid-slice cannot turn an
+/// optimistic estimate into a long overrun). The first chunk of a slice
+/// takes a quarter of the time at the `prior` pace of the candidate's last
+/// slice, or one observation when there is none.
+pub(super) fn next_chunk(observed: usize, spent: f64, remaining: f64, prior: f64) -> u64 {
+    if observed == 0 {
+        return match prior > 0.0 {
+            true => ((0.25 * remaining / prior).floor() as u64).max(1),
+            false => 1,
+        };
+    }
+    let per_observation = spent / observed as f64;
+    match (0.5 * remaining / per_observation).floor().max(0.0) as u64 {
+        // Close to the deadline: one more only if it ends nearer to it.
+        0 => u64::from(remaining > 0.5 * per_observation),
+        n => n.min(observed as u64),
+    }
+}
+
+/// The slot one rank needs for an observation, from its durations in the
+/// last chunk: a quarter above their 90th percentile, so that a rare slow
+/// call costs one late start rather than stretching every slot.
+pub(super) fn slot_of(durations: &mut [f64]) -> f64 {
+    if durations.is_empty() {
+        return 0.0;
+    }
+    durations.sort_unstable_by(f64::total_cmp);
+    let p90 = durations[(durations.len() * 9 / 10).min(durations.len() - 1)];
+    1.25 * p90
+}
+
+/// The roundtime slack after a chunk of which the share `late` of
+/// observations had a rank start late (and is discarded). A rare late start
+/// costs one observation, slack on every slot costs them all: the slack
+/// doubles when more than [`LATE_TARGET`] started late, shrinks by a fifth
+/// when almost none did, and stays otherwise.
+pub(super) fn next_slack(slack: f64, late: f64) -> f64 {
+    if late > LATE_TARGET {
+        (2.0 * slack).min(MAX_SLACK)
+    } else if late < 0.2 * LATE_TARGET {
+        (0.8 * slack).max(MIN_SLACK)
+    } else {
+        slack
+    }
+}
+
+/// The share of late starts the slack aims below.
+pub(super) const LATE_TARGET: f64 = 0.02;
+
+/// The least slack of a roundtime slot.
+pub(super) const MIN_SLACK: f64 = 1e-6;
+
+/// The widest slack: beyond it the machine is too busy for
+/// clock-synchronised starts and observations stay invalid.
+pub(super) const MAX_SLACK: f64 = 0.005;
+
+/// Waits until the local time `due`: yields the core while far from it, so
+/// that oversubscribed ranks can run, and spins for the last microseconds.
+pub(super) fn wait_until(due: f64) {
+    while due - mpi::time() > 50e-6 {
+        std::thread::yield_now();
+    }
+    while mpi::time() < due {
+        std::hint::spin_loop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_slice_starts_with_one_observation_or_a_quarter_at_the_last_pace() {
+        assert_eq!(next_chunk(0, 0.0, 0.01, 0.0), 1);
+        // 2⁻⁶ s left at 2⁻¹⁶ s per observation: a quarter is 256.
+        assert_eq!(next_chunk(0, 0.0, 0.015625, 0.0000152587890625), 256);
+        // Never none, even when the prior pace says the slice is too short.
+        assert_eq!(next_chunk(0, 0.0, 1e-6, 10e-6), 1);
+    }
+
+    #[test]
+    fn chunks_take_half_the_remaining_time_and_at_most_double() {
+        // 4 observations in 40 µs, 1 s left: half is 50 000, capped at 4.
+        assert_eq!(next_chunk(4, 40e-6, 1.0, 0.0), 4);
+        // 1024 observations in 2⁻⁷ s, as much left: half the time is 512.
+        assert_eq!(next_chunk(1024, 0.0078125, 0.0078125, 0.0), 512);
+        // Near the deadline: one more only if it ends closer to it.
+        assert_eq!(next_chunk(100, 1e-3, 6e-6, 0.0), 1);
+        assert_eq!(next_chunk(100, 1e-3, 4e-6, 0.0), 0);
+        assert_eq!(next_chunk(100, 1e-3, -1e-3, 0.0), 0);
+    }
+
+    #[test]
+    fn observations_are_max_end_minus_min_start_without_late_ones() {
+        let mut observations = Vec::new();
+        // Three observations: the first dropped, one late, one valid.
+        let max = [5.0, -4.0, 0.0, 7.5, -7.0, 1.0, 9.25, -9.0, 0.0];
+        assert_eq!(assemble(&max, &mut observations), 1);
+        assert_eq!(observations, [0.25]);
+        // A slice of one keeps it.
+        assert_eq!(assemble(&[2.0, -1.5, 0.0], &mut observations), 0);
+        assert_eq!(observations, [0.25, 0.5]);
+        assert_eq!(assemble(&[2.0, -1.5, 1.0], &mut observations), 1);
+    }
+
+    #[test]
+    fn a_slot_covers_most_calls_not_the_slowest() {
+        let mut durations: Vec<f64> = (1..=100).map(|i| i as f64 * 1e-6).collect();
+        durations[99] = 1.0; // one descheduled call
+        let slot = slot_of(&mut durations);
+        assert!((slot - 1.25 * 91e-6).abs() < 1e-12, "{slot}");
+        assert_eq!(slot_of(&mut []), 0.0);
+    }
+
+    #[test]
+    fn slack_doubles_after_many_late_starts_and_shrinks_back() {
+        let mut slack = MIN_SLACK;
+        for _ in 0..20 {
+            slack = next_slack(slack, 0.5);
+        }
+        assert_eq!(slack, MAX_SLACK);
+        // One late start in a hundred is the price of short slots.
+        assert_eq!(next_slack(slack, 0.01), slack);
+        for _ in 0..200 {
+            slack = next_slack(slack, 0.0);
+        }
+        assert_eq!(slack, MIN_SLACK);
+    }
+}

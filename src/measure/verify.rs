@@ -1,0 +1,80 @@
+//! Checking a candidate's result against the independent reference
+//! ([`crate::reference`]), and agreeing on the outcome across ranks.
+
+use super::Context;
+use crate::candidates::Run;
+use crate::collective::Shape;
+use crate::element::Element;
+use crate::reference::{self, Inputs};
+use mpi::traits::*;
+
+/// One verification of candidates: the send buffer, what the receive
+/// buffer holds before the call (the sentinel of every expected element,
+/// bcast's input at its root), and the output MPI defines.
+pub(super) struct Check<T> {
+    /// The send buffer of the check, restored after a second verification.
+    pub(super) send: Vec<T>,
+    recv_before: Vec<T>,
+    want: Vec<T>,
+    defined: std::ops::Range<usize>,
+}
+
+impl<T: Element> Check<T> {
+    pub(super) fn new(shape: &Shape, inputs: Inputs) -> Check<T> {
+        let want = reference::expected::<T>(shape, &inputs);
+        let defined = shape.defined_output();
+        let recv_before = reference::recv_input(shape, &inputs).unwrap_or_else(|| {
+            let mut recv = vec![T::default(); shape.recv_len()];
+            for (x, &w) in recv[defined.clone()].iter_mut().zip(&want) {
+                *x = T::sentinel(w);
+            }
+            recv
+        });
+        Check {
+            send: reference::send_buffer(shape, &inputs),
+            recv_before,
+            want,
+            defined,
+        }
+    }
+
+    /// Runs a candidate once on `send` and `recv`; what it did wrong.
+    pub(super) fn run(&self, run: &mut Run<T>, send: &mut [T], recv: &mut [T]) -> Option<String> {
+        send.copy_from_slice(&self.send);
+        recv.copy_from_slice(&self.recv_before);
+        run(send, recv);
+        if let Some(mismatch) = reference::compare(&recv[self.defined.clone()], &self.want) {
+            return Some(mismatch.to_string());
+        }
+        (*send != self.send[..]).then(|| "it overwrote its send buffer".to_string())
+    }
+}
+
+/// Agrees on a verification failure: every rank learns on which ranks the
+/// candidate was wrong and what the first of them saw.
+pub(super) fn agree_on_failure(ctx: &Context, local: Option<String>) -> Option<String> {
+    let comm = &*ctx.comm;
+    let flag = i32::from(local.is_some());
+    let mut flags = vec![0i32; ctx.size()];
+    comm.all_gather_into(&flag, &mut flags[..]);
+    let wrong: Vec<usize> = (0..flags.len()).filter(|&r| flags[r] != 0).collect();
+    let first = *wrong.first()?;
+    // The first wrong rank tells the others what it saw.
+    let mut reason = [0u8; 200];
+    if ctx.rank() == first {
+        let text = local.unwrap_or_default();
+        let n = text.len().min(reason.len());
+        reason[..n].copy_from_slice(&text.as_bytes()[..n]);
+    }
+    comm.process_at_rank(first as i32)
+        .broadcast_into(&mut reason[..]);
+    let end = reason.iter().position(|&b| b == 0).unwrap_or(reason.len());
+    let others = match wrong.len() {
+        1 => String::new(),
+        n => format!(" (wrong on {n} ranks: {wrong:?})"),
+    };
+    Some(format!(
+        "rank {first}, {}{others}",
+        String::from_utf8_lossy(&reason[..end])
+    ))
+}
