@@ -42,6 +42,8 @@ mod ties;
 mod fixture_tests;
 #[cfg(test)]
 mod paired_fixture_tests;
+#[cfg(test)]
+mod usual_fixture_tests;
 
 /// Which way the alternative points; `Greater` = x tends to be larger than y (SciPy's 'greater').
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
