@@ -32,9 +32,9 @@
 //!    own degrees of freedom, while the likelihood scores every window alike.
 //! 5. **Goodness of fit**: Pearson's χ² on pooled bins, df = bins − 2 (one
 //!    fitted parameter). Bins are grown from window 0 until each expects at
-//!    least [`MIN_EXPECTED`] observations; the last bin is open-ended and
-//!    absorbs any remainder expecting fewer. With fewer than 3 bins there is
-//!    no test (`fit_p = None`).
+//!    least [`MIN_EXPECTED`] observations; one that would leave less than
+//!    that to the rest becomes the last, open-ended bin. With fewer than 3
+//!    bins there is no test (`fit_p = None`).
 //! 6. **Quantile**: k_q = min{k : F(k) ≥ q_max} (SciPy's `ppf`); windows
 //!    0…k_q are usual. t_max lies half a tick below window k_q + 1:
 //!    t_err,max = ((k_q + 1)·m − ½)·r, so that t ≤ t_max exactly for the
@@ -42,9 +42,9 @@
 //!
 //! The fits are plain maximum likelihood and not robust: one time 10⁵ windows
 //! out moves k̄, and so λ and t_max, by 10⁵/n windows (the χ² test then
-//! rejects the fit). Also, t_min = min(S) underestimates nothing only while
-//! some time has zero error: a Poisson law with n·e^{−λ} ≪ 1 leaves min(S)
-//! above t_min, and λ̂ below λ.
+//! rejects the fit). And min(S) stands for t_min only if some time has
+//! almost no error: a Poisson law with n·e^{−λ} ≪ 1 puts even the smallest
+//! error windows above 0, so min(S) > t_min and λ̂ < λ.
 
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{ChiSquared, ContinuousCDF, Discrete, DiscreteCDF, Poisson};
@@ -615,5 +615,301 @@ impl Usual {
             beyond,
             expected_beyond,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+    use statrs::distribution::Poisson as PoissonLaw;
+
+    use super::*;
+
+    const NS: f64 = 1e-9;
+
+    fn times(t0: f64, ticks: &[u64], resolution: f64) -> Vec<f64> {
+        ticks.iter().map(|&k| t0 + k as f64 * resolution).collect()
+    }
+
+    fn poisson_ticks(rng: &mut ChaCha8Rng, lambda: f64, n: usize) -> Vec<u64> {
+        let law = PoissonLaw::new(lambda).unwrap();
+        (0..n).map(|_| rng.sample(law) as u64).collect()
+    }
+
+    /// An exponential time of mean `mean_ticks` ticks, truncated to ticks
+    /// as a timer does: exactly geometric, P(k) ∝ e^{−k/mean_ticks}.
+    fn exponential_ticks(rng: &mut ChaCha8Rng, mean_ticks: f64, n: usize) -> Vec<u64> {
+        (0..n)
+            .map(|_| (-(1.0 - rng.gen::<f64>()).ln() * mean_ticks).floor() as u64)
+            .collect()
+    }
+
+    #[test]
+    fn hand_checked_example() {
+        // Ticks 0×8, 1×6, 2×4, 3×2: IQR 2, m = ⌊4/∛20⌋ = 1, k̄ = 1.
+        let mut ticks = vec![0; 8];
+        ticks.extend([1; 6].iter().chain(&[2; 4]).chain(&[3; 2]));
+        let t = times(5e-6, &ticks, 1e-6);
+        let u = fit(&t, 1e-6, 0.9).unwrap();
+        // ln L: Poisson −20 − 4 ln 2 − 2 ln 6, geometric (θ = ln 2) −40 ln 2.
+        let poisson_ll = -20.0 - 4.0 * 2f64.ln() - 2.0 * 6f64.ln();
+        assert!((u.log_likelihood - poisson_ll).abs() < 1e-12);
+        assert!((u.other_log_likelihood + 40.0 * 2f64.ln()).abs() < 1e-12);
+        assert_eq!((u.model, u.window_ticks, u.n), (Model::Poisson, 1, 20));
+        assert!((u.lambda - 1.0).abs() < 1e-15);
+        // Poisson(1): F(1) = 0.736, F(2) = 0.920: windows 0..=2 are usual.
+        assert_eq!(u.quantile_window, 2);
+        assert!((u.tmax_s - 7.5e-6).abs() < 1e-18);
+        assert_eq!(u.above_tmax, 2);
+        let share = 2.0 * 0.5e-6 / t.iter().sum::<f64>();
+        assert!((u.overhead_share - share).abs() < 1e-15);
+        // Bins {0}, {1}, {2, 3, …}: observed 8, 6, 6 against 20/e, 20/e,
+        // 20 − 40/e; χ² = 0.4034 on 1 degree of freedom.
+        let e = 20.0 / std::f64::consts::E;
+        let chi2 = (8.0 - e).powi(2) / e
+            + (6.0 - e).powi(2) / e
+            + (6.0 - (20.0 - 2.0 * e)).powi(2) / (20.0 - 2.0 * e);
+        assert!((u.fit_chi2.unwrap() - chi2).abs() < 1e-12);
+        assert_eq!(u.fit_df, 1);
+        // scipy.stats.chi2.sf(0.40337, 1) = 0.52535
+        let p = ChiSquared::new(1.0).unwrap().sf(chi2);
+        assert!((u.fit_p.unwrap() - p).abs() < 1e-15 && (p - 0.52535).abs() < 1e-5);
+    }
+
+    #[test]
+    fn discrete_quantiles_are_scipy_ppf() {
+        // min{k : F(k) ≥ q}, checked by summing the probabilities.
+        for theta in [0.01, 0.3, 1.0, 2.5] {
+            let d = Dist::Geometric { theta };
+            for q in [0.5, 0.8, 0.9, 0.95, 0.99] {
+                let k = d.ppf(q);
+                let cdf = |k: u64| (0..=k).map(|j| d.pmf(j)).sum::<f64>();
+                assert!(cdf(k) >= q - 1e-12, "θ {theta} q {q}");
+                assert!(k == 0 || cdf(k - 1) < q, "θ {theta} q {q}");
+            }
+        }
+        let d = Dist::new(Model::Poisson, 1.0, 1.0);
+        assert_eq!(d.ppf(0.73), 1);
+        assert_eq!(d.ppf(0.74), 2);
+        assert_eq!(d.ppf(0.99), 4);
+        assert_eq!(Dist::Zero.ppf(0.99), 0);
+    }
+
+    /// Fits of known laws: the true λ in the 95% interval, the right model.
+    struct Recovery {
+        cases: usize,
+        covered: usize,
+        right_model: usize,
+    }
+
+    fn recover(model: Model, truths: &[f64], sizes: &[usize], seeds: u64) -> Recovery {
+        let mut r = Recovery {
+            cases: 0,
+            covered: 0,
+            right_model: 0,
+        };
+        for &truth in truths {
+            for &n in sizes {
+                for seed in 0..seeds {
+                    let mut rng = ChaCha8Rng::seed_from_u64(seed * 1000 + n as u64);
+                    let t0 = rng.gen_range(2e-6..50e-6);
+                    let (ticks, lambda) = match model {
+                        // λ in windows: the rule keeps windows of 1 tick here.
+                        Model::Poisson => (poisson_ticks(&mut rng, truth, n), truth),
+                        // Mean in ticks; rate 1 / (mean · r) per second.
+                        Model::Exponential => {
+                            (exponential_ticks(&mut rng, truth, n), 1.0 / (truth * NS))
+                        }
+                    };
+                    let t = times(t0, &ticks, NS);
+                    let windows = Windows::new(&t, NS, window_ticks(&t, NS).unwrap()).unwrap();
+                    if model == Model::Poisson {
+                        assert_eq!(windows.window_ticks, 1, "λ {truth} n {n}");
+                    }
+                    let f = windows.fit(model);
+                    r.cases += 1;
+                    r.covered += usize::from(f.lambda_ci[0] <= lambda && lambda <= f.lambda_ci[1]);
+                    r.right_model += usize::from(fit(&t, NS, 0.9).unwrap().model == model);
+                }
+            }
+        }
+        eprintln!(
+            "{model:?}: λ in the 95% interval {}/{}, model chosen {}/{}",
+            r.covered, r.cases, r.right_model, r.cases
+        );
+        r
+    }
+
+    #[test]
+    fn fits_recover_poisson_errors() {
+        // λ ≤ 3 windows, n ≥ 100: some error is 0 (min(S) = t_min) but for
+        // a chance below 0.6%.
+        let r = recover(
+            Model::Poisson,
+            &[0.5, 1.0, 2.0, 3.0],
+            &[100, 300, 1000, 3000],
+            8,
+        );
+        assert_eq!(r.cases, 128);
+        assert!(r.covered as f64 >= 0.9 * r.cases as f64, "{}", r.covered);
+        assert!(
+            r.right_model as f64 >= 0.9 * r.cases as f64,
+            "{}",
+            r.right_model
+        );
+    }
+
+    #[test]
+    fn fits_recover_exponential_errors() {
+        let r = recover(
+            Model::Exponential,
+            &[2.0, 10.0, 50.0, 300.0],
+            &[100, 300, 1000, 3000],
+            8,
+        );
+        assert_eq!(r.cases, 128);
+        assert!(r.covered as f64 >= 0.9 * r.cases as f64, "{}", r.covered);
+        assert!(
+            r.right_model as f64 >= 0.9 * r.cases as f64,
+            "{}",
+            r.right_model
+        );
+    }
+
+    #[test]
+    fn overheads_and_filter_agree_with_windows() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let t = times(20e-6, &exponential_ticks(&mut rng, 40.0, 500), NS);
+        let u = fit(&t, NS, 0.9).unwrap();
+        let (kept, dropped) = u.within_tmax(&t);
+        assert_eq!(dropped, u.above_tmax);
+        assert_eq!(kept.len() + dropped, t.len());
+        for &x in &t {
+            let usual = u.window_of(x) <= u.quantile_window;
+            assert_eq!(usual, x <= u.tmax_s, "{x}");
+            assert_eq!(usual, u.overhead(x) == 0.0, "{x}");
+        }
+        let total: f64 = t.iter().sum();
+        let overhead: f64 = u.overheads(&t).iter().sum();
+        assert!((overhead / total - u.overhead_share).abs() < 1e-15);
+        assert!(u.overhead_share > 0.0 && dropped > 0);
+        // The empirical q_max quantile is near the model's for a good fit.
+        assert!((u.empirical_tmax_s - u.tmax_s).abs() < 0.2 * u.terr_max_s);
+    }
+
+    #[test]
+    fn histogram_for_a_plot() {
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        let t = times(20e-6, &poisson_ticks(&mut rng, 2.0, 400), NS);
+        let u = fit(&t, NS, 0.9).unwrap();
+        let h = u.histogram(&t, 1000);
+        let shown = h.counts.len();
+        assert_eq!(h.beyond, 0);
+        assert_eq!(h.counts.iter().sum::<u64>(), 400);
+        assert_eq!(h.edges_s.len(), shown + 1);
+        assert!((h.edges_s[0] - (20e-6 - 0.5 * NS)).abs() < 1e-20);
+        assert!((h.edges_s[1] - h.edges_s[0] - u.window_s).abs() < 1e-20);
+        let expected: f64 = h.expected.iter().sum::<f64>() + h.expected_beyond;
+        assert!((expected - 400.0).abs() < 1e-9);
+        let short = u.histogram(&t, 2);
+        assert_eq!(short.counts, h.counts[..2]);
+        assert_eq!(short.beyond, 400 - h.counts[0] - h.counts[1]);
+    }
+
+    #[test]
+    fn serializes_with_lowercase_models() {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let t = times(20e-6, &exponential_ticks(&mut rng, 40.0, 300), NS);
+        let u = fit(&t, NS, 0.95).unwrap();
+        let json = serde_json::to_string(&u).unwrap();
+        assert!(json.contains(r#""model":"exponential""#), "{json}");
+        assert_eq!(serde_json::from_str::<Usual>(&json).unwrap(), u);
+        assert_eq!(
+            serde_json::to_string(&Model::Poisson).unwrap(),
+            r#""poisson""#
+        );
+    }
+
+    #[test]
+    fn all_observations_equal() {
+        let t = vec![12.5e-6; 50];
+        let u = fit(&t, NS, 0.9).unwrap();
+        assert_eq!(
+            (u.model, u.lambda, u.lambda_ci),
+            (Model::Poisson, 0.0, [0.0; 2])
+        );
+        assert_eq!((u.window_ticks, u.quantile_window, u.above_tmax), (1, 0, 0));
+        assert_eq!(u.tmax_s, 12.5e-6 + 0.5 * NS);
+        assert_eq!(
+            (u.overhead_share, u.fit_p, u.other_fit_p),
+            (0.0, None, None)
+        );
+        assert_eq!((u.log_likelihood, u.other_log_likelihood), (0.0, 0.0));
+        assert_eq!(u.empirical_tmax_s, 12.5e-6);
+        assert_eq!(u.within_tmax(&t), (t.clone(), 0));
+        let h = u.histogram(&t, 10);
+        assert_eq!((h.counts, h.expected, h.beyond), (vec![50], vec![50.0], 0));
+        // Round trips: no infinity or NaN reaches the JSON.
+        let json = serde_json::to_string(&u).unwrap();
+        assert_eq!(serde_json::from_str::<Usual>(&json).unwrap(), u);
+        let exponential = Windows::new(&t, NS, 1).unwrap().fit(Model::Exponential);
+        assert_eq!(exponential.lambda, f64::INFINITY);
+    }
+
+    #[test]
+    fn too_few_or_invalid_inputs() {
+        let mut rng = ChaCha8Rng::seed_from_u64(6);
+        let t = times(20e-6, &poisson_ticks(&mut rng, 2.0, MIN_OBSERVATIONS), NS);
+        assert!(fit(&t, NS, 0.9).is_some());
+        assert_eq!(fit(&t[1..], NS, 0.9), None);
+        assert_eq!(fit(&[], NS, 0.9), None);
+        for qmax in [0.0, 1.0, -0.1, f64::NAN] {
+            assert_eq!(fit(&t, NS, qmax), None, "q_max {qmax}");
+        }
+        for resolution in [0.0, -NS, f64::NAN, f64::INFINITY] {
+            assert_eq!(fit(&t, resolution, 0.9), None, "resolution {resolution}");
+        }
+        assert_eq!(fit_windowed(&t, NS, 0, 0.9), None);
+        let mut bad = t.clone();
+        bad[3] = f64::NAN;
+        assert_eq!(fit(&bad, NS, 0.9), None);
+        bad[3] = f64::INFINITY;
+        assert_eq!(fit(&bad, NS, 0.9), None);
+    }
+
+    #[test]
+    fn resolution_larger_than_the_spread() {
+        // Spread 2 µs under a 1 ms timer: every error rounds to tick 0.
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let t: Vec<f64> = (0..100).map(|_| 1e-3 + rng.gen_range(0.0..2e-6)).collect();
+        let u = fit(&t, 1e-3, 0.9).unwrap();
+        assert_eq!(
+            (u.model, u.lambda, u.window_ticks),
+            (Model::Poisson, 0.0, 1)
+        );
+        assert_eq!(u.tmax_s, u.tmin_s + 0.5e-3);
+        assert_eq!((u.above_tmax, u.overhead_share, u.fit_p), (0, 0.0, None));
+    }
+
+    #[test]
+    fn single_huge_outlier() {
+        let mut rng = ChaCha8Rng::seed_from_u64(8);
+        let bulk = times(20e-6, &exponential_ticks(&mut rng, 40.0, 999), NS);
+        let clean = fit(&bulk, NS, 0.9).unwrap();
+        let mut t = bulk.clone();
+        t.insert(500, 0.5);
+        let u = fit(&t, NS, 0.9).unwrap();
+        // The window rule ignores it; the sparse windows need no 10⁸ slots.
+        assert!(u.window_ticks.abs_diff(clean.window_ticks) <= 1);
+        // It is overhead, and the only time beyond t_max ...
+        assert_eq!(u.above_tmax, 1);
+        assert_eq!(u.within_tmax(&t), (bulk, 1));
+        assert!((u.overhead(0.5) - (0.5 - u.tmax_s)).abs() < 1e-15);
+        assert!(u.overhead_share > 0.9);
+        // ... but maximum likelihood is not robust: it drags t_max far out
+        // (k̄ grows by 5·10⁸ ticks / 1000), and the χ² test says so.
+        assert!(u.terr_max_s > 100.0 * clean.terr_max_s);
+        assert!(u.fit_p.unwrap() < 1e-6 && clean.fit_p.unwrap() > 1e-3);
     }
 }
