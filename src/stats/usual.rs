@@ -156,7 +156,7 @@ pub struct Gof {
 /// expected counts.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Histogram {
-    /// Window i spans [edges_s[i], edges_s[i + 1]) in absolute seconds.
+    /// Window i spans `edges_s[i]` to `edges_s[i + 1]` (absolute seconds, upper edge excluded).
     pub edges_s: Vec<f64>,
     pub counts: Vec<u64>,
     pub expected: Vec<f64>,
