@@ -6,7 +6,9 @@
 //! paired tests on differences x_i − y_i ([`wilcoxon`] signed-rank, [`sign`])
 //! reproduce SciPy's `wilcoxon(zero_method='wilcox')` and `binomtest`
 //! (`tests/fixtures/paired_tests.json`); [`power`] says what a test can
-//! detect with a given number of rounds.
+//! detect with a given number of rounds. [`usual`] fits the usual time of
+//! one candidate and the overhead above it (seed 003's model), checked against
+//! SciPy in `tests/fixtures/usual.json`.
 //!
 //! Conventions shared by all tests:
 //! - [`Alternative::Greater`] always means "x tends to be larger than y"
@@ -28,6 +30,7 @@ pub mod mann_whitney;
 pub mod outliers;
 pub mod power;
 pub mod sign;
+pub mod usual;
 pub mod welch;
 pub mod wilcoxon;
 
@@ -39,6 +42,8 @@ mod ties;
 mod fixture_tests;
 #[cfg(test)]
 mod paired_fixture_tests;
+#[cfg(test)]
+mod usual_fixture_tests;
 
 /// Which way the alternative points; `Greater` = x tends to be larger than y (SciPy's 'greater').
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
