@@ -1,11 +1,10 @@
 //! How to measure: the settings every stage shares (a leaf module, so that
 //! the command line, the input file and the plan can all name them).
 
-use serde::Serialize;
 use std::time::Duration;
 
 /// How to measure.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug)]
 pub struct Settings {
     /// Time budget per candidate and case.
     pub budget: Duration,
@@ -23,8 +22,7 @@ pub struct Settings {
 }
 
 /// How observations are synchronised.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum SyncMode {
     /// MPI_Barrier before each observation; observation = max over ranks of the local duration.
     Barrier,
@@ -33,8 +31,7 @@ pub enum SyncMode {
 }
 
 /// The cache state each observation starts from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum CacheState {
     /// Buffers stay in cache between observations.
     Warm,

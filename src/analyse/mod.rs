@@ -24,7 +24,8 @@ pub enum Severity {
 }
 
 impl Severity {
-    /// The severity of a significant slowdown `s` (DESIGN.md's thresholds).
+    /// The severity of a significant slowdown `s`: MPINPC's thresholds (the
+    /// README's Output section lists them).
     pub fn of_slowdown(s: f64) -> Severity {
         match s {
             s if s <= 1.0 || s.is_nan() => Severity::Ok,

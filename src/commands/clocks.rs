@@ -21,7 +21,7 @@ pub fn clocks(comm: &SimpleCommunicator, args: &ClocksArgs) -> Exit {
     }
     let later = clock::residual_offsets(comm, &global, args.exchanges);
     if comm.rank() == 0 {
-        report::show(&report::clocks::render(
+        report::show(&report::text::clocks::render(
             took,
             args.wait.as_secs_f64(),
             &now,

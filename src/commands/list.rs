@@ -6,7 +6,7 @@ use crate::report;
 /// Prints the list (once, when started under a launcher).
 pub fn list(leader: bool) -> Exit {
     if leader {
-        report::show(&report::list::render());
+        report::show(&report::text::list::render());
     }
     Exit::Pass
 }

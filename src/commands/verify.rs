@@ -33,7 +33,7 @@ pub fn verify(ctx: &Context, config: Option<&Config>, args: &VerifyArgs) -> Exit
         .map(|case| measure::verify_case(ctx, case))
         .collect();
     let exit = if leader {
-        let (text, failures) = report::verify::render(&cases);
+        let (text, failures) = report::text::verify::render(&cases);
         report::show(&text);
         match failures {
             0 => Exit::Pass,

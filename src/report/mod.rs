@@ -1,18 +1,15 @@
 //! Everything rank 0 shows and writes: the plan, the tables, the files, the
 //! exit status. The only stage that prints.
 
-pub mod clocks;
 pub mod csv;
 #[cfg(test)]
 mod fixture;
 pub mod json;
-pub mod list;
 pub mod markdown;
 pub mod model;
 pub mod progress;
 pub mod svg;
 pub mod text;
-pub mod verify;
 
 use crate::analyse::Results;
 use crate::meta::Meta;

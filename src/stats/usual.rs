@@ -1,5 +1,6 @@
 //! The "usual" time of an operation and the overhead above it, after the
-//! model of seed 003 (../shared/seeds/003_*): a measured time is
+//! statistical model of the project's seed paper 003 (the usual time of
+//! each MPI communication event, and the overhead beyond it): a measured time is
 //! t = t_min + t_err, with t_min ≈ min(S) and an error t_err that follows a
 //! fitted distribution; the q_max quantile of that distribution bounds the
 //! usual error, t_max = min(S) + t_err,max, and whatever a time spends

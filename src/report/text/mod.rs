@@ -1,9 +1,14 @@
-//! The terminal report: the verdict tables, the universal guidelines, the
-//! baseline comparison, optional details, and the overview grid.
+//! Plain text for the terminal: `run`'s and `analyze`'s report (the verdict
+//! tables, the universal guidelines, the baseline comparison, optional
+//! details, the overview grid), and the tables of `verify`, `list` and
+//! `clocks`.
 
+pub mod clocks;
 pub mod details;
 pub mod grid;
+pub mod list;
 pub mod table;
+pub mod verify;
 
 use crate::analyse::Results;
 pub use table::style;

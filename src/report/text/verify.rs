@@ -1,6 +1,6 @@
 //! `pgcheck verify`'s pass/fail table.
 
-use super::text::style;
+use super::style;
 use crate::candidates::native::DEFAULT;
 use crate::case::{CaseData, Outcome};
 use comfy_table::Table;
@@ -92,7 +92,7 @@ pub fn render(runs: &[CaseData]) -> (String, usize) {
             if let Outcome::Wrong(why) = &candidate.outcome {
                 summary += &format!(
                     "{}: {}: {why}\n",
-                    super::model::who_failed(DEFAULT),
+                    crate::report::model::who_failed(DEFAULT),
                     run.key.label()
                 );
             }

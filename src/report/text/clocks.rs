@@ -1,6 +1,6 @@
 //! `pgcheck clocks`: residual clock offsets after synchronisation.
 
-use super::text::style;
+use super::style;
 use comfy_table::{Cell, CellAlignment, Table};
 
 /// Offsets of every rank's global clock to rank 0, in µs, right after
