@@ -19,7 +19,8 @@ guidelines: a collective must not be slower than the same semantics built from o
 collectives (a mock-up) nor than a known better algorithm (lane, hierarchical, circulant). \
 Run it under mpirun; rank 0 prints the report.\n\n\
 Exit status: 0 pass, 1 a guideline violation at or above --fail-on, 2 usage or input error, \
-3 a candidate failed verification (pgcheck verify), 4 an MPI or internal error, 5 interrupted."
+3 a candidate failed verification, 4 an MPI or internal error, 5 interrupted, 6 a case without \
+verdict (the library's own call was not measured)."
 )]
 pub struct Cli {
     #[command(subcommand)]
