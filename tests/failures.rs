@@ -40,11 +40,7 @@ fn a_panicking_rank_aborts_the_job_and_keeps_finished_checks() {
     );
     assert_ne!(out.code, Some(0), "{}", out.text());
     assert!(out.seconds < 30.0, "took {} s", out.seconds);
-    assert!(
-        out.stderr.contains("fails on purpose"),
-        "the panic message is shown:\n{}",
-        out.text()
-    );
+    out.expect_in_stderr("fails on purpose", "the panic message is shown");
     let raw = std::fs::read_to_string(out_dir.join("raw.csv")).unwrap();
     assert!(
         raw.lines().any(|l| l.starts_with("bcast,64,")),
@@ -146,11 +142,7 @@ fn sixteen_and_thirty_two_ranks_complete_a_small_check() {
             "{}",
             out.text()
         );
-        assert!(
-            out.stdout.contains("WARNING: with 2 rounds"),
-            "{}",
-            out.text()
-        );
+        out.expect_in_stdout("WARNING: with 2 rounds", "");
         let r = results(&out_dir);
         assert_eq!(r["meta"]["processes"], np);
         assert_eq!(r["meta"]["nodes"], np / 4);

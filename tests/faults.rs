@@ -339,9 +339,5 @@ fn a_bad_fault_spec_aborts() {
         "a bad spec must abort, not run:\n{}",
         out.text()
     );
-    assert!(
-        out.stderr.contains("bad PGCHECK_FAULT"),
-        "the spec's error must be on stderr:\n{}",
-        out.text()
-    );
+    out.expect_in_stderr("bad PGCHECK_FAULT", "the spec's error must be on stderr");
 }

@@ -216,11 +216,7 @@ fn fell_back_to_barrier(r: &serde_json::Value, out: &Outcome) -> bool {
         });
     if fell_back {
         assert!(r["meta"]["noise_floor_s"].as_f64().unwrap() > 0.005, "{r}");
-        assert!(
-            out.stderr.contains("measuring with barrier, not roundtime"),
-            "{}",
-            out.text()
-        );
+        out.expect_in_stderr("measuring with barrier, not roundtime", "");
         eprintln!("roundtime impossible here, the run fell back to barrier");
     }
     fell_back

@@ -15,15 +15,8 @@ pub fn render(results: &Results) -> String {
         return out;
     }
     out += &overview_table(results);
-    for collective in Collective::ALL {
-        let checks: Vec<&Verdict> = results
-            .checks
-            .iter()
-            .filter(|c| c.key.collective == collective)
-            .collect();
-        if !checks.is_empty() {
-            out += &collective_section(results, collective, &checks);
-        }
+    for (collective, checks) in details::by_collective(results) {
+        out += &collective_section(results, collective, &checks);
     }
     out += &violations(results);
     out += &universal_guidelines(results);

@@ -112,12 +112,7 @@ pub fn overview(results: &Results) -> Overview {
     sizes.sort_unstable();
     sizes.dedup();
     let mut rows = Vec::new();
-    for collective in Collective::ALL {
-        let checks: Vec<&Verdict> = results
-            .checks
-            .iter()
-            .filter(|c| c.key.collective == collective)
-            .collect();
+    for (collective, checks) in by_collective(results) {
         let root_of = |c: &Verdict| collective.is_rooted().then_some(c.key.root);
         let mut roots: Vec<Option<usize>> = checks.iter().map(|c| root_of(c)).collect();
         roots.sort_unstable();
@@ -159,6 +154,23 @@ pub fn overview(results: &Results) -> Overview {
         }
     }
     Overview { sizes, rows }
+}
+
+/// The checks of each collective present, in `Collective::ALL` order: one
+/// table or grid row group each.
+pub fn by_collective(results: &Results) -> Vec<(Collective, Vec<&Verdict>)> {
+    Collective::ALL
+        .into_iter()
+        .map(|collective| {
+            let checks = results
+                .checks
+                .iter()
+                .filter(|c| c.key.collective == collective)
+                .collect();
+            (collective, checks)
+        })
+        .filter(|(_, checks): &(Collective, Vec<&Verdict>)| !checks.is_empty())
+        .collect()
 }
 
 /// A size as people write it: `8 B`, `1000 B`, `8 KiB`, `10 kB`, `1 MiB`.

@@ -23,6 +23,18 @@ impl Outcome {
             self.code, self.stdout, self.stderr
         )
     }
+
+    /// Asserts that standard output holds `needle`; `why` heads the message.
+    #[track_caller]
+    pub fn expect_in_stdout(&self, needle: &str, why: &str) {
+        assert!(self.stdout.contains(needle), "{why}\n{}", self.text());
+    }
+
+    /// Asserts that standard error holds `needle`; `why` heads the message.
+    #[track_caller]
+    pub fn expect_in_stderr(&self, needle: &str, why: &str) {
+        assert!(self.stderr.contains(needle), "{why}\n{}", self.text());
+    }
 }
 
 /// The mpirun to use: `PGCHECK_MPIRUN` (set by ci/env.sh) or `mpirun`.
@@ -165,11 +177,7 @@ pub fn assert_verifies(np: usize, args: &[&str]) -> Outcome {
         "verify -np {np} {args:?} failed:\n{}",
         out.text()
     );
-    assert!(
-        out.stdout.contains("0 candidate runs failed"),
-        "{}",
-        out.text()
-    );
+    out.expect_in_stdout("0 candidate runs failed", "");
     out
 }
 

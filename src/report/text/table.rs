@@ -1,7 +1,6 @@
 //! The per-collective tables (MPINPC's Figure 2).
 
 use crate::analyse::Results;
-use crate::collective::Collective;
 use crate::report::model::*;
 use comfy_table::{presets, Cell, CellAlignment, Table};
 
@@ -29,15 +28,7 @@ pub fn render(results: &Results) -> String {
     if !results.complete {
         out += "INCOMPLETE: the run was interrupted; these are the checks it finished\n";
     }
-    for collective in Collective::ALL {
-        let checks: Vec<_> = results
-            .checks
-            .iter()
-            .filter(|c| c.key.collective == collective)
-            .collect();
-        if checks.is_empty() {
-            continue;
-        }
+    for (collective, checks) in by_collective(results) {
         let mut table = Table::new();
         style(&mut table);
         table.set_header(FIGURE2.to_vec());
@@ -170,6 +161,7 @@ mod tests {
         self, CaseData, CaseKey, Correction, Options, Outcome, Outliers, Sample, Test,
     };
     use crate::candidates::native::DEFAULT;
+    use crate::collective::Collective;
     use crate::element::{Datatype, Op};
 
     /// Ten rounds of three observations around `center` seconds.
