@@ -16,6 +16,12 @@ struct Case {
     json: Value,
 }
 
+/// Within the fixtures' tolerance.
+#[track_caller]
+fn close(what: &str, actual: f64, expected: f64) {
+    super::scipy::assert_close(what, actual, expected, RELATIVE_TOLERANCE);
+}
+
 fn cases() -> Vec<Case> {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -49,12 +55,6 @@ fn number(v: &Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
 }
 
-fn assert_close(what: &str, actual: f64, expected: f64) {
-    let ok = actual == expected
-        || (actual - expected).abs() <= RELATIVE_TOLERANCE * expected.abs().max(f64::MIN_POSITIVE);
-    assert!(ok, "{what}: got {actual:e}, SciPy {expected:e}");
-}
-
 fn assert_p_close(what: &str, actual: f64, expected: f64) {
     if expected < SMALLEST_CHECKED_P {
         assert!(
@@ -62,7 +62,7 @@ fn assert_p_close(what: &str, actual: f64, expected: f64) {
             "{what}: got {actual:e}, SciPy {expected:e}"
         );
     } else {
-        assert_close(what, actual, expected);
+        close(what, actual, expected);
     }
 }
 
@@ -78,15 +78,6 @@ fn alternatives(results: &Value) -> Vec<(&str, &Value)> {
     given
 }
 
-fn scipy_alternative(name: &str) -> Alternative {
-    match name {
-        "greater" => Alternative::Greater,
-        "less" => Alternative::Less,
-        "two-sided" => Alternative::TwoSided,
-        other => panic!("unknown alternative {other}"),
-    }
-}
-
 /// Runs `check` on every case that has `key`, returning how many did.
 fn for_each(key: &str, mut check: impl FnMut(&Case, &str, Alternative, &Value)) -> usize {
     let mut checked = 0;
@@ -95,7 +86,7 @@ fn for_each(key: &str, mut check: impl FnMut(&Case, &str, Alternative, &Value)) 
             continue;
         };
         for (name, expected) in alternatives(results) {
-            check(&case, name, scipy_alternative(name), expected);
+            check(&case, name, super::scipy::alternative(name), expected);
         }
         checked += 1;
     }
@@ -106,7 +97,7 @@ fn check_mann_whitney(key: &str, method: Method) -> usize {
     for_each(key, |case, name, alternative, expected| {
         let o: TestOutcome = mann_whitney::test(&case.x, &case.y, alternative, method);
         let what = format!("{} {key} {name}", case.name);
-        assert_close(&format!("{what} U"), o.statistic, number(&expected["u"]));
+        close(&format!("{what} U"), o.statistic, number(&expected["u"]));
         assert_p_close(&format!("{what} p"), o.p_value, number(&expected["p"]));
     })
 }
@@ -136,9 +127,9 @@ fn welch_matches_scipy() {
     let checked = for_each("welch", |case, name, alternative, expected| {
         let o = welch::test(&case.x, &case.y, alternative);
         let what = format!("{} welch {name}", case.name);
-        assert_close(&format!("{what} t"), o.statistic, number(&expected["t"]));
+        close(&format!("{what} t"), o.statistic, number(&expected["t"]));
         let df = o.df.expect("df defined");
-        assert_close(&format!("{what} df"), df, number(&expected["df"]));
+        close(&format!("{what} df"), df, number(&expected["df"]));
         assert_p_close(&format!("{what} p"), o.p_value, number(&expected["p"]));
     });
     assert!(checked >= 10);
@@ -155,7 +146,7 @@ fn kolmogorov_smirnov_matches_scipy() {
         };
         let o = ks::test(&case.x, &case.y, alternative);
         let what = format!("{} ks {name}", case.name);
-        assert_close(&format!("{what} D"), o.statistic, number(&expected["d"]));
+        close(&format!("{what} D"), o.statistic, number(&expected["d"]));
         assert_p_close(&format!("{what} p"), o.p_value, number(&expected["p"]));
     });
     assert!(checked >= 10);
@@ -167,8 +158,8 @@ fn medians_match_numpy() {
         for (sample, key) in [(&case.x, "median_x"), (&case.y, "median_y")] {
             let expected = number(&case.json[key]);
             let what = format!("{} {key}", case.name);
-            assert_close(&what, describe::median(sample), expected);
-            assert_close(
+            close(&what, describe::median(sample), expected);
+            close(
                 &what,
                 describe::median_sorted(&describe::sorted(sample)),
                 expected,

@@ -43,6 +43,8 @@ mod fixture_tests;
 #[cfg(test)]
 mod paired_fixture_tests;
 #[cfg(test)]
+mod scipy;
+#[cfg(test)]
 mod usual_fixture_tests;
 
 /// Which way the alternative points; `Greater` = x tends to be larger than y (SciPy's 'greater').

@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use super::scipy::assert_close;
 use super::wilcoxon::Method;
 use super::{sign, wilcoxon, Alternative};
 
@@ -44,20 +45,6 @@ fn sample(case: &Value, key: &str) -> Vec<f64> {
     values
 }
 
-fn assert_close(what: &str, actual: f64, expected: f64, tolerance: f64) {
-    let ok = actual == expected || (actual - expected).abs() <= tolerance * expected.abs();
-    assert!(ok, "{what}: got {actual:e}, SciPy {expected:e}");
-}
-
-fn scipy_alternative(name: &str) -> Alternative {
-    match name {
-        "greater" => Alternative::Greater,
-        "less" => Alternative::Less,
-        "two-sided" => Alternative::TwoSided,
-        other => panic!("unknown alternative {other}"),
-    }
-}
-
 /// Runs `check(name, x, y, alternative name, alternative, expected)` on every
 /// alternative of every case that has `key`; returns how many cases did.
 fn for_each(
@@ -80,7 +67,7 @@ fn for_each(
                 &x,
                 &y,
                 alternative,
-                scipy_alternative(alternative),
+                super::scipy::alternative(alternative),
                 expected,
             );
         }
@@ -177,7 +164,7 @@ fn sign_test_matches_scipy_binomtest() {
                 number(&expected["k"]) as usize,
                 number(&expected["n"]) as usize,
             );
-            let p = sign::binomial_half_p(k, n, scipy_alternative(alt_name));
+            let p = sign::binomial_half_p(k, n, super::scipy::alternative(alt_name));
             let what = format!("binomtest({k}, {n}, {alt_name})");
             assert_close(&what, p, number(&expected["p"]), EXACT_TOLERANCE);
         }

@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use super::scipy::assert_close;
 use super::usual::{self, Model, ModelFit, Windows};
 
 /// λ, its interval, t_max and the like: the same closed forms on both sides.
@@ -47,11 +48,6 @@ fn observations(case: &Value) -> Vec<f64> {
         assert!((v - number(d)).abs() <= 2.0 * f64::EPSILON * v.abs());
     }
     values
-}
-
-fn assert_close(what: &str, actual: f64, expected: f64, tolerance: f64) {
-    let ok = actual == expected || (actual - expected).abs() <= tolerance * expected.abs();
-    assert!(ok, "{what}: got {actual:e}, SciPy {expected:e}");
 }
 
 fn assert_p(what: &str, actual: f64, expected: f64) {
