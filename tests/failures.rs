@@ -153,3 +153,42 @@ fn sixteen_and_thirty_two_ranks_complete_a_small_check() {
         }
     }
 }
+
+/// A file system that fills up while the reports are written: the error
+/// names the file, the status is 4, and what was written before stays whole.
+/// The full disk is `/dev/full` behind the temporary name of one file
+/// (results.json is rewritten after every case, and a failed write removes
+/// its temporary file: the files written once show it).
+#[test]
+fn a_full_disk_is_named_and_leaves_no_half_written_file() {
+    let cases: [(&str, &[&str]); 2] = [
+        ("report.md", &["raw.csv", "results.json", "summary.csv"]),
+        ("summary.csv", &["raw.csv", "results.json"]),
+    ];
+    for (full, written) in cases {
+        let dir = scratch(&format!("fail-full-{full}"));
+        let input = input(
+            &dir,
+            "small.yaml",
+            "budget: 20ms\nrounds: 6\nchecks:\n  - collective: bcast\n    sizes: [8]\n",
+        );
+        let out_dir = dir.join("out");
+        std::fs::create_dir_all(&out_dir).unwrap();
+        std::os::unix::fs::symlink("/dev/full", out_dir.join(format!(".{full}.tmp"))).unwrap();
+        let out = Launch::new(2, &["run", &input, "--output", out_dir.to_str().unwrap()])
+            .timeout(Duration::from_secs(60))
+            .run();
+        assert_eq!(out.code, Some(4), "{}", out.text());
+        out.expect_in_stderr(
+            &format!("cannot write {}", out_dir.join(full).display()),
+            "the error names the file",
+        );
+        out.expect_in_stderr("No space left on device", "and says why");
+        for name in written {
+            let text = std::fs::read_to_string(out_dir.join(name)).unwrap();
+            assert!(text.contains("bcast"), "{name} is whole:\n{text}");
+        }
+        assert_eq!(results(&out_dir)["complete"], true);
+        assert!(!out_dir.join(full).exists(), "no half-written {full}");
+    }
+}

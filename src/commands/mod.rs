@@ -162,7 +162,7 @@ fn finish(results: &Results, args: &ReportArgs, dir: &Path) -> Exit {
         report::error(&line);
     }
     if let Err(e) = store::write_reports(dir, results) {
-        report::error(&format!("writing {}: {e}", dir.display()));
+        report::error(&format!("cannot write {e}"));
         return Exit::Internal;
     }
     report::remark(&report::wall_time(&results.meta, dir));

@@ -8,7 +8,8 @@ pub mod results;
 use crate::analyse::Results;
 use crate::case::CaseData;
 use crate::report;
-use std::path::Path;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
 /// A saved run: its `results.json` if there is one, and its cases from `raw.csv`.
 pub struct Saved {
@@ -49,14 +50,51 @@ pub fn create(dir: &Path) -> std::io::Result<()> {
     raw::create(dir)
 }
 
+/// A file that could not be written, and why.
+#[derive(Debug)]
+pub struct WriteError {
+    pub path: PathBuf,
+    pub error: std::io::Error,
+}
+
+impl std::fmt::Display for WriteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.error)
+    }
+}
+
+/// Writes `dir/name` whole or not at all: into a temporary file, flushed
+/// to disk, then renamed over the old one. A full or read-only file system
+/// leaves the previous version in place, never a truncated file.
+pub fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), WriteError> {
+    let path = dir.join(name);
+    let tmp = dir.join(format!(".{name}.tmp"));
+    let written = std::fs::File::create(&tmp)
+        .and_then(|mut file| {
+            file.write_all(bytes)?;
+            file.sync_all()
+        })
+        .and_then(|()| std::fs::rename(&tmp, &path));
+    written.map_err(|error| {
+        let _ = std::fs::remove_file(&tmp);
+        WriteError { path, error }
+    })
+}
+
 /// Writes every file of a finished analysis into `dir`: results.json,
-/// summary.csv, report.md and the SVG figures.
-pub fn write_reports(dir: &Path, results: &Results) -> std::io::Result<()> {
+/// summary.csv, report.md and the SVG figures, each atomically.
+pub fn write_reports(dir: &Path, results: &Results) -> Result<(), WriteError> {
     results::write(dir, results)?;
-    report::csv::render(std::fs::File::create(dir.join("summary.csv"))?, results)?;
-    std::fs::write(dir.join("report.md"), report::markdown::render(results))?;
+    let mut summary = Vec::new();
+    report::csv::render(&mut summary, results).expect("writing to memory");
+    write_atomically(dir, "summary.csv", &summary)?;
+    write_atomically(
+        dir,
+        "report.md",
+        report::markdown::render(results).as_bytes(),
+    )?;
     for (name, svg) in report::svg::render_all(results) {
-        std::fs::write(dir.join(name), svg)?;
+        write_atomically(dir, &name, svg.as_bytes())?;
     }
     Ok(())
 }

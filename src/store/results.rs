@@ -1,19 +1,18 @@
 //! `results.json`: everything, rewritten after every check so that a killed
 //! run keeps what it measured.
 
+use super::write_atomically;
 use crate::analyse::Results;
 use crate::report;
-use std::io::Write;
 use std::path::Path;
 
-/// Writes `results.json` atomically (temporary file, then rename).
-pub fn write(dir: &Path, results: &Results) -> std::io::Result<()> {
-    let path = dir.join("results.json");
-    let tmp = dir.join(".results.json.tmp");
-    let mut file = std::fs::File::create(&tmp)?;
-    file.write_all(report::json::render(results).as_bytes())?;
-    file.sync_all()?;
-    std::fs::rename(tmp, path)
+/// Writes `results.json` atomically.
+pub fn write(dir: &Path, results: &Results) -> Result<(), super::WriteError> {
+    write_atomically(
+        dir,
+        "results.json",
+        report::json::render(results).as_bytes(),
+    )
 }
 
 /// Reads a `results.json`.
