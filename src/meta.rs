@@ -24,6 +24,9 @@ pub struct Meta {
     pub hosts: Vec<String>,
     /// `OMPI_MCA_*` and `MPIR_CVAR_*` variables: they select algorithms.
     pub environment: BTreeMap<String, String>,
+    /// The Slurm job this ran in, when it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slurm: Option<Slurm>,
     pub timer: String,
     pub timer_resolution_s: f64,
     pub start_time: String,
@@ -48,6 +51,31 @@ pub struct Meta {
     /// files took outside the planned slices.
     pub outside_s: f64,
     pub noise_floor_s: f64,
+}
+
+/// A Slurm job: what finds it again in the cluster's accounting.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Slurm {
+    pub job_id: String,
+    pub nodelist: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partition: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<String>,
+}
+
+impl Slurm {
+    /// The job of this process's environment (`SLURM_JOB_ID`, …), if any.
+    pub fn from_env() -> Option<Slurm> {
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+        Some(Slurm {
+            job_id: var("SLURM_JOB_ID")?,
+            nodelist: var("SLURM_JOB_NODELIST").unwrap_or_default(),
+            partition: var("SLURM_JOB_PARTITION"),
+            cluster: var("SLURM_CLUSTER_NAME"),
+        })
+    }
 }
 
 impl Meta {
@@ -116,6 +144,7 @@ pub fn collect(ctx: &Context) -> Meta {
         environment: std::env::vars()
             .filter(|(k, _)| k.starts_with("OMPI_MCA_") || k.starts_with("MPIR_CVAR_"))
             .collect(),
+        slurm: Slurm::from_env(),
         timer: "MPI_Wtime".into(),
         timer_resolution_s: mpi::time_resolution(),
         ..Meta::default()

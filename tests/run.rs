@@ -449,3 +449,32 @@ fn late_starts_are_counted_and_reported() {
     let summary = std::fs::read_to_string(out_dir.join("summary.csv")).unwrap();
     assert!(summary.lines().next().unwrap().contains("invalid_share"));
 }
+
+/// Inside a Slurm job the job id and node list are kept with the results,
+/// so that a run can be found again in the cluster's accounting.
+#[test]
+fn a_slurm_job_is_recorded_in_meta() {
+    for (job, nodes) in [("4242", "node[01-02]"), ("", "")] {
+        let dir = scratch(&format!("run-slurm-{}", job.len()));
+        let input = input(
+            &dir,
+            "one.yaml",
+            "budget: 20ms\nrounds: 6\nchecks:\n  - collective: bcast\n    sizes: [8]\n",
+        );
+        let out_dir = dir.join("out");
+        let out = Launch::new(2, &["run", &input, "--output", out_dir.to_str().unwrap()])
+            .env("SLURM_JOB_ID", job)
+            .env("SLURM_JOB_NODELIST", nodes)
+            .env("SLURM_JOB_PARTITION", "batch")
+            .run();
+        assert_eq!(out.code, Some(0), "{}", out.text());
+        let slurm = &results(&out_dir)["meta"]["slurm"];
+        if job.is_empty() {
+            assert!(slurm.is_null(), "no job, no slurm: {slurm}");
+        } else {
+            assert_eq!(slurm["job_id"], job);
+            assert_eq!(slurm["nodelist"], nodes);
+            assert_eq!(slurm["partition"], "batch");
+        }
+    }
+}
