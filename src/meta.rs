@@ -1,9 +1,7 @@
-//! What a run ran on: library, processes, nodes, hosts, environment.
+//! What a run ran on and how it was measured and decided: library,
+//! processes, nodes, hosts, environment, settings. Plain data, filled in by
+//! `measure` (the machine), `plan` (the settings) and `analyse` (the options).
 
-use crate::analyse::Options;
-use crate::measure::Context;
-use crate::plan::Plan;
-use mpi::traits::*;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -75,78 +73,5 @@ impl Slurm {
             partition: var("SLURM_JOB_PARTITION"),
             cluster: var("SLURM_CLUSTER_NAME"),
         })
-    }
-}
-
-impl Meta {
-    /// Records how the run measures, and when it started.
-    pub fn record_plan(&mut self, plan: &Plan) {
-        let s = &plan.settings;
-        self.start_time =
-            humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
-        self.budget_s = s.budget.as_secs_f64();
-        self.rounds = s.rounds;
-        self.warmup = s.warmup;
-        self.seed = s.seed;
-        self.sync = format!("{:?}", s.sync).to_lowercase();
-        self.cache = format!("{:?}", s.cache).to_lowercase();
-        self.plan_s = plan.expected().as_secs_f64();
-    }
-
-    /// Records how the run was analysed.
-    pub fn record_analysis(&mut self, options: &Options) {
-        self.alpha = options.alpha;
-        self.test = format!("{:?}", options.test).to_lowercase();
-        self.correction = format!("{:?}", options.correction).to_lowercase();
-        self.outliers = format!("{:?}", options.outliers).to_lowercase();
-        self.margin = options.margin;
-    }
-}
-
-/// Collects what every rank knows; collective over the context.
-pub fn collect(ctx: &Context) -> Meta {
-    let comm = &*ctx.comm;
-    let name = mpi::environment::processor_name().unwrap_or_default();
-    let mut mine = [0u8; 256];
-    let n = name.len().min(mine.len());
-    mine[..n].copy_from_slice(&name.as_bytes()[..n]);
-    let mut all = vec![0u8; 256 * ctx.size()];
-    comm.all_gather_into(&mine[..], &mut all[..]);
-    let per_rank: Vec<String> = all
-        .chunks(256)
-        .map(|c| {
-            let end = c.iter().position(|&b| b == 0).unwrap_or(c.len());
-            String::from_utf8_lossy(&c[..end]).into_owned()
-        })
-        .collect();
-    let mut hosts = per_rank.clone();
-    hosts.sort();
-    hosts.dedup();
-    let (nodes, ppn, virtual_nodes) = match &ctx.topology {
-        Ok(t) => (t.nodes, t.ppn, t.virtual_nodes),
-        Err(_) => (hosts.len(), ctx.size() / hosts.len().max(1), false),
-    };
-    let (major, minor) = mpi::environment::version();
-    Meta {
-        tool: "pgcheck".into(),
-        tool_version: env!("CARGO_PKG_VERSION").into(),
-        git_revision: option_env!("PGCHECK_GIT_REVISION").map(String::from),
-        mpi_library: mpi::environment::library_version()
-            .unwrap_or_default()
-            .trim()
-            .to_string(),
-        mpi_version: format!("{major}.{minor}"),
-        processes: ctx.size(),
-        nodes,
-        ppn,
-        virtual_nodes,
-        hosts,
-        environment: std::env::vars()
-            .filter(|(k, _)| k.starts_with("OMPI_MCA_") || k.starts_with("MPIR_CVAR_"))
-            .collect(),
-        slurm: Slurm::from_env(),
-        timer: "MPI_Wtime".into(),
-        timer_resolution_s: mpi::time_resolution(),
-        ..Meta::default()
     }
 }

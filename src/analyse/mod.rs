@@ -163,6 +163,17 @@ pub struct Options {
     pub margin: f64,
 }
 
+impl Options {
+    /// Records in `meta` how the run was decided.
+    pub fn record(&self, meta: &mut Meta) {
+        meta.alpha = self.alpha;
+        meta.test = format!("{:?}", self.test).to_lowercase();
+        meta.correction = format!("{:?}", self.correction).to_lowercase();
+        meta.outliers = format!("{:?}", self.outliers).to_lowercase();
+        meta.margin = self.margin;
+    }
+}
+
 /// The margin of `holds` unless told otherwise.
 pub const DEFAULT_MARGIN: f64 = 1.05;
 

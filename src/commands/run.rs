@@ -9,7 +9,7 @@ use crate::measure::{self, Context, Events, Harness};
 use crate::plan::{self, Plan};
 use crate::report::{self, progress::Progress};
 use crate::settings::{Settings, SyncMode};
-use crate::{meta, store};
+use crate::store;
 use std::time::Duration;
 
 /// Runs the check of `config` on every rank; rank 0 reports.
@@ -34,9 +34,9 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
         Ok(b) => b,
         Err(e) => return input_error(leader, &e),
     };
-    let mut meta = meta::collect(ctx);
+    let mut meta = measure::machine(ctx);
     meta.warnings.extend(powerless);
-    meta.record_plan(&plan);
+    plan.record(&mut meta);
     if leader {
         report::remark(&report::plan_text(&plan, &meta));
     }
@@ -50,7 +50,7 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
         meta.sync = "barrier".into();
     }
     let options = options(a, meta.noise_floor_s);
-    meta.record_analysis(&options);
+    options.record(&mut meta);
     let mut measured = Vec::with_capacity(plan.cases.len());
     let mut progress = leader.then(|| Progress::start(plan.expected().as_secs_f64()));
     for (i, case) in plan.cases.iter().enumerate() {

@@ -1,6 +1,7 @@
 //! Running candidates: verification against the independent reference
-//! ([`crate::reference`]), and timing in interleaved rounds within a fixed budget. The only stage
-//! that times MPI.
+//! ([`crate::reference`]), and timing in interleaved rounds within a fixed
+//! budget; also what the run runs on ([`machine`]). The only stage that
+//! times MPI.
 
 pub mod clock;
 mod harness;
@@ -15,6 +16,7 @@ use crate::candidates::{self, NotApplicable, Run, Setup, Tuning};
 use crate::case::{CaseData, CaseKey, Outcome, Sample};
 use crate::collective::Shape;
 use crate::element::Element;
+use crate::meta::Meta;
 use crate::plan::Case;
 use crate::reference::{self, Inputs};
 use crate::settings::Settings;
@@ -358,4 +360,53 @@ fn setup(ctx: &Context, case: &Case, shape: &Shape, op: crate::element::Op) -> S
 /// cases before it.
 fn case_seed(key: &CaseKey) -> u64 {
     (key.collective as u64) << 48 ^ key.size_bytes << 8 ^ key.root as u64
+}
+
+/// What this run runs on (library, processes, nodes, hosts, timer, the
+/// environment that selects algorithms); collective over the context.
+pub fn machine(ctx: &Context) -> Meta {
+    let comm = &*ctx.comm;
+    let name = mpi::environment::processor_name().unwrap_or_default();
+    let mut mine = [0u8; 256];
+    let n = name.len().min(mine.len());
+    mine[..n].copy_from_slice(&name.as_bytes()[..n]);
+    let mut all = vec![0u8; 256 * ctx.size()];
+    comm.all_gather_into(&mine[..], &mut all[..]);
+    let per_rank: Vec<String> = all
+        .chunks(256)
+        .map(|c| {
+            let end = c.iter().position(|&b| b == 0).unwrap_or(c.len());
+            String::from_utf8_lossy(&c[..end]).into_owned()
+        })
+        .collect();
+    let mut hosts = per_rank.clone();
+    hosts.sort();
+    hosts.dedup();
+    let (nodes, ppn, virtual_nodes) = match &ctx.topology {
+        Ok(t) => (t.nodes, t.ppn, t.virtual_nodes),
+        Err(_) => (hosts.len(), ctx.size() / hosts.len().max(1), false),
+    };
+    let (major, minor) = mpi::environment::version();
+    Meta {
+        tool: "pgcheck".into(),
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        git_revision: option_env!("PGCHECK_GIT_REVISION").map(String::from),
+        mpi_library: mpi::environment::library_version()
+            .unwrap_or_default()
+            .trim()
+            .to_string(),
+        mpi_version: format!("{major}.{minor}"),
+        processes: ctx.size(),
+        nodes,
+        ppn,
+        virtual_nodes,
+        hosts,
+        environment: std::env::vars()
+            .filter(|(k, _)| k.starts_with("OMPI_MCA_") || k.starts_with("MPIR_CVAR_"))
+            .collect(),
+        slurm: crate::meta::Slurm::from_env(),
+        timer: "MPI_Wtime".into(),
+        timer_resolution_s: mpi::time_resolution(),
+        ..Meta::default()
+    }
 }

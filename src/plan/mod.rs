@@ -7,6 +7,7 @@ use crate::case::CaseKey;
 use crate::collective::Collective;
 use crate::config::{Config, InputError};
 use crate::element::{Datatype, Op};
+use crate::meta::Meta;
 use crate::settings::Settings;
 use crate::stats::power;
 use std::time::Duration;
@@ -41,6 +42,20 @@ impl Plan {
     /// How long measuring takes: every candidate of every case for the budget.
     pub fn expected(&self) -> Duration {
         self.settings.budget * self.measurements() as u32
+    }
+
+    /// Records in `meta` how the run measures, and when it started.
+    pub fn record(&self, meta: &mut Meta) {
+        let s = &self.settings;
+        meta.start_time =
+            humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+        meta.budget_s = s.budget.as_secs_f64();
+        meta.rounds = s.rounds;
+        meta.warmup = s.warmup;
+        meta.seed = s.seed;
+        meta.sync = format!("{:?}", s.sync).to_lowercase();
+        meta.cache = format!("{:?}", s.cache).to_lowercase();
+        meta.plan_s = self.expected().as_secs_f64();
     }
 }
 

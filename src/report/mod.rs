@@ -1,5 +1,7 @@
-//! Everything rank 0 shows and writes: the plan, the tables, the files, the
-//! exit status. The only stage that prints.
+//! Everything rank 0 shows: the plan, progress, the report in every format
+//! (one module each, from the content of [`model`]), errors and warnings.
+//! The only stage that prints; it decides no exit status and writes no file
+//! (`store` writes what these modules render).
 
 pub mod csv;
 #[cfg(test)]
