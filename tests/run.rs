@@ -374,6 +374,24 @@ fn an_unmeasured_default_is_no_pass() {
     let r = results(&out_dir);
     assert_eq!(r["checks"][1]["verdict"], "unmeasured");
     assert_ne!(r["checks"][0]["verdict"], "unmeasured");
+    // The case has no observation at all: analysing the files again keeps
+    // it, its reason and the status.
+    let (again, code) = reanalysed(&out_dir);
+    assert_eq!(code, Some(6));
+    assert_eq!(again["checks"][1]["verdict"], "unmeasured");
+    assert_eq!(again["checks"][1]["reason"], r["checks"][1]["reason"]);
+}
+
+/// `pgcheck analyze` of a run's files with the run's own options: its
+/// results.json and exit status.
+fn reanalysed(out_dir: &std::path::Path) -> (serde_json::Value, Option<i32>) {
+    let again = out_dir.join("again");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pgcheck"))
+        .args(["analyze", out_dir.to_str().unwrap(), "--output"])
+        .arg(&again)
+        .output()
+        .expect("pgcheck starts");
+    (results(&again), out.status.code())
 }
 
 /// Known truth in, the right verdict out: the library's call slowed by a
@@ -448,6 +466,13 @@ fn late_starts_are_counted_and_reported() {
     );
     let summary = std::fs::read_to_string(out_dir.join("summary.csv")).unwrap();
     assert!(summary.lines().next().unwrap().contains("invalid_share"));
+    // raw.csv holds the valid observations; analysing again keeps the count
+    // of the others.
+    let (again, _) = reanalysed(&out_dir);
+    assert_eq!(
+        again["checks"][0]["candidates"][1]["invalid"],
+        late["invalid"]
+    );
 }
 
 /// Inside a Slurm job the job id and node list are kept with the results,

@@ -76,9 +76,20 @@ pub fn read(path: &Path) -> anyhow::Result<Vec<RawRow>> {
 }
 
 /// Cases from `raw.csv` rows, in the order they were measured, with the
-/// candidates that `results.json` says were wrong or skipped.
+/// candidates that `results.json` says were wrong or skipped and the
+/// observations it says were invalid.
 pub fn cases(rows: &[RawRow], previous: Option<&Results>) -> Result<Vec<CaseData>, String> {
-    let mut cases: Vec<CaseData> = Vec::new();
+    // The cases results.json knows, in their order: a case may have no row
+    // (every candidate wrong, skipped or without a valid observation).
+    let mut cases: Vec<CaseData> = previous
+        .map(|p| &p.checks[..])
+        .unwrap_or_default()
+        .iter()
+        .map(|v| CaseData {
+            key: v.key.clone(),
+            samples: Vec::new(),
+        })
+        .collect();
     for (i, row) in rows.iter().enumerate() {
         if !(row.seconds.is_finite() && row.seconds >= 0.0) {
             return Err(format!(
@@ -115,20 +126,27 @@ pub fn cases(rows: &[RawRow], previous: Option<&Results>) -> Result<Vec<CaseData
         sample.rounds.push(row.round);
     }
     for case in &mut cases {
-        // `default` first, as measured runs have it.
-        case.samples.sort_by_key(|s| s.name != DEFAULT);
         let verdict = previous.and_then(|p| p.checks.iter().find(|v| v.key == case.key));
         for c in verdict.map(|v| &v.candidates[..]).unwrap_or_default() {
-            if matches!(c.outcome, Outcome::Wrong(_) | Outcome::Skipped(_)) {
-                case.samples.push(Sample {
+            // raw.csv holds valid observations only: what results.json says
+            // of the rest (invalid ones, wrong and skipped candidates, and
+            // those without a valid observation) comes from there.
+            match case.samples.iter_mut().find(|s| s.name == c.name) {
+                Some(sample) => sample.invalid = c.invalid,
+                None => case.samples.push(Sample {
                     name: c.name.clone(),
-                    outcome: c.outcome.clone(),
+                    outcome: match &c.outcome {
+                        Outcome::Unmeasured(_) => Outcome::Measured,
+                        outcome => outcome.clone(),
+                    },
                     seconds: Vec::new(),
                     rounds: Vec::new(),
-                    invalid: 0,
-                });
+                    invalid: c.invalid,
+                }),
             }
         }
+        // `default` first, as measured runs have it.
+        case.samples.sort_by_key(|s| s.name != DEFAULT);
     }
     Ok(cases)
 }
