@@ -28,8 +28,6 @@ pub type Run<T> = Box<dyn FnMut(&[T], &mut [T])>;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Family {
-    /// The library's own collective.
-    Native,
     /// The same semantics from other MPI collectives.
     Mockup,
     /// Lane decomposition (Träff & Hunold 2020).
@@ -40,19 +38,6 @@ pub enum Family {
     Circulant,
     /// Test-only competitors (see [`testing`]).
     Testing,
-}
-
-impl Family {
-    pub fn name(self) -> &'static str {
-        match self {
-            Family::Native => "native",
-            Family::Mockup => "mock-up",
-            Family::Lane => "lane",
-            Family::Hier => "hier",
-            Family::Circulant => "circulant",
-            Family::Testing => "testing",
-        }
-    }
 }
 
 /// A competitor's identity, as `pgcheck list` shows it.
@@ -150,7 +135,6 @@ pub fn prepare<T: Element>(name: &str, setup: &Setup) -> Result<Run<T>, NotAppli
             ))
         })?;
     match competitor.family {
-        Family::Native => Ok(native::prepare(setup)),
         Family::Mockup => mockups::prepare(name, setup),
         Family::Lane => lane::prepare(name, setup),
         Family::Hier => hier::prepare(name, setup),
