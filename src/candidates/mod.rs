@@ -7,6 +7,91 @@
 //! the harness's `send` and `recv` buffers (laid out as [`Shape`] says) and
 //! allocates nothing.
 
+/// Declares the competitors of one family, each once: the entry `pgcheck
+/// list` shows and the code that prepares it. Generates the family's
+/// `COMPETITORS` table and its `prepare`, which matches the same names, so
+/// a name cannot be listed without its code nor coded without its entry.
+///
+/// `prepare<T>(name, setup) { … }` is the start of the generated
+/// `prepare<T: Element>(name: &str, setup: &Setup)`, shared by the family
+/// (it may return `Err(NotApplicable)` early); each entry's `run` is then
+/// an expression of type [`Run<T>`] that sees its bindings:
+///
+/// ```ignore
+/// competitors! {
+///     family: Mockup,
+///     prepare<T>(name, setup) {
+///         let (comm, m, op) = (&*setup.comm, setup.shape.count, setup.op);
+///     }
+///     "allreduce_as_reduce_bcast" for Allreduce {
+///         guideline: "GL12: Allreduce ⪯ Reduce + Bcast",
+///         description: "MPI_Reduce to rank 0, then MPI_Bcast",
+///         run: call!(setup.comm, allreduce::ReduceBcast::new(comm, m), op),
+///     }
+/// }
+/// ```
+macro_rules! competitors {
+    (
+        family: $family:ident,
+        prepare<$T:ident>($name:ident, $setup:ident) { $($start:tt)* }
+        $(
+            $competitor:literal for $collective:ident {
+                guideline: $guideline:literal,
+                description: $description:literal,
+                run: $run:expr $(,)?
+            }
+        )*
+    ) => {
+        /// The family's competitors, in `pgcheck list` order.
+        pub const COMPETITORS: &[$crate::candidates::Competitor] = &[$(
+            $crate::candidates::Competitor {
+                name: $competitor,
+                collective: $crate::collective::Collective::$collective,
+                family: $crate::candidates::Family::$family,
+                guideline: $guideline,
+                description: $description,
+            },
+        )*];
+
+        /// Prepares the competitor `name` of this family for `setup.shape`.
+        pub fn prepare<$T: $crate::element::Element>(
+            $name: &str,
+            $setup: &$crate::candidates::Setup,
+        ) -> Result<$crate::candidates::Run<$T>, $crate::candidates::NotApplicable> {
+            $($start)*
+            let run: $crate::candidates::Run<$T> = match $name {
+                $($competitor => $run,)*
+                _ => {
+                    return Err($crate::candidates::NotApplicable(format!(
+                        "{} is not a {} competitor",
+                        $name,
+                        stringify!($family)
+                    )))
+                }
+            };
+            Ok(run)
+        }
+    };
+}
+
+/// A [`Run`] of a prepared algorithm whose `run` takes `context` (an `Rc`
+/// of the communicator or the topology) first, then `(send, recv)`; with
+/// an operator `op` also `op`; with `recv_only` just the buffer (bcast).
+macro_rules! call {
+    ($context:expr, $algorithm:expr) => {{
+        let (context, mut algorithm) = (::std::rc::Rc::clone(&$context), $algorithm);
+        Box::new(move |send, recv| algorithm.run(&*context, send, recv))
+    }};
+    ($context:expr, $algorithm:expr, recv_only) => {{
+        let (context, mut algorithm) = (::std::rc::Rc::clone(&$context), $algorithm);
+        Box::new(move |_, recv| algorithm.run(&*context, recv))
+    }};
+    ($context:expr, $algorithm:expr, $op:expr) => {{
+        let (context, mut algorithm, op) = (::std::rc::Rc::clone(&$context), $algorithm, $op);
+        Box::new(move |send, recv| algorithm.run(&*context, send, recv, op))
+    }};
+}
+
 pub mod circulant;
 pub mod hier;
 pub mod lane;
@@ -40,7 +125,8 @@ pub enum Family {
     Testing,
 }
 
-/// A competitor's identity, as `pgcheck list` shows it.
+/// A competitor's identity, as `pgcheck list` shows it; declared with its
+/// code by [`competitors!`] in its family's module.
 #[derive(Clone, Copy, Debug)]
 pub struct Competitor {
     /// `<collective>_as_<how>`, e.g. `allreduce_as_reduce_bcast`.
@@ -51,25 +137,6 @@ pub struct Competitor {
     pub guideline: &'static str,
     /// One line on how it works.
     pub description: &'static str,
-}
-
-impl Competitor {
-    /// A competitor of `family` (for the families' `COMPETITORS` tables).
-    pub const fn of(
-        family: Family,
-        name: &'static str,
-        collective: Collective,
-        guideline: &'static str,
-        description: &'static str,
-    ) -> Competitor {
-        Competitor {
-            name,
-            collective,
-            family,
-            guideline,
-            description,
-        }
-    }
 }
 
 /// Extra knobs some competitors read from the input.
