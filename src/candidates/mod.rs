@@ -97,6 +97,7 @@ pub mod hier;
 pub mod lane;
 pub mod mockups;
 pub mod native;
+#[cfg(feature = "testing")]
 pub mod testing;
 
 use crate::collective::{Collective, Shape};
@@ -122,6 +123,7 @@ pub enum Family {
     /// Circulant-graph algorithm (Träff et al. 2023).
     Circulant,
     /// Test-only competitors (see [`testing`]).
+    #[cfg(feature = "testing")]
     Testing,
 }
 
@@ -166,17 +168,28 @@ pub struct NotApplicable(pub String);
 
 /// Every competitor of every family, `default`s excluded.
 pub fn competitors() -> impl Iterator<Item = &'static Competitor> + Clone {
-    mockups::COMPETITORS
+    let all = mockups::COMPETITORS
         .iter()
         .chain(lane::COMPETITORS)
         .chain(hier::COMPETITORS)
-        .chain(circulant::COMPETITORS)
-        .chain(testing::COMPETITORS.iter().filter(|_| testing::enabled()))
+        .chain(circulant::COMPETITORS);
+    #[cfg(feature = "testing")]
+    let all = all.chain(testing::COMPETITORS);
+    all
 }
 
 /// The competitors of one collective.
 pub fn competitors_of(collective: Collective) -> impl Iterator<Item = &'static Competitor> + Clone {
     competitors().filter(move |c| c.collective == collective)
+}
+
+/// What `competitors: all` (or no list) means for `collective`: its
+/// competitors but the test-only ones, which run only when named.
+pub fn all_of(collective: Collective) -> impl Iterator<Item = &'static Competitor> + Clone {
+    let all = competitors_of(collective);
+    #[cfg(feature = "testing")]
+    let all = all.filter(|c| c.family != Family::Testing);
+    all
 }
 
 /// Looks up a competitor by name.
@@ -188,10 +201,12 @@ pub fn find(name: &str) -> Option<&'static Competitor> {
 pub fn prepare<T: Element>(name: &str, setup: &Setup) -> Result<Run<T>, NotApplicable> {
     if name == native::DEFAULT {
         let run = native::prepare(setup);
-        return Ok(match testing::default_slowdown() {
+        #[cfg(feature = "testing")]
+        let run = match testing::default_slowdown() {
             Some(factor) => testing::slowed(run, factor),
             None => run,
-        });
+        };
+        return Ok(run);
     }
     let competitor = find(name)
         .filter(|c| c.collective == setup.shape.collective)
@@ -206,6 +221,7 @@ pub fn prepare<T: Element>(name: &str, setup: &Setup) -> Result<Run<T>, NotAppli
         Family::Lane => lane::prepare(name, setup),
         Family::Hier => hier::prepare(name, setup),
         Family::Circulant => circulant::prepare(name, setup),
+        #[cfg(feature = "testing")]
         Family::Testing => testing::prepare(name, setup),
     }
 }

@@ -1,12 +1,12 @@
-//! Test-only competitors, visible when `PGCHECK_TEST_CANDIDATES=1`: known
-//! wrong ones that verification must catch, and the library's own call
-//! under another name for A/A experiments.
+//! Test-only competitors, compiled in with the cargo feature `testing`:
+//! known wrong ones that verification must catch, and the library's own
+//! call under another name for A/A experiments. `pgcheck list` shows them
+//! and inputs may name them, but `competitors: all` leaves them out.
 
 use super::{native, Run};
 use crate::element::Element;
 
-/// The factor by which `default` is slowed in test runs
-/// (`PGCHECK_TEST_SLOW_DEFAULT`, with the test-only competitors enabled):
+/// The factor by which `default` is slowed (`PGCHECK_TEST_SLOW_DEFAULT`):
 /// a known slowdown against the A/A competitors (`*_as_*_self`), for
 /// experiments on the power of the tests.
 pub fn default_slowdown() -> Option<f64> {
@@ -14,7 +14,7 @@ pub fn default_slowdown() -> Option<f64> {
         .ok()?
         .parse()
         .ok()?;
-    (enabled() && factor.is_finite() && factor > 1.0).then_some(factor)
+    (factor.is_finite() && factor > 1.0).then_some(factor)
 }
 
 /// `run`, then a wait of `factor − 1` times the call's own duration on
@@ -34,11 +34,6 @@ pub fn slowed<T: Element>(mut run: Run<T>, factor: f64) -> Run<T> {
             }
         }
     })
-}
-
-/// Whether the test-only competitors are offered.
-pub fn enabled() -> bool {
-    std::env::var_os("PGCHECK_TEST_CANDIDATES").is_some_and(|v| v == "1")
 }
 
 competitors! {
