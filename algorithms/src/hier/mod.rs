@@ -38,6 +38,8 @@ pub use scan::Scan;
 pub use scatter::Scatter;
 
 use crate::topology::Topology;
+use mpi::datatype::Equivalence;
+use mpi::traits::*;
 use mpi::Rank;
 
 /// A rank as MPI's `int`.
@@ -76,6 +78,28 @@ impl RootPlace {
             root: leader && topology.node_index == node,
         }
     }
+}
+
+/// Scratch for the total of all earlier nodes in scan and exscan: on the
+/// last process of every node, which computes it, and on every process of
+/// the other nodes but the first, which receive it.
+fn earlier_nodes_scratch<T: Copy + Default>(topology: &Topology, count: usize) -> Vec<T> {
+    let last = topology.node_rank + 1 == topology.ppn;
+    scratch(last || topology.node_index > 0, count)
+}
+
+/// Broadcasts `prefix`, the total of all earlier nodes, from the node's last
+/// process over the node; returns whether there is one (not on the first
+/// node, where exscan leaves it undefined).
+fn broadcast_earlier_nodes<T: Equivalence>(topology: &Topology, prefix: &mut [T]) -> bool {
+    let earlier = topology.node_index > 0;
+    if earlier {
+        topology
+            .node
+            .process_at_rank(mpi_rank(topology.ppn - 1))
+            .broadcast_into(prefix);
+    }
+    earlier
 }
 
 /// Panics unless a buffer has the length the collective was prepared for.

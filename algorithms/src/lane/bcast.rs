@@ -1,8 +1,9 @@
 //! Lane broadcast: scatter on the root's node, broadcast of every block on
 //! its lane, allgather on every node.
 
-use super::{allgatherv, scatterv, scratch, Blocks};
+use super::{node_blocks, scratch};
 use crate::topology::Topology;
+use mockups::blocks::Blocks;
 use mpi::datatype::Equivalence;
 use mpi::traits::*;
 
@@ -19,14 +20,13 @@ pub struct Bcast<T> {
 impl<T: Equivalence + Copy + Default> Bcast<T> {
     /// Prepares the broadcast; not collective.
     pub fn new(topology: &Topology, count: usize, root: usize) -> Bcast<T> {
-        let blocks = Blocks::new(count, topology.ppn);
-        let block = scratch(blocks.counts[topology.node_rank]);
+        let (blocks, mine) = node_blocks(topology, count);
         Bcast {
             count,
             blocks,
             root_node: topology.node_of(root),
             root_node_rank: topology.node_rank_of(root),
-            block,
+            block: scratch(mine),
         }
     }
 
@@ -34,18 +34,13 @@ impl<T: Equivalence + Copy + Default> Bcast<T> {
     pub fn run(&mut self, topology: &Topology, buffer: &mut [T]) {
         assert_eq!(buffer.len(), self.count, "buffer length");
         if topology.node_index == self.root_node {
-            scatterv(
-                &topology.node,
-                self.root_node_rank,
-                buffer,
-                &self.blocks,
-                &mut self.block,
-            );
+            self.blocks
+                .scatterv(&topology.node, self.root_node_rank, buffer, &mut self.block);
         }
         topology
             .lane
             .process_at_rank(self.root_node as i32)
             .broadcast_into(&mut self.block[..]);
-        allgatherv(&topology.node, &self.block, &self.blocks, buffer);
+        self.blocks.allgatherv(&topology.node, &self.block, buffer);
     }
 }

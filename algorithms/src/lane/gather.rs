@@ -2,7 +2,7 @@
 //! lanes' blocks to the root on its node, and a local reorder into rank
 //! order on the root.
 
-use super::{scratch, transpose_blocks};
+use super::{scratch, to_rank_order};
 use crate::topology::Topology;
 use mpi::datatype::Equivalence;
 use mpi::traits::*;
@@ -52,12 +52,6 @@ impl<T: Equivalence + Copy + Default> Gather<T> {
         }
         assert_eq!(recv.len(), self.by_node_rank.len(), "recv length");
         node_root.gather_into_root(&self.lane_blocks[..], &mut self.by_node_rank[..]);
-        transpose_blocks(
-            &self.by_node_rank,
-            recv,
-            topology.ppn,
-            topology.nodes,
-            self.count,
-        );
+        to_rank_order(topology, &self.by_node_rank, recv, self.count);
     }
 }

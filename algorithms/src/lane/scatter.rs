@@ -2,7 +2,7 @@
 //! blocks over the root's node, and scatter on every lane from the root's
 //! node.
 
-use super::{scratch, transpose_blocks};
+use super::{scratch, to_lane_order};
 use crate::topology::Topology;
 use mpi::datatype::Equivalence;
 use mpi::traits::*;
@@ -47,13 +47,7 @@ impl<T: Equivalence + Copy + Default> Scatter<T> {
         let node_root = topology.node.process_at_rank(self.root_node_rank as i32);
         if topology.node_rank == self.root_node_rank {
             assert_eq!(send.len(), self.by_node_rank.len(), "send length");
-            transpose_blocks(
-                send,
-                &mut self.by_node_rank,
-                topology.nodes,
-                topology.ppn,
-                self.count,
-            );
+            to_lane_order(topology, send, &mut self.by_node_rank, self.count);
             node_root.scatter_into_root(&self.by_node_rank[..], &mut self.lane_blocks[..]);
         } else {
             node_root.scatter_into(&mut self.lane_blocks[..]);
