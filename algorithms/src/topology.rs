@@ -6,7 +6,7 @@
 //! hierarchical algorithms need a regular topology: every node the same size
 //! and the ranks of a node consecutive, so that rank = node * ppn + node_rank.
 
-use mpi::topology::{Color, Communicator, SimpleCommunicator};
+use mpi::topology::{Color, Communicator, Process, SimpleCommunicator};
 use mpi::traits::*;
 
 /// The node/lane decomposition of a communicator.
@@ -86,15 +86,57 @@ impl Topology {
         })
     }
 
-    /// The node that holds `rank`.
-    pub fn node_of(&self, rank: usize) -> usize {
-        node_of(rank, self.ppn)
+    /// Where `root` sits, seen from this process.
+    pub fn root_place(&self, root: usize) -> RootPlace {
+        RootPlace::of(root, self.ppn, self.node_index, self.node_rank)
+    }
+}
+
+/// Where a rooted collective's root sits, seen from one process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RootPlace {
+    /// The root's node: the root of a step on a lane.
+    pub node: usize,
+    /// The root's node rank: the root of a step on a node.
+    pub node_rank: usize,
+    /// Whether this process is on the root's node.
+    pub on_root_node: bool,
+    /// Whether this process is on the root's lane (has its node rank).
+    pub on_root_lane: bool,
+    /// Whether this process is the root.
+    pub is_root: bool,
+}
+
+impl RootPlace {
+    /// The place of `root` for the process at `node_index` and `node_rank`
+    /// of a regular topology of `ppn` processes per node.
+    pub fn of(root: usize, ppn: usize, node_index: usize, node_rank: usize) -> RootPlace {
+        let (node, root_node_rank) = (node_of(root, ppn), node_rank_of(root, ppn));
+        let on_root_node = node_index == node;
+        let on_root_lane = node_rank == root_node_rank;
+        RootPlace {
+            node,
+            node_rank: root_node_rank,
+            on_root_node,
+            on_root_lane,
+            is_root: on_root_node && on_root_lane,
+        }
     }
 
-    /// The node-local rank of `rank`.
-    pub fn node_rank_of(&self, rank: usize) -> usize {
-        node_rank_of(rank, self.ppn)
+    /// The root's node rank on this process's node.
+    pub fn node_root<'a>(&self, topology: &'a Topology) -> Process<'a> {
+        topology.node.process_at_rank(mpi_rank(self.node_rank))
     }
+
+    /// The root's node on this process's lane.
+    pub fn lane_root<'a>(&self, topology: &'a Topology) -> Process<'a> {
+        topology.lane.process_at_rank(mpi_rank(self.node))
+    }
+}
+
+/// A rank as MPI's `int`.
+fn mpi_rank(rank: usize) -> mpi::Rank {
+    mpi::Rank::try_from(rank).expect("rank fits an MPI int")
 }
 
 /// The node of `rank` in a regular topology of `ppn` processes per node.
@@ -143,6 +185,27 @@ mod tests {
                         assert_eq!(node_of(rank, ppn), node, "rank {rank}, ppn {ppn}");
                         assert_eq!(node_rank_of(rank, ppn), node_rank);
                         rank += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_root_s_place_follows_from_ranks() {
+        for ppn in 1..=5 {
+            for nodes in 1..=5 {
+                let p = nodes * ppn;
+                for root in 0..p {
+                    for rank in 0..p {
+                        let place = RootPlace::of(root, ppn, rank / ppn, rank % ppn);
+                        // The root's node holds ranks node·ppn..(node+1)·ppn.
+                        let node_ranks = place.node * ppn..(place.node + 1) * ppn;
+                        assert!(node_ranks.contains(&root));
+                        assert_eq!(place.node * ppn + place.node_rank, root);
+                        assert_eq!(place.is_root, rank == root);
+                        assert_eq!(place.on_root_node, node_ranks.contains(&rank));
+                        assert_eq!(place.on_root_lane, (rank % ppn) == (root % ppn));
                     }
                 }
             }

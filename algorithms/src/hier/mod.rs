@@ -5,7 +5,8 @@
 //!
 //! The leaders are the processes with one node rank:
 //! - rooted collectives (bcast, gather, scatter, reduce): the root's node
-//!   rank, so the root itself is a leader and needs no extra hop;
+//!   rank (those on the root's lane, [`on_root_lane`](crate::topology::RootPlace::on_root_lane)), so the
+//!   root itself is a leader and needs no extra hop;
 //! - allgather, allreduce, reduce_scatter_block: node rank 0;
 //! - scan, exscan: the last node rank, which holds the node's total.
 //!
@@ -51,33 +52,6 @@ fn mpi_rank(rank: usize) -> Rank {
 /// empty Vec's dangling address (see `mockups::scratch`).
 fn scratch<T: Copy + Default>(needed: bool, len: usize) -> Vec<T> {
     mockups::scratch::scratch(if needed { len } else { 0 })
-}
-
-/// Where a rooted collective's root sits and who leads with it.
-#[derive(Clone, Copy, Debug)]
-struct RootPlace {
-    /// The root's node, the root of the lane step.
-    node: Rank,
-    /// The root's node rank, the root of the node step.
-    node_rank: Rank,
-    /// Whether this process is a leader (has the root's node rank).
-    leader: bool,
-    /// Whether this process is the root.
-    root: bool,
-}
-
-impl RootPlace {
-    fn new(topology: &Topology, root: usize) -> RootPlace {
-        let node = topology.node_of(root);
-        let node_rank = topology.node_rank_of(root);
-        let leader = topology.node_rank == node_rank;
-        RootPlace {
-            node: mpi_rank(node),
-            node_rank: mpi_rank(node_rank),
-            leader,
-            root: leader && topology.node_index == node,
-        }
-    }
 }
 
 /// Scratch for the total of all earlier nodes in scan and exscan: on the

@@ -2,7 +2,7 @@
 //! its lane, allgather on every node.
 
 use super::{node_blocks, scratch};
-use crate::topology::Topology;
+use crate::topology::{RootPlace, Topology};
 use mockups::blocks::Blocks;
 use mpi::datatype::Equivalence;
 use mpi::traits::*;
@@ -11,8 +11,7 @@ use mpi::traits::*;
 pub struct Bcast<T> {
     count: usize,
     blocks: Blocks,
-    root_node: usize,
-    root_node_rank: usize,
+    root: RootPlace,
     /// This process's block, which travels along its lane.
     block: Vec<T>,
 }
@@ -24,8 +23,7 @@ impl<T: Equivalence + Copy + Default> Bcast<T> {
         Bcast {
             count,
             blocks,
-            root_node: topology.node_of(root),
-            root_node_rank: topology.node_rank_of(root),
+            root: topology.root_place(root),
             block: scratch(mine),
         }
     }
@@ -33,13 +31,12 @@ impl<T: Equivalence + Copy + Default> Bcast<T> {
     /// Broadcasts the root's `buffer` into every process's `buffer`.
     pub fn run(&mut self, topology: &Topology, buffer: &mut [T]) {
         assert_eq!(buffer.len(), self.count, "buffer length");
-        if topology.node_index == self.root_node {
+        if self.root.on_root_node {
             self.blocks
-                .scatterv(&topology.node, self.root_node_rank, buffer, &mut self.block);
+                .scatterv(&topology.node, self.root.node_rank, buffer, &mut self.block);
         }
-        topology
-            .lane
-            .process_at_rank(self.root_node as i32)
+        self.root
+            .lane_root(topology)
             .broadcast_into(&mut self.block[..]);
         self.blocks.allgatherv(&topology.node, &self.block, buffer);
     }

@@ -34,7 +34,7 @@ pub use reduce_scatter_block::ReduceScatterBlock;
 pub use scan::Scan;
 pub use scatter::Scatter;
 
-use crate::topology::Topology;
+use crate::topology::{RootPlace, Topology};
 use mockups::blocks::Blocks;
 use mockups::scratch::scratch;
 use mpi::collective::Operation;
@@ -47,6 +47,22 @@ fn node_blocks(topology: &Topology, count: usize) -> (Blocks, usize) {
     let blocks = Blocks::split(count, topology.ppn);
     let mine = blocks.range(topology.node_rank).len();
     (blocks, mine)
+}
+
+/// The scratch of lane gather and scatter: the blocks of this process's
+/// lane, by node (on the root's node), and all blocks in lane order (on the
+/// root).
+fn root_scratch<T: Copy + Default>(
+    topology: &Topology,
+    root: &RootPlace,
+    count: usize,
+) -> (Vec<T>, Vec<T>) {
+    let lane_len = topology.nodes * count;
+    let all = topology.ppn * lane_len;
+    (
+        scratch(if root.on_root_node { lane_len } else { 0 }),
+        scratch(if root.is_root { all } else { 0 }),
+    )
 }
 
 /// The lane step of scan and exscan: the node's total, split over the

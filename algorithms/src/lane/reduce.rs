@@ -2,7 +2,7 @@
 //! block on its lane to the root's node, gather to the root on its node.
 
 use super::{node_blocks, scratch};
-use crate::topology::Topology;
+use crate::topology::{RootPlace, Topology};
 use mockups::blocks::Blocks;
 use mpi::collective::Operation;
 use mpi::datatype::Equivalence;
@@ -12,8 +12,7 @@ use mpi::traits::*;
 pub struct Reduce<T> {
     count: usize,
     blocks: Blocks,
-    root_node: usize,
-    root_node_rank: usize,
+    root: RootPlace,
     /// This process's block reduced over its node.
     node_reduced: Vec<T>,
     /// This process's block reduced over all processes (root's node only).
@@ -24,15 +23,13 @@ impl<T: Equivalence + Copy + Default> Reduce<T> {
     /// Prepares the reduce; not collective.
     pub fn new(topology: &Topology, count: usize, root: usize) -> Reduce<T> {
         let (blocks, mine) = node_blocks(topology, count);
-        let root_node = topology.node_of(root);
-        let on_root_node = topology.node_index == root_node;
+        let root = topology.root_place(root);
         Reduce {
             count,
             blocks,
-            root_node,
-            root_node_rank: topology.node_rank_of(root),
+            root,
             node_reduced: scratch(mine),
-            reduced: scratch(if on_root_node { mine } else { 0 }),
+            reduced: scratch(if root.on_root_node { mine } else { 0 }),
         }
     }
 
@@ -49,11 +46,11 @@ impl<T: Equivalence + Copy + Default> Reduce<T> {
         let node = &topology.node;
         self.blocks
             .reduce_scatter(node, send, &mut self.node_reduced, op);
-        let lane_root = topology.lane.process_at_rank(self.root_node as i32);
-        if topology.node_index == self.root_node {
+        let lane_root = self.root.lane_root(topology);
+        if self.root.on_root_node {
             lane_root.reduce_into_root(&self.node_reduced[..], &mut self.reduced[..], op);
             self.blocks
-                .gatherv(node, self.root_node_rank, &self.reduced, recv);
+                .gatherv(node, self.root.node_rank, &self.reduced, recv);
         } else {
             lane_root.reduce_into(&self.node_reduced[..], op);
         }
