@@ -128,7 +128,7 @@ pub enum Family {
 }
 
 /// A competitor's identity, as `pgcheck list` shows it; declared with its
-/// code by [`competitors!`] in its family's module.
+/// code by `competitors!` in its family's module.
 #[derive(Clone, Copy, Debug)]
 pub struct Competitor {
     /// `<collective>_as_<how>`, e.g. `allreduce_as_reduce_bcast`.
