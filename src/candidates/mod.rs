@@ -17,7 +17,7 @@
 /// (it may return `Err(NotApplicable)` early); each entry's `run` is then
 /// an expression of type [`Run<T>`] that sees its bindings:
 ///
-/// ```ignore
+/// ```text
 /// competitors! {
 ///     family: Mockup,
 ///     prepare<T>(name, setup) {
