@@ -67,6 +67,11 @@ fn runs_on_one_to_five_processes_and_writes_the_files() {
                 "{check}"
             );
             assert!(default["median_s"].as_f64().unwrap() > 0.0);
+            // `competitors: all` leaves the test-only competitors out.
+            for candidate in check["candidates"].as_array().unwrap() {
+                let name = candidate["name"].as_str().unwrap();
+                assert!(!name.ends_with("_self"), "{name} in {check}");
+            }
         }
         let raw = std::fs::read_to_string(out_dir.join("raw.csv")).unwrap();
         let mut lines = raw.lines();
@@ -90,6 +95,7 @@ fn runs_on_one_to_five_processes_and_writes_the_files() {
 }
 
 #[test]
+#[cfg_attr(not(feature = "testing"), ignore = "needs --features testing")]
 fn a_wrong_competitor_is_caught_and_not_judged() {
     let dir = scratch("run-wrong");
     let input = input(
@@ -98,9 +104,7 @@ fn a_wrong_competitor_is_caught_and_not_judged() {
         "budget: 20ms\nrounds: 8\ndatatype: int32\nop: sum\nchecks:\n  - collective: allreduce\n    sizes: [64]\n    competitors: [allreduce_as_allreduce_corrupted, allreduce_as_allreduce_self]\n",
     );
     let out_dir = dir.join("out");
-    let out = Launch::new(3, &["run", &input, "--output", out_dir.to_str().unwrap()])
-        .env("PGCHECK_TEST_CANDIDATES", "1")
-        .run();
+    let out = Launch::new(3, &["run", &input, "--output", out_dir.to_str().unwrap()]).run();
     // Measured and reported, then exit 3 for the wrong result.
     assert_eq!(out.code, Some(3), "{}", out.text());
     assert!(
@@ -141,6 +145,7 @@ fn a_wrong_competitor_is_caught_and_not_judged() {
 }
 
 #[test]
+#[cfg_attr(not(feature = "testing"), ignore = "needs --features testing")]
 fn verify_catches_corrupted_and_misplaced_results() {
     let out = Launch::new(
         4,
@@ -154,7 +159,6 @@ fn verify_catches_corrupted_and_misplaced_results() {
             "sum",
         ],
     )
-    .env("PGCHECK_TEST_CANDIDATES", "1")
     .run();
     assert_eq!(out.code, Some(3), "{}", out.text());
     for name in [
@@ -196,6 +200,18 @@ fn list_names_every_collective() {
         assert!(
             out.stdout.lines().any(|l| l.starts_with(&format!("{c} ("))),
             "{c} missing:\n{}",
+            out.stdout
+        );
+    }
+    // The test-only competitors exist in builds with the feature alone.
+    for name in [
+        "allreduce_as_allreduce_self",
+        "allreduce_as_allreduce_corrupted",
+    ] {
+        assert_eq!(
+            out.stdout.contains(name),
+            cfg!(feature = "testing"),
+            "{name}:\n{}",
             out.stdout
         );
     }
@@ -397,6 +413,7 @@ fn reanalysed(out_dir: &std::path::Path) -> (serde_json::Value, Option<i32>) {
 /// Known truth in, the right verdict out: the library's call slowed by a
 /// known factor against itself under another name.
 #[test]
+#[cfg_attr(not(feature = "testing"), ignore = "needs --features testing")]
 fn a_known_slowdown_is_flagged_and_no_slowdown_is_not() {
     let dir = scratch("known-slowdown");
     let input = input(
@@ -409,7 +426,6 @@ fn a_known_slowdown_is_flagged_and_no_slowdown_is_not() {
         // Two ranks, one per core, and barrier synchronisation: many
         // observations of a slowdown measured, not scheduled.
         let out = Launch::new(2, &["run", &input, "--output", out_dir.to_str().unwrap()])
-            .env("PGCHECK_TEST_CANDIDATES", "1")
             .env("PGCHECK_TEST_SLOW_DEFAULT", factor)
             .run();
         let r = results(&out_dir);
@@ -432,6 +448,7 @@ fn a_known_slowdown_is_flagged_and_no_slowdown_is_not() {
 /// A rank that starts late makes observations invalid: they are counted for
 /// the candidate that caused them, shown under the table, never timed.
 #[test]
+#[cfg_attr(not(feature = "testing"), ignore = "needs --features testing")]
 fn late_starts_are_counted_and_reported() {
     let dir = scratch("late-starts");
     let input = input(
@@ -440,9 +457,7 @@ fn late_starts_are_counted_and_reported() {
         "budget: 200ms\nrounds: 10\nsync: roundtime\ndatatype: int32\nop: sum\nchecks:\n  - collective: allreduce\n    sizes: [64]\n    competitors: [allreduce_as_allreduce_late]\n",
     );
     let out_dir = dir.join("out");
-    let out = Launch::new(3, &["run", &input, "--output", out_dir.to_str().unwrap()])
-        .env("PGCHECK_TEST_CANDIDATES", "1")
-        .run();
+    let out = Launch::new(3, &["run", &input, "--output", out_dir.to_str().unwrap()]).run();
     assert!(matches!(out.code, Some(0 | 1)), "{}", out.text());
     let r = results(&out_dir);
     if fell_back_to_barrier(&r, &out) {

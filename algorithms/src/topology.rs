@@ -6,7 +6,7 @@
 //! hierarchical algorithms need a regular topology: every node the same size
 //! and the ranks of a node consecutive, so that rank = node * ppn + node_rank.
 
-use mpi::topology::{Color, Communicator, SimpleCommunicator};
+use mpi::topology::{Color, Communicator, Process, SimpleCommunicator};
 use mpi::traits::*;
 
 /// The node/lane decomposition of a communicator.
@@ -39,12 +39,9 @@ impl Topology {
         let rank = comm.rank() as usize;
         let node = match ppn {
             Some(ppn) => {
-                if ppn == 0 || !size.is_multiple_of(ppn) {
-                    return Err(format!(
-                        "ppn {ppn} does not divide the {size} processes into equal virtual nodes"
-                    ));
-                }
-                comm.split_by_color_with_key(Color::with_value((rank / ppn) as i32), rank as i32)
+                check_virtual_nodes(size, ppn)?;
+                let color = Color::with_value(node_of(rank, ppn) as i32);
+                comm.split_by_color_with_key(color, rank as i32)
                     .expect("every process has a colour")
             }
             None => comm.split_shared(rank as i32),
@@ -61,11 +58,7 @@ impl Topology {
         let mine = [node_size as i32, first, node_rank as i32];
         let mut all = vec![0i32; 3 * size];
         comm.all_gather_into(&mine[..], &mut all[..]);
-        let regular = all.chunks(3).enumerate().all(|(r, v)| {
-            let (s, f, nr) = (v[0] as usize, v[1] as usize, v[2] as usize);
-            s == node_size && f == (r / s) * s && nr == r % s
-        });
-        if !regular {
+        if !is_regular(&all, node_size) {
             let sizes: Vec<i32> = all.chunks(3).map(|v| v[0]).collect();
             return Err(format!(
                 "irregular node topology (node sizes per rank {sizes:?}); lane and hierarchical \
@@ -88,18 +81,186 @@ impl Topology {
             ppn: node_size,
             nodes,
             node_rank,
-            node_index: rank / node_size,
+            node_index: node_of(rank, node_size),
             virtual_nodes: ppn.is_some(),
         })
     }
 
-    /// The node that holds `rank`.
-    pub fn node_of(&self, rank: usize) -> usize {
-        rank / self.ppn
+    /// Where `root` sits, seen from this process.
+    pub fn root_place(&self, root: usize) -> RootPlace {
+        RootPlace::of(root, self.ppn, self.node_index, self.node_rank)
+    }
+}
+
+/// Where a rooted collective's root sits, seen from one process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RootPlace {
+    /// The root's node: the root of a step on a lane.
+    pub node: usize,
+    /// The root's node rank: the root of a step on a node.
+    pub node_rank: usize,
+    /// Whether this process is on the root's node.
+    pub on_root_node: bool,
+    /// Whether this process is on the root's lane (has its node rank).
+    pub on_root_lane: bool,
+    /// Whether this process is the root.
+    pub is_root: bool,
+}
+
+impl RootPlace {
+    /// The place of `root` for the process at `node_index` and `node_rank`
+    /// of a regular topology of `ppn` processes per node.
+    pub fn of(root: usize, ppn: usize, node_index: usize, node_rank: usize) -> RootPlace {
+        let (node, root_node_rank) = (node_of(root, ppn), node_rank_of(root, ppn));
+        let on_root_node = node_index == node;
+        let on_root_lane = node_rank == root_node_rank;
+        RootPlace {
+            node,
+            node_rank: root_node_rank,
+            on_root_node,
+            on_root_lane,
+            is_root: on_root_node && on_root_lane,
+        }
     }
 
-    /// The node-local rank of `rank`.
-    pub fn node_rank_of(&self, rank: usize) -> usize {
-        rank % self.ppn
+    /// The root's node rank on this process's node.
+    pub fn node_root<'a>(&self, topology: &'a Topology) -> Process<'a> {
+        topology.node.process_at_rank(mpi_rank(self.node_rank))
+    }
+
+    /// The root's node on this process's lane.
+    pub fn lane_root<'a>(&self, topology: &'a Topology) -> Process<'a> {
+        topology.lane.process_at_rank(mpi_rank(self.node))
+    }
+}
+
+/// A rank as MPI's `int`.
+fn mpi_rank(rank: usize) -> mpi::Rank {
+    mpi::Rank::try_from(rank).expect("rank fits an MPI int")
+}
+
+/// The node of `rank` in a regular topology of `ppn` processes per node.
+pub fn node_of(rank: usize, ppn: usize) -> usize {
+    rank / ppn
+}
+
+/// The node-local rank of `rank` in a regular topology.
+pub fn node_rank_of(rank: usize, ppn: usize) -> usize {
+    rank % ppn
+}
+
+/// Why `ppn` cannot form virtual nodes of `size` processes, if it cannot.
+fn check_virtual_nodes(size: usize, ppn: usize) -> Result<(), String> {
+    if ppn == 0 || !size.is_multiple_of(ppn) {
+        return Err(format!(
+            "ppn {ppn} does not divide the {size} processes into equal virtual nodes"
+        ));
+    }
+    Ok(())
+}
+
+/// Whether every rank's report `[node size, first rank of its node, node
+/// rank]` (rank r's at `3r`) describes nodes of `node_size` consecutive
+/// ranks, rank = node · node_size + node rank.
+fn is_regular(reports: &[i32], node_size: usize) -> bool {
+    reports.chunks(3).enumerate().all(|(rank, report)| {
+        let [size, first, node_rank] = [report[0], report[1], report[2]].map(|x| x as usize);
+        size == node_size
+            && first == node_of(rank, size) * size
+            && node_rank == node_rank_of(rank, size)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranks_are_node_major() {
+        for ppn in 1..=9 {
+            for nodes in 1..=7 {
+                let mut rank = 0;
+                for node in 0..nodes {
+                    for node_rank in 0..ppn {
+                        assert_eq!(node_of(rank, ppn), node, "rank {rank}, ppn {ppn}");
+                        assert_eq!(node_rank_of(rank, ppn), node_rank);
+                        rank += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_root_s_place_follows_from_ranks() {
+        for ppn in 1..=5 {
+            for nodes in 1..=5 {
+                let p = nodes * ppn;
+                for root in 0..p {
+                    for rank in 0..p {
+                        let place = RootPlace::of(root, ppn, rank / ppn, rank % ppn);
+                        // The root's node holds ranks node·ppn..(node+1)·ppn.
+                        let node_ranks = place.node * ppn..(place.node + 1) * ppn;
+                        assert!(node_ranks.contains(&root));
+                        assert_eq!(place.node * ppn + place.node_rank, root);
+                        assert_eq!(place.is_root, rank == root);
+                        assert_eq!(place.on_root_node, node_ranks.contains(&rank));
+                        assert_eq!(place.on_root_lane, (rank % ppn) == (root % ppn));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn virtual_nodes_must_divide_the_processes() {
+        for size in 1..=24usize {
+            for ppn in 0..=size + 1 {
+                let fits = ppn > 0 && (1..=size).any(|nodes| nodes * ppn == size);
+                assert_eq!(
+                    check_virtual_nodes(size, ppn).is_ok(),
+                    fits,
+                    "{size}, {ppn}"
+                );
+            }
+        }
+        assert!(check_virtual_nodes(6, 4).unwrap_err().contains("ppn 4"));
+    }
+
+    /// The reports of the ranks on nodes of the given sizes, in rank
+    /// order, as `Topology::new` gathers them.
+    fn reports(node_sizes: &[usize]) -> Vec<i32> {
+        let mut all = Vec::new();
+        let mut first = 0;
+        for &size in node_sizes {
+            for node_rank in 0..size {
+                all.extend([size, first, node_rank].map(|x| x as i32));
+            }
+            first += size;
+        }
+        all
+    }
+
+    #[test]
+    fn equal_nodes_of_consecutive_ranks_are_regular() {
+        for ppn in 1..=6 {
+            for nodes in 1..=6 {
+                assert!(
+                    is_regular(&reports(&vec![ppn; nodes]), ppn),
+                    "{nodes} × {ppn}"
+                );
+            }
+        }
+        // Unequal nodes.
+        assert!(!is_regular(&reports(&[2, 3]), 2));
+        assert!(!is_regular(&reports(&[3, 2]), 3));
+        assert!(!is_regular(&reports(&[4, 4, 2]), 4));
+        // Equal nodes whose ranks interleave (round-robin placement).
+        let round_robin = [[2, 0, 0], [2, 1, 0], [2, 0, 1], [2, 1, 1]];
+        assert!(!is_regular(round_robin.as_flattened(), 2));
+        // Node ranks not in rank order.
+        let swapped = [[2, 0, 1], [2, 0, 0], [2, 2, 0], [2, 2, 1]];
+        assert!(!is_regular(swapped.as_flattened(), 2));
+        assert!(is_regular([[2, 0, 0], [2, 0, 1]].as_flattened(), 2));
     }
 }

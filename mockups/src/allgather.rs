@@ -3,8 +3,9 @@
 
 use crate::blocks::Blocks;
 use crate::bytes::ByteOr;
+use crate::rooted;
 use crate::scratch::scratch;
-use mpi::datatype::{Equivalence, PartitionMut};
+use mpi::datatype::Equivalence;
 use mpi::traits::*;
 
 /// `MPI_Allgatherv` with p equal blocks.
@@ -22,12 +23,7 @@ impl AsAllgatherv {
     }
 
     pub fn run<C: Communicator, T: Equivalence>(&mut self, comm: &C, send: &[T], recv: &mut [T]) {
-        let mut out = PartitionMut::new(
-            &mut recv[..self.blocks.total()],
-            self.blocks.counts(),
-            self.blocks.displs(),
-        );
-        comm.all_gather_varcount_into(&send[..self.count], &mut out);
+        self.blocks.allgatherv(comm, &send[..self.count], recv);
     }
 }
 
@@ -95,14 +91,8 @@ impl GatherBcast {
     }
 
     pub fn run<C: Communicator, T: Equivalence>(&mut self, comm: &C, send: &[T], recv: &mut [T]) {
-        let root = comm.process_at_rank(0);
-        let send = &send[..self.count];
         let recv = &mut recv[..self.total];
-        if comm.rank() == 0 {
-            root.gather_into_root(send, recv);
-        } else {
-            root.gather_into(send);
-        }
-        root.broadcast_into(recv);
+        rooted::gather(comm, 0, &send[..self.count], recv);
+        comm.process_at_rank(0).broadcast_into(recv);
     }
 }

@@ -2,9 +2,9 @@
 //! `count` elements.
 
 use crate::parts::{PaddedParts, SplitParts};
-use crate::scratch::scratch;
+use crate::rooted;
 use mpi::collective::Operation;
-use mpi::datatype::{Equivalence, PartitionMut};
+use mpi::datatype::Equivalence;
 use mpi::traits::*;
 
 /// `MPI_Reduce` to rank 0, then `MPI_Bcast` from rank 0.
@@ -23,40 +23,22 @@ impl ReduceBcast {
         T: Equivalence,
         O: Operation,
     {
-        let root = comm.process_at_rank(0);
-        let send = &send[..self.count];
         let recv = &mut recv[..self.count];
-        if comm.rank() == 0 {
-            root.reduce_into_root(send, recv, op);
-        } else {
-            root.reduce_into(send, op);
-        }
-        root.broadcast_into(recv);
+        rooted::reduce(comm, 0, &send[..self.count], recv, op);
+        comm.process_at_rank(0).broadcast_into(recv);
     }
 }
 
 /// `MPI_Reduce_scatter_block` in p parts of ⌈count/p⌉ (the vector padded
 /// in scratch when p does not divide `count`), then `MPI_Allgather`.
 pub struct ReduceScatterBlockAllgather<T> {
-    count: usize,
     parts: PaddedParts<T>,
-    /// The gathered padded vector; empty without padding, when the parts
-    /// are gathered straight into `recv`.
-    gathered: Vec<T>,
 }
 
 impl<T: Equivalence + Copy + Default> ReduceScatterBlockAllgather<T> {
     pub fn new<C: Communicator>(comm: &C, count: usize) -> ReduceScatterBlockAllgather<T> {
-        let parts = PaddedParts::new(comm.size() as usize, count);
-        let gathered_len = if parts.is_padded() {
-            parts.padded_len()
-        } else {
-            0
-        };
         ReduceScatterBlockAllgather {
-            count,
-            parts,
-            gathered: scratch(gathered_len),
+            parts: PaddedParts::new(comm.size() as usize, count, true),
         }
     }
 
@@ -65,29 +47,22 @@ impl<T: Equivalence + Copy + Default> ReduceScatterBlockAllgather<T> {
         C: Communicator,
         O: Operation,
     {
-        let padded = self.parts.is_padded();
-        let part = self.parts.reduce_scatter(comm, send, op);
-        let recv = &mut recv[..self.count];
-        if padded {
-            comm.all_gather_into(part, &mut self.gathered[..]);
-            recv.copy_from_slice(&self.gathered[..self.count]);
-        } else {
-            comm.all_gather_into(part, recv);
-        }
+        self.parts
+            .reduce_scatter_gather(comm, send, recv, op, |part, all| {
+                comm.all_gather_into(part, all)
+            });
     }
 }
 
 /// `MPI_Reduce_scatter` in p parts split as evenly as possible, then
 /// `MPI_Allgatherv`: no padding.
 pub struct ReduceScatterAllgatherv<T> {
-    count: usize,
     parts: SplitParts<T>,
 }
 
 impl<T: Equivalence + Copy + Default> ReduceScatterAllgatherv<T> {
     pub fn new<C: Communicator>(comm: &C, count: usize) -> ReduceScatterAllgatherv<T> {
         ReduceScatterAllgatherv {
-            count,
             parts: SplitParts::new(comm.size() as usize, comm.rank() as usize, count),
         }
     }
@@ -98,7 +73,6 @@ impl<T: Equivalence + Copy + Default> ReduceScatterAllgatherv<T> {
         O: Operation,
     {
         let (part, blocks) = self.parts.reduce_scatter(comm, send, op);
-        let mut out = PartitionMut::new(&mut recv[..self.count], blocks.counts(), blocks.displs());
-        comm.all_gather_varcount_into(part, &mut out);
+        blocks.allgatherv(comm, part, recv);
     }
 }

@@ -2,8 +2,9 @@
 //! elements before the call, every process's `recv` after it.
 
 use crate::blocks::Blocks;
+use crate::rooted;
 use crate::scratch::scratch;
-use mpi::datatype::{Equivalence, Partition, PartitionMut};
+use mpi::datatype::Equivalence;
 use mpi::traits::*;
 
 /// `MPI_Allgatherv` to which only the root contributes (MPINPC's GL1).
@@ -30,8 +31,7 @@ impl<T: Equivalence + Copy + Default> AsAllgatherv<T> {
         if comm.rank() as usize == self.root {
             self.copy.copy_from_slice(recv);
         }
-        let mut out = PartitionMut::new(recv, self.blocks.counts(), self.blocks.displs());
-        comm.all_gather_varcount_into(&self.copy[..], &mut out);
+        self.blocks.allgatherv(comm, &self.copy, recv);
     }
 }
 
@@ -61,26 +61,13 @@ impl<T: Equivalence + Copy + Default> ScatterAllgather<T> {
     }
 
     pub fn run<C: Communicator>(&mut self, comm: &C, recv: &mut [T]) {
-        let root = comm.process_at_rank(self.root as i32);
-        let is_root = comm.rank() as usize == self.root;
         let recv = &mut recv[..self.count];
-        let (counts, displs) = (self.blocks.counts(), self.blocks.displs());
         if self.regular {
-            if is_root {
-                root.scatter_into_root(&*recv, &mut self.part[..]);
-            } else {
-                root.scatter_into(&mut self.part[..]);
-            }
+            rooted::scatter(comm, self.root, recv, &mut self.part);
             comm.all_gather_into(&self.part[..], recv);
         } else {
-            if is_root {
-                let whole = Partition::new(&*recv, counts, displs);
-                root.scatter_varcount_into_root(&whole, &mut self.part[..]);
-            } else {
-                root.scatter_varcount_into(&mut self.part[..]);
-            }
-            let mut out = PartitionMut::new(recv, counts, displs);
-            comm.all_gather_varcount_into(&self.part[..], &mut out);
+            self.blocks.scatterv(comm, self.root, recv, &mut self.part);
+            self.blocks.allgatherv(comm, &self.part, recv);
         }
     }
 }

@@ -3,6 +3,7 @@
 //! set, so the OR of block i is process i's block, byte for byte.
 
 use crate::raw;
+use crate::rooted;
 use crate::scratch::scratch;
 use mpi::collective::SystemOperation;
 use mpi::datatype::Equivalence;
@@ -57,15 +58,13 @@ impl<T: Equivalence> ByteOr<T> {
         recv: &mut [T],
     ) {
         self.set_own(block);
-        let root_process = comm.process_at_rank(root as i32);
         if comm.rank() as usize == root {
             assert_eq!(std::mem::size_of_val(recv), self.contribution.len());
-            // SAFETY: the OR of the contributions is all MPI writes.
-            let out = unsafe { bytes_of_result(recv) };
-            root_process.reduce_into_root(&self.contribution[..], out, bor());
-        } else {
-            root_process.reduce_into(&self.contribution[..], bor());
         }
+        // SAFETY: the OR of the contributions is all MPI writes (on the root
+        // only).
+        let out = unsafe { bytes_of_result(recv) };
+        rooted::reduce(comm, root, &self.contribution[..], out, bor());
     }
 
     fn set_own(&mut self, block: &[T]) {

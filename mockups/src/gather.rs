@@ -4,8 +4,8 @@
 
 use crate::blocks::Blocks;
 use crate::bytes::ByteOr;
-use crate::scratch::scratch;
-use mpi::datatype::{Equivalence, PartitionMut};
+use crate::scratch::{root_or_spare, scratch};
+use mpi::datatype::Equivalence;
 use mpi::traits::*;
 
 /// `MPI_Allgather`; the processes other than the root receive into scratch.
@@ -30,11 +30,8 @@ impl<T: Equivalence + Copy + Default> AsAllgather<T> {
     }
 
     pub fn run<C: Communicator>(&mut self, comm: &C, send: &[T], recv: &mut [T]) {
-        let out = if comm.rank() as usize == self.root {
-            &mut recv[..self.total]
-        } else {
-            &mut self.spare[..]
-        };
+        let is_root = comm.rank() as usize == self.root;
+        let out = root_or_spare(is_root, recv, self.total, &mut self.spare);
         comm.all_gather_into(&send[..self.count], out);
     }
 }
@@ -56,15 +53,8 @@ impl AsGatherv {
     }
 
     pub fn run<C: Communicator, T: Equivalence>(&mut self, comm: &C, send: &[T], recv: &mut [T]) {
-        let root = comm.process_at_rank(self.root as i32);
-        let send = &send[..self.count];
-        if comm.rank() as usize == self.root {
-            let recv = &mut recv[..self.blocks.total()];
-            let mut out = PartitionMut::new(recv, self.blocks.counts(), self.blocks.displs());
-            root.gather_varcount_into_root(send, &mut out);
-        } else {
-            root.gather_varcount_into(send);
-        }
+        self.blocks
+            .gatherv(comm, self.root, &send[..self.count], recv);
     }
 }
 

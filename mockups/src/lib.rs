@@ -14,6 +14,7 @@ pub mod blocks;
 mod bytes;
 mod parts;
 pub mod raw;
+pub mod rooted;
 pub mod scratch;
 
 pub mod allgather;

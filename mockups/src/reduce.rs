@@ -4,10 +4,9 @@
 
 use crate::blocks::Blocks;
 use crate::parts::{PaddedParts, SplitParts};
-use crate::raw;
-use crate::scratch::scratch;
+use crate::scratch::{root_or_spare, scratch};
 use mpi::collective::Operation;
-use mpi::datatype::{Equivalence, PartitionMut};
+use mpi::datatype::Equivalence;
 use mpi::traits::*;
 
 /// `MPI_Allreduce`; the processes other than the root receive into scratch.
@@ -33,11 +32,8 @@ impl<T: Equivalence + Copy + Default> AsAllreduce<T> {
         C: Communicator,
         O: Operation,
     {
-        let out = if comm.rank() as usize == self.root {
-            &mut recv[..self.count]
-        } else {
-            &mut self.spare[..]
-        };
+        let is_root = comm.rank() as usize == self.root;
+        let out = root_or_spare(is_root, recv, self.count, &mut self.spare);
         comm.all_reduce_into(&send[..self.count], out, op);
     }
 }
@@ -47,11 +43,7 @@ impl<T: Equivalence + Copy + Default> AsAllreduce<T> {
 /// root.
 pub struct ReduceScatterBlockGather<T> {
     root: usize,
-    count: usize,
     parts: PaddedParts<T>,
-    /// The gathered padded vector on the root; empty elsewhere and without
-    /// padding, when the parts are gathered straight into `recv`.
-    gathered: Vec<T>,
 }
 
 impl<T: Equivalence + Copy + Default> ReduceScatterBlockGather<T> {
@@ -60,18 +52,10 @@ impl<T: Equivalence + Copy + Default> ReduceScatterBlockGather<T> {
         count: usize,
         root: usize,
     ) -> ReduceScatterBlockGather<T> {
-        let parts = PaddedParts::new(comm.size() as usize, count);
         let is_root = comm.rank() as usize == root;
-        let gathered_len = if is_root && parts.is_padded() {
-            parts.padded_len()
-        } else {
-            0
-        };
         ReduceScatterBlockGather {
             root,
-            count,
-            parts,
-            gathered: scratch(gathered_len),
+            parts: PaddedParts::new(comm.size() as usize, count, is_root),
         }
     }
 
@@ -80,16 +64,14 @@ impl<T: Equivalence + Copy + Default> ReduceScatterBlockGather<T> {
         C: Communicator,
         O: Operation,
     {
-        let padded = self.parts.is_padded();
-        let part = self.parts.reduce_scatter(comm, send, op);
         let root = comm.process_at_rank(self.root as i32);
-        if comm.rank() as usize != self.root {
-            root.gather_into(part);
-        } else if padded {
-            root.gather_into_root(part, &mut self.gathered[..]);
-            recv[..self.count].copy_from_slice(&self.gathered[..self.count]);
+        if comm.rank() as usize == self.root {
+            self.parts
+                .reduce_scatter_gather(comm, send, recv, op, |part, all| {
+                    root.gather_into_root(part, all)
+                });
         } else {
-            root.gather_into_root(part, &mut recv[..self.count]);
+            root.gather_into(self.parts.reduce_scatter(comm, send, op));
         }
     }
 }
@@ -98,7 +80,6 @@ impl<T: Equivalence + Copy + Default> ReduceScatterBlockGather<T> {
 /// `MPI_Gatherv` to the root: no padding.
 pub struct ReduceScatterGatherv<T> {
     root: usize,
-    count: usize,
     parts: SplitParts<T>,
 }
 
@@ -106,7 +87,6 @@ impl<T: Equivalence + Copy + Default> ReduceScatterGatherv<T> {
     pub fn new<C: Communicator>(comm: &C, count: usize, root: usize) -> ReduceScatterGatherv<T> {
         ReduceScatterGatherv {
             root,
-            count,
             parts: SplitParts::new(comm.size() as usize, comm.rank() as usize, count),
         }
     }
@@ -117,14 +97,7 @@ impl<T: Equivalence + Copy + Default> ReduceScatterGatherv<T> {
         O: Operation,
     {
         let (part, blocks) = self.parts.reduce_scatter(comm, send, op);
-        let root = comm.process_at_rank(self.root as i32);
-        if comm.rank() as usize == self.root {
-            let mut out =
-                PartitionMut::new(&mut recv[..self.count], blocks.counts(), blocks.displs());
-            root.gather_varcount_into_root(part, &mut out);
-        } else {
-            root.gather_varcount_into(part);
-        }
+        blocks.gatherv(comm, self.root, part, recv);
     }
 }
 
@@ -153,11 +126,8 @@ impl<T: Equivalence + Copy + Default> AsReduceScatter<T> {
         C: Communicator,
         O: Operation,
     {
-        let out = if comm.rank() as usize == self.root {
-            &mut recv[..self.count]
-        } else {
-            &mut self.nothing[..]
-        };
-        raw::reduce_scatter(comm, &send[..self.count], out, self.blocks.counts(), op);
+        let is_root = comm.rank() as usize == self.root;
+        let out = root_or_spare(is_root, recv, self.count, &mut self.nothing);
+        self.blocks.reduce_scatter(comm, send, out, op);
     }
 }

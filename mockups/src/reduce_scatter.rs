@@ -3,9 +3,10 @@
 //! as [`block_counts`](crate::block_counts) does.
 
 use crate::blocks::Blocks;
+use crate::rooted;
 use crate::scratch::scratch;
 use mpi::collective::Operation;
-use mpi::datatype::{Equivalence, Partition};
+use mpi::datatype::Equivalence;
 use mpi::traits::*;
 
 /// `MPI_Allreduce` of the vector into scratch, then a copy of this
@@ -57,20 +58,8 @@ impl<T: Equivalence + Copy + Default> ReduceScatterv<T> {
         C: Communicator,
         O: Operation,
     {
-        let root = comm.process_at_rank(0);
-        let send = &send[..self.count];
         let recv = &mut recv[..self.blocks.range(comm.rank() as usize).len()];
-        if comm.rank() == 0 {
-            root.reduce_into_root(send, &mut self.reduced[..], op);
-            let whole = Partition::new(
-                &self.reduced[..],
-                self.blocks.counts(),
-                self.blocks.displs(),
-            );
-            root.scatter_varcount_into_root(&whole, recv);
-        } else {
-            root.reduce_into(send, op);
-            root.scatter_varcount_into(recv);
-        }
+        rooted::reduce(comm, 0, &send[..self.count], &mut self.reduced, op);
+        self.blocks.scatterv(comm, 0, &self.reduced, recv);
     }
 }

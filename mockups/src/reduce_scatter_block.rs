@@ -2,7 +2,7 @@
 //! `count` elements; `recv` receives block i of the reduction on process i.
 
 use crate::blocks::Blocks;
-use crate::raw;
+use crate::rooted;
 use crate::scratch::scratch;
 use mpi::collective::Operation;
 use mpi::datatype::Equivalence;
@@ -29,16 +29,9 @@ impl<T: Equivalence + Copy + Default> ReduceScatter<T> {
         C: Communicator,
         O: Operation,
     {
-        let root = comm.process_at_rank(0);
         let send = &send[..comm.size() as usize * self.count];
-        let recv = &mut recv[..self.count];
-        if comm.rank() == 0 {
-            root.reduce_into_root(send, &mut self.reduced[..], op);
-            root.scatter_into_root(&self.reduced[..], recv);
-        } else {
-            root.reduce_into(send, op);
-            root.scatter_into(recv);
-        }
+        rooted::reduce(comm, 0, send, &mut self.reduced, op);
+        rooted::scatter(comm, 0, &self.reduced, &mut recv[..self.count]);
     }
 }
 
@@ -62,14 +55,8 @@ impl AsReduceScatter {
         T: Equivalence,
         O: Operation,
     {
-        let send = &send[..self.blocks.total()];
-        raw::reduce_scatter(
-            comm,
-            send,
-            &mut recv[..self.count],
-            self.blocks.counts(),
-            op,
-        );
+        self.blocks
+            .reduce_scatter(comm, send, &mut recv[..self.count], op);
     }
 }
 

@@ -4,7 +4,7 @@
 
 use crate::blocks::Blocks;
 use crate::scratch::scratch;
-use mpi::datatype::{Equivalence, Partition};
+use mpi::datatype::Equivalence;
 use mpi::traits::*;
 
 /// `MPI_Bcast` of all p blocks into scratch, then a copy of this process's
@@ -56,17 +56,7 @@ impl AsScatterv {
     }
 
     pub fn run<C: Communicator, T: Equivalence>(&mut self, comm: &C, send: &[T], recv: &mut [T]) {
-        let root = comm.process_at_rank(self.root as i32);
-        let recv = &mut recv[..self.count];
-        if comm.rank() as usize == self.root {
-            let whole = Partition::new(
-                &send[..self.blocks.total()],
-                self.blocks.counts(),
-                self.blocks.displs(),
-            );
-            root.scatter_varcount_into_root(&whole, recv);
-        } else {
-            root.scatter_varcount_into(recv);
-        }
+        self.blocks
+            .scatterv(comm, self.root, send, &mut recv[..self.count]);
     }
 }

@@ -7,11 +7,97 @@
 //! the harness's `send` and `recv` buffers (laid out as [`Shape`] says) and
 //! allocates nothing.
 
+/// Declares the competitors of one family, each once: the entry `pgcheck
+/// list` shows and the code that prepares it. Generates the family's
+/// `COMPETITORS` table and its `prepare`, which matches the same names, so
+/// a name cannot be listed without its code nor coded without its entry.
+///
+/// `prepare<T>(name, setup) { … }` is the start of the generated
+/// `prepare<T: Element>(name: &str, setup: &Setup)`, shared by the family
+/// (it may return `Err(NotApplicable)` early); each entry's `run` is then
+/// an expression of type [`Run<T>`] that sees its bindings:
+///
+/// ```text
+/// competitors! {
+///     family: Mockup,
+///     prepare<T>(name, setup) {
+///         let (comm, m, op) = (&*setup.comm, setup.shape.count, setup.op);
+///     }
+///     "allreduce_as_reduce_bcast" for Allreduce {
+///         guideline: "GL12: Allreduce ⪯ Reduce + Bcast",
+///         description: "MPI_Reduce to rank 0, then MPI_Bcast",
+///         run: call!(setup.comm, allreduce::ReduceBcast::new(comm, m), op),
+///     }
+/// }
+/// ```
+macro_rules! competitors {
+    (
+        family: $family:ident,
+        prepare<$T:ident>($name:ident, $setup:ident) { $($start:tt)* }
+        $(
+            $competitor:literal for $collective:ident {
+                guideline: $guideline:literal,
+                description: $description:literal,
+                run: $run:expr $(,)?
+            }
+        )*
+    ) => {
+        /// The family's competitors, in `pgcheck list` order.
+        pub const COMPETITORS: &[$crate::candidates::Competitor] = &[$(
+            $crate::candidates::Competitor {
+                name: $competitor,
+                collective: $crate::collective::Collective::$collective,
+                family: $crate::candidates::Family::$family,
+                guideline: $guideline,
+                description: $description,
+            },
+        )*];
+
+        /// Prepares the competitor `name` of this family for `setup.shape`.
+        pub fn prepare<$T: $crate::element::Element>(
+            $name: &str,
+            $setup: &$crate::candidates::Setup,
+        ) -> Result<$crate::candidates::Run<$T>, $crate::candidates::NotApplicable> {
+            $($start)*
+            let run: $crate::candidates::Run<$T> = match $name {
+                $($competitor => $run,)*
+                _ => {
+                    return Err($crate::candidates::NotApplicable(format!(
+                        "{} is not a {} competitor",
+                        $name,
+                        stringify!($family)
+                    )))
+                }
+            };
+            Ok(run)
+        }
+    };
+}
+
+/// A [`Run`] of a prepared algorithm whose `run` takes `context` (an `Rc`
+/// of the communicator or the topology) first, then `(send, recv)`; with
+/// an operator `op` also `op`; with `recv_only` just the buffer (bcast).
+macro_rules! call {
+    ($context:expr, $algorithm:expr) => {{
+        let (context, mut algorithm) = (::std::rc::Rc::clone(&$context), $algorithm);
+        Box::new(move |send, recv| algorithm.run(&*context, send, recv))
+    }};
+    ($context:expr, $algorithm:expr, recv_only) => {{
+        let (context, mut algorithm) = (::std::rc::Rc::clone(&$context), $algorithm);
+        Box::new(move |_, recv| algorithm.run(&*context, recv))
+    }};
+    ($context:expr, $algorithm:expr, $op:expr) => {{
+        let (context, mut algorithm, op) = (::std::rc::Rc::clone(&$context), $algorithm, $op);
+        Box::new(move |send, recv| algorithm.run(&*context, send, recv, op))
+    }};
+}
+
 pub mod circulant;
 pub mod hier;
 pub mod lane;
 pub mod mockups;
 pub mod native;
+#[cfg(feature = "testing")]
 pub mod testing;
 
 use crate::collective::{Collective, Shape};
@@ -28,8 +114,6 @@ pub type Run<T> = Box<dyn FnMut(&[T], &mut [T])>;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Family {
-    /// The library's own collective.
-    Native,
     /// The same semantics from other MPI collectives.
     Mockup,
     /// Lane decomposition (Träff & Hunold 2020).
@@ -39,23 +123,12 @@ pub enum Family {
     /// Circulant-graph algorithm (Träff et al. 2023).
     Circulant,
     /// Test-only competitors (see [`testing`]).
+    #[cfg(feature = "testing")]
     Testing,
 }
 
-impl Family {
-    pub fn name(self) -> &'static str {
-        match self {
-            Family::Native => "native",
-            Family::Mockup => "mock-up",
-            Family::Lane => "lane",
-            Family::Hier => "hier",
-            Family::Circulant => "circulant",
-            Family::Testing => "testing",
-        }
-    }
-}
-
-/// A competitor's identity, as `pgcheck list` shows it.
+/// A competitor's identity, as `pgcheck list` shows it; declared with its
+/// code by `competitors!` in its family's module.
 #[derive(Clone, Copy, Debug)]
 pub struct Competitor {
     /// `<collective>_as_<how>`, e.g. `allreduce_as_reduce_bcast`.
@@ -66,25 +139,6 @@ pub struct Competitor {
     pub guideline: &'static str,
     /// One line on how it works.
     pub description: &'static str,
-}
-
-impl Competitor {
-    /// A competitor of `family` (for the families' `COMPETITORS` tables).
-    pub const fn of(
-        family: Family,
-        name: &'static str,
-        collective: Collective,
-        guideline: &'static str,
-        description: &'static str,
-    ) -> Competitor {
-        Competitor {
-            name,
-            collective,
-            family,
-            guideline,
-            description,
-        }
-    }
 }
 
 /// Extra knobs some competitors read from the input.
@@ -114,17 +168,28 @@ pub struct NotApplicable(pub String);
 
 /// Every competitor of every family, `default`s excluded.
 pub fn competitors() -> impl Iterator<Item = &'static Competitor> + Clone {
-    mockups::COMPETITORS
+    let all = mockups::COMPETITORS
         .iter()
         .chain(lane::COMPETITORS)
         .chain(hier::COMPETITORS)
-        .chain(circulant::COMPETITORS)
-        .chain(testing::COMPETITORS.iter().filter(|_| testing::enabled()))
+        .chain(circulant::COMPETITORS);
+    #[cfg(feature = "testing")]
+    let all = all.chain(testing::COMPETITORS);
+    all
 }
 
 /// The competitors of one collective.
 pub fn competitors_of(collective: Collective) -> impl Iterator<Item = &'static Competitor> + Clone {
     competitors().filter(move |c| c.collective == collective)
+}
+
+/// What `competitors: all` (or no list) means for `collective`: its
+/// competitors but the test-only ones, which run only when named.
+pub fn all_of(collective: Collective) -> impl Iterator<Item = &'static Competitor> + Clone {
+    let all = competitors_of(collective);
+    #[cfg(feature = "testing")]
+    let all = all.filter(|c| c.family != Family::Testing);
+    all
 }
 
 /// Looks up a competitor by name.
@@ -136,10 +201,12 @@ pub fn find(name: &str) -> Option<&'static Competitor> {
 pub fn prepare<T: Element>(name: &str, setup: &Setup) -> Result<Run<T>, NotApplicable> {
     if name == native::DEFAULT {
         let run = native::prepare(setup);
-        return Ok(match testing::default_slowdown() {
+        #[cfg(feature = "testing")]
+        let run = match testing::default_slowdown() {
             Some(factor) => testing::slowed(run, factor),
             None => run,
-        });
+        };
+        return Ok(run);
     }
     let competitor = find(name)
         .filter(|c| c.collective == setup.shape.collective)
@@ -150,11 +217,11 @@ pub fn prepare<T: Element>(name: &str, setup: &Setup) -> Result<Run<T>, NotAppli
             ))
         })?;
     match competitor.family {
-        Family::Native => Ok(native::prepare(setup)),
         Family::Mockup => mockups::prepare(name, setup),
         Family::Lane => lane::prepare(name, setup),
         Family::Hier => hier::prepare(name, setup),
         Family::Circulant => circulant::prepare(name, setup),
+        #[cfg(feature = "testing")]
         Family::Testing => testing::prepare(name, setup),
     }
 }

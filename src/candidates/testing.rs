@@ -1,13 +1,12 @@
-//! Test-only competitors, visible when `PGCHECK_TEST_CANDIDATES=1`: known
-//! wrong ones that verification must catch, and the library's own call
-//! under another name for A/A experiments.
+//! Test-only competitors, compiled in with the cargo feature `testing`:
+//! known wrong ones that verification must catch, and the library's own
+//! call under another name for A/A experiments. `pgcheck list` shows them
+//! and inputs may name them, but `competitors: all` leaves them out.
 
-use super::{native, Competitor, Family, NotApplicable, Run, Setup};
-use crate::collective::Collective;
+use super::{native, Run};
 use crate::element::Element;
 
-/// The factor by which `default` is slowed in test runs
-/// (`PGCHECK_TEST_SLOW_DEFAULT`, with the test-only competitors enabled):
+/// The factor by which `default` is slowed (`PGCHECK_TEST_SLOW_DEFAULT`):
 /// a known slowdown against the A/A competitors (`*_as_*_self`), for
 /// experiments on the power of the tests.
 pub fn default_slowdown() -> Option<f64> {
@@ -15,7 +14,7 @@ pub fn default_slowdown() -> Option<f64> {
         .ok()?
         .parse()
         .ok()?;
-    (enabled() && factor.is_finite() && factor > 1.0).then_some(factor)
+    (factor.is_finite() && factor > 1.0).then_some(factor)
 }
 
 /// `run`, then a wait of `factor − 1` times the call's own duration on
@@ -37,74 +36,42 @@ pub fn slowed<T: Element>(mut run: Run<T>, factor: f64) -> Run<T> {
     })
 }
 
-/// Whether the test-only competitors are offered.
-pub fn enabled() -> bool {
-    std::env::var_os("PGCHECK_TEST_CANDIDATES").is_some_and(|v| v == "1")
-}
-
-pub const COMPETITORS: &[Competitor] = &[
-    Competitor {
-        name: "allreduce_as_allreduce_corrupted",
-        collective: Collective::Allreduce,
-        family: Family::Testing,
+competitors! {
+    family: Testing,
+    prepare<T>(name, setup) {
+        let mut inner = native::prepare::<T>(setup);
+        let shape = setup.shape.clone();
+    }
+    "allreduce_as_allreduce_corrupted" for Allreduce {
         guideline: "test only",
         description: "MPI_Allreduce, then the last rank's first element is overwritten",
-    },
-    Competitor {
-        name: "allgather_as_allgather_misplaced",
-        collective: Collective::Allgather,
-        family: Family::Testing,
-        guideline: "test only",
-        description: "MPI_Allgather with the first two blocks swapped on every rank",
-    },
-    Competitor {
-        name: "allreduce_as_allreduce_self",
-        collective: Collective::Allreduce,
-        family: Family::Testing,
-        guideline: "test only (A/A)",
-        description: "the library's own MPI_Allreduce under another name",
-    },
-    Competitor {
-        name: "allreduce_as_allreduce_panics",
-        collective: Collective::Allreduce,
-        family: Family::Testing,
-        guideline: "test only",
-        description: "MPI_Allreduce; the last rank panics on its 5th call, the first measured one after verification and 3 warm-ups",
-    },
-    Competitor {
-        name: "allreduce_as_allreduce_late",
-        collective: Collective::Allreduce,
-        family: Family::Testing,
-        guideline: "test only",
-        description: "MPI_Allreduce; the last rank sleeps 2 ms before every 8th call, so the next start is late",
-    },
-    Competitor {
-        name: "bcast_as_bcast_self",
-        collective: Collective::Bcast,
-        family: Family::Testing,
-        guideline: "test only (A/A)",
-        description: "the library's own MPI_Bcast under another name",
-    },
-];
-
-pub fn prepare<T: Element>(name: &str, setup: &Setup) -> Result<Run<T>, NotApplicable> {
-    let mut inner = native::prepare::<T>(setup);
-    let shape = setup.shape.clone();
-    Ok(match name {
-        "allreduce_as_allreduce_corrupted" => Box::new(move |s, r| {
+        run: Box::new(move |s, r| {
             inner(s, r);
             if shape.rank + 1 == shape.size && !r.is_empty() {
                 r[0] = s[s.len() - 1];
             }
         }),
-        "allgather_as_allgather_misplaced" => Box::new(move |s, r| {
+    }
+    "allgather_as_allgather_misplaced" for Allgather {
+        guideline: "test only",
+        description: "MPI_Allgather with the first two blocks swapped on every rank",
+        run: Box::new(move |s, r| {
             inner(s, r);
             if shape.size >= 2 {
                 let (first, second) = r.split_at_mut(shape.count);
                 first.swap_with_slice(&mut second[..shape.count]);
             }
         }),
-        "allreduce_as_allreduce_panics" => {
+    }
+    "allreduce_as_allreduce_self" for Allreduce {
+        guideline: "test only (A/A)",
+        description: "the library's own MPI_Allreduce under another name",
+        run: inner,
+    }
+    "allreduce_as_allreduce_panics" for Allreduce {
+        guideline: "test only",
+        description: "MPI_Allreduce; the last rank panics on its 5th call, the first measured one after verification and 3 warm-ups",
+        run: {
             let mut calls = 0;
             Box::new(move |s, r| {
                 calls += 1;
@@ -113,8 +80,12 @@ pub fn prepare<T: Element>(name: &str, setup: &Setup) -> Result<Run<T>, NotAppli
                 }
                 inner(s, r)
             })
-        }
-        "allreduce_as_allreduce_late" => {
+        },
+    }
+    "allreduce_as_allreduce_late" for Allreduce {
+        guideline: "test only",
+        description: "MPI_Allreduce; the last rank sleeps 2 ms before every 8th call, so the next start is late",
+        run: {
             let mut calls = 0u64;
             Box::new(move |s, r| {
                 calls += 1;
@@ -123,7 +94,11 @@ pub fn prepare<T: Element>(name: &str, setup: &Setup) -> Result<Run<T>, NotAppli
                 }
                 inner(s, r)
             })
-        }
-        _ => inner,
-    })
+        },
+    }
+    "bcast_as_bcast_self" for Bcast {
+        guideline: "test only (A/A)",
+        description: "the library's own MPI_Bcast under another name",
+        run: inner,
+    }
 }

@@ -1,6 +1,6 @@
 //! Circulant `MPI_Allgather`: `q` rounds, no scratch space.
 
-use super::{allgather_rotated, rotated_offsets, Ring};
+use super::{allgather_rotated, Layout, Ring};
 use mpi::datatype::Equivalence;
 use mpi::topology::Communicator;
 use std::marker::PhantomData;
@@ -12,7 +12,7 @@ use std::marker::PhantomData;
 pub struct Allgather<T> {
     ring: Ring,
     count: usize,
-    offsets: Vec<usize>,
+    layout: Layout,
     element: PhantomData<T>,
 }
 
@@ -22,7 +22,7 @@ impl<T: Equivalence + Copy> Allgather<T> {
     pub fn new<C: Communicator>(comm: &C, count: usize) -> Allgather<T> {
         let ring = Ring::new(comm);
         Allgather {
-            offsets: rotated_offsets(&vec![count; ring.size], ring.rank),
+            layout: Layout::new(&vec![count; ring.size], ring.rank),
             ring,
             count,
             element: PhantomData,
@@ -35,7 +35,7 @@ impl<T: Equivalence + Copy> Allgather<T> {
         assert_eq!(send.len(), self.count, "send length");
         assert_eq!(recv.len(), total, "recv length");
         recv[..self.count].copy_from_slice(send);
-        allgather_rotated(comm, &self.ring, &self.offsets, recv);
-        recv.rotate_right(self.ring.rank * self.count);
+        allgather_rotated(comm, &self.ring, &self.layout, recv);
+        self.layout.restore(recv);
     }
 }

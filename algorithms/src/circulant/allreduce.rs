@@ -1,10 +1,7 @@
 //! Circulant `MPI_Allreduce`: reduce-scatter and allgather, `2q` rounds.
 
-use super::{
-    allgather_rotated, reduce_scatter_incoming, reduce_scatter_rotated, rotate_into,
-    rotated_offsets, Ring,
-};
-use crate::split::{block_counts, displacements};
+use super::{allgather_rotated, ReduceScatterRotated, Ring};
+use crate::split::block_counts;
 use mpi::collective::Operation;
 use mpi::datatype::Equivalence;
 use mpi::topology::Communicator;
@@ -16,10 +13,7 @@ use mpi::topology::Communicator;
 pub struct Allreduce<T> {
     ring: Ring,
     count: usize,
-    /// Where this process's block starts in the vector.
-    start: usize,
-    offsets: Vec<usize>,
-    incoming: Vec<T>,
+    reduce_scatter: ReduceScatterRotated<T>,
 }
 
 impl<T: Equivalence + Copy + Default> Allreduce<T> {
@@ -27,11 +21,8 @@ impl<T: Equivalence + Copy + Default> Allreduce<T> {
     pub fn new<C: Communicator>(comm: &C, count: usize) -> Allreduce<T> {
         let ring = Ring::new(comm);
         let counts = block_counts(count, ring.size);
-        let offsets = rotated_offsets(&counts, ring.rank);
         Allreduce {
-            start: displacements(&counts)[ring.rank],
-            incoming: vec![T::default(); reduce_scatter_incoming(&ring, &offsets)],
-            offsets,
+            reduce_scatter: ReduceScatterRotated::new(&ring, &counts, ring.rank),
             ring,
             count,
         }
@@ -45,16 +36,9 @@ impl<T: Equivalence + Copy + Default> Allreduce<T> {
     {
         assert_eq!(send.len(), self.count, "send length");
         assert_eq!(recv.len(), self.count, "recv length");
-        rotate_into(send, self.start, recv);
-        reduce_scatter_rotated(
-            comm,
-            &self.ring,
-            &self.offsets,
-            recv,
-            &mut self.incoming,
-            op,
-        );
-        allgather_rotated(comm, &self.ring, &self.offsets, recv);
-        recv.rotate_right(self.start);
+        self.reduce_scatter.run(comm, &self.ring, send, recv, op);
+        let layout = &self.reduce_scatter.layout;
+        allgather_rotated(comm, &self.ring, layout, recv);
+        layout.restore(recv);
     }
 }

@@ -1,8 +1,8 @@
 //! Circulant `MPI_Bcast` as scatter and allgather: `2q` rounds.
 
-use super::schedule::{scatter_steps, Step, Transfer};
-use super::{allgather_rotated, elements, recv_part, rotated_offsets, send_part, tags, Ring};
-use crate::split::{block_counts, displacements};
+use super::schedule::scatter_steps;
+use super::{allgather_rotated, tags, Layout, Ring, Rooted};
+use crate::split::block_counts;
 use mpi::datatype::Equivalence;
 use mpi::topology::Communicator;
 use std::marker::PhantomData;
@@ -13,14 +13,9 @@ use std::marker::PhantomData;
 /// buffer rotated to its own block, so no scratch space is needed.
 pub struct Bcast<T> {
     ring: Ring,
-    root: usize,
     count: usize,
-    /// This process's rank relative to the root.
-    relative: usize,
-    /// Where this process's block starts in the vector.
-    start: usize,
-    offsets: Vec<usize>,
-    steps: Vec<Step>,
+    rooted: Rooted,
+    layout: Layout,
     element: PhantomData<T>,
 }
 
@@ -29,17 +24,13 @@ impl<T: Equivalence + Copy> Bcast<T> {
     /// collective.
     pub fn new<C: Communicator>(comm: &C, count: usize, root: usize) -> Bcast<T> {
         let ring = Ring::new(comm);
-        assert!(root < ring.size, "root out of range");
-        let relative = ring.relative(root);
+        let rooted = Rooted::new(&ring, root, scatter_steps);
         let counts = block_counts(count, ring.size);
         Bcast {
-            start: displacements(&counts)[relative],
-            offsets: rotated_offsets(&counts, relative),
-            steps: scatter_steps(&ring.skips, relative),
+            layout: Layout::new(&counts, rooted.relative),
+            rooted,
             ring,
-            root,
             count,
-            relative,
             element: PhantomData,
         }
     }
@@ -47,23 +38,11 @@ impl<T: Equivalence + Copy> Bcast<T> {
     /// Broadcasts the root's `buf` into every process's `buf`.
     pub fn run<C: Communicator>(&mut self, comm: &C, buf: &mut [T]) {
         assert_eq!(buf.len(), self.count, "buffer length");
-        let v = self.relative;
-        for step in &self.steps {
-            // Blocks of relative ranks from v on are this layout's from 0 on.
-            match &step.transfer {
-                Transfer::Recv { from, blocks } => {
-                    let part = elements(&self.offsets, blocks.start - v..blocks.end - v);
-                    let source = self.ring.absolute(*from, self.root);
-                    recv_part(comm, &mut buf[part], source, tags::SCATTER);
-                }
-                Transfer::Send { to, blocks } => {
-                    let part = elements(&self.offsets, blocks.start - v..blocks.end - v);
-                    let dest = self.ring.absolute(*to, self.root);
-                    send_part(comm, &buf[part], dest, tags::SCATTER);
-                }
-            }
-        }
-        allgather_rotated(comm, &self.ring, &self.offsets, buf);
-        buf.rotate_right(self.start);
+        // The root's buffer is laid out rotated to it already: its own
+        // block is the vector's first.
+        self.rooted
+            .run_on(comm, &self.ring, &self.layout, buf, tags::SCATTER);
+        allgather_rotated(comm, &self.ring, &self.layout, buf);
+        self.layout.restore(buf);
     }
 }

@@ -1,9 +1,8 @@
 //! Circulant `MPI_Gather`: the scatter's `q` rounds reversed.
 
-use super::scatter::{work_len, wraps};
-use super::schedule::{gather_steps, Step, Transfer};
-use super::{recv_part, send_part, tags, Ring};
-use mockups::scratch::scratch;
+use super::scatter::{wraps, Tree};
+use super::schedule::{gather_steps, Transfer};
+use super::{recv_part, send_part, tags};
 use mpi::datatype::Equivalence;
 use mpi::topology::Communicator;
 
@@ -12,52 +11,38 @@ use mpi::topology::Communicator;
 /// The root receives straight into `recv` except a range that wraps past
 /// the last rank; other collectors gather in scratch space, leaves send
 /// straight from `send`.
-pub struct Gather<T> {
-    ring: Ring,
-    root: usize,
-    count: usize,
-    relative: usize,
-    steps: Vec<Step>,
-    /// A wrapping range on the root, or a collector's range.
-    work: Vec<T>,
-}
+pub struct Gather<T>(Tree<T>);
 
 impl<T: Equivalence + Copy + Default> Gather<T> {
     /// Prepares the gather of `count` elements per process to `root`; not
     /// collective.
     pub fn new<C: Communicator>(comm: &C, count: usize, root: usize) -> Gather<T> {
-        let ring = Ring::new(comm);
-        assert!(root < ring.size, "root out of range");
-        let relative = ring.relative(root);
-        let steps = gather_steps(&ring.skips, relative);
-        Gather {
-            work: scratch(work_len(&ring, root, relative, &steps, count)),
-            ring,
-            root,
-            count,
-            relative,
-            steps,
-        }
+        Gather(Tree::new(comm, count, root, gather_steps))
     }
 
     /// Gathers every process's `send` (`count`) into the root's `recv` in
     /// rank order; `recv` is not touched elsewhere.
     pub fn run<C: Communicator>(&mut self, comm: &C, send: &[T], recv: &mut [T]) {
-        let m = self.count;
+        let Tree {
+            ring,
+            rooted,
+            count,
+            work,
+        } = &mut self.0;
+        let (m, v, root) = (*count, rooted.relative, rooted.root);
         assert_eq!(send.len(), m, "send length");
-        let v = self.relative;
         if v == 0 {
-            let p = self.ring.size;
+            let p = ring.size;
             assert_eq!(recv.len(), p * m, "recv length");
-            recv[self.root * m..(self.root + 1) * m].copy_from_slice(send);
-            for step in &self.steps {
+            recv[root * m..(root + 1) * m].copy_from_slice(send);
+            for step in &rooted.steps {
                 let Transfer::Recv { from, blocks } = &step.transfer else {
                     unreachable!("the root only receives");
                 };
-                let source = self.ring.absolute(*from, self.root);
-                let first = (self.root + blocks.start) % p;
-                if wraps(&self.ring, self.root, blocks) {
-                    let staged = &mut self.work[..blocks.len() * m];
+                let source = ring.absolute(*from, root);
+                let first = (root + blocks.start) % p;
+                if wraps(ring, root, blocks) {
+                    let staged = &mut work[..blocks.len() * m];
                     recv_part(comm, staged, source, tags::GATHER);
                     let (tail, head) = staged.split_at((p - first) * m);
                     recv[first * m..].copy_from_slice(tail);
@@ -69,24 +54,24 @@ impl<T: Equivalence + Copy + Default> Gather<T> {
             }
             return;
         }
-        let leaf = self.work.is_empty();
+        let leaf = work.is_empty();
         if !leaf {
-            self.work[..m].copy_from_slice(send);
+            work[..m].copy_from_slice(send);
         }
-        for step in &self.steps {
+        for step in &rooted.steps {
             match &step.transfer {
                 Transfer::Recv { from, blocks } => {
-                    let part = &mut self.work[(blocks.start - v) * m..(blocks.end - v) * m];
-                    let source = self.ring.absolute(*from, self.root);
+                    let part = &mut work[(blocks.start - v) * m..(blocks.end - v) * m];
+                    let source = ring.absolute(*from, root);
                     recv_part(comm, part, source, tags::GATHER);
                 }
                 Transfer::Send { to, blocks } => {
                     let part = if leaf {
                         send
                     } else {
-                        &self.work[..blocks.len() * m]
+                        &work[..blocks.len() * m]
                     };
-                    send_part(comm, part, self.ring.absolute(*to, self.root), tags::GATHER);
+                    send_part(comm, part, ring.absolute(*to, root), tags::GATHER);
                 }
             }
         }

@@ -1,7 +1,6 @@
 //! Circulant `MPI_Reduce_scatter`: irregular blocks, `q` rounds.
 
-use super::{reduce_scatter_incoming, reduce_scatter_rotated, rotate_into, rotated_offsets, Ring};
-use crate::split::displacements;
+use super::{ReduceScatterRotated, Ring};
 use mpi::collective::Operation;
 use mpi::datatype::Equivalence;
 use mpi::topology::Communicator;
@@ -16,13 +15,9 @@ pub struct ReduceScatter<T> {
     count: usize,
     /// This process's block.
     mine: usize,
-    /// Where this process's block starts in the vector.
-    start: usize,
-    /// Blocks rotated to this process.
-    offsets: Vec<usize>,
+    reduce_scatter: ReduceScatterRotated<T>,
     /// The vector rotated, partly reduced.
     work: Vec<T>,
-    incoming: Vec<T>,
 }
 
 impl<T: Equivalence + Copy + Default> ReduceScatter<T> {
@@ -34,15 +29,12 @@ impl<T: Equivalence + Copy + Default> ReduceScatter<T> {
     pub fn new<C: Communicator>(comm: &C, counts: &[usize]) -> ReduceScatter<T> {
         let ring = Ring::new(comm);
         assert_eq!(counts.len(), ring.size, "one count per process");
-        let offsets = rotated_offsets(counts, ring.rank);
-        let count = offsets[ring.size];
+        let count = counts.iter().sum();
         ReduceScatter {
             mine: counts[ring.rank],
-            start: displacements(counts)[ring.rank],
-            incoming: vec![T::default(); reduce_scatter_incoming(&ring, &offsets)],
+            reduce_scatter: ReduceScatterRotated::new(&ring, counts, ring.rank),
             work: vec![T::default(); count],
             count,
-            offsets,
             ring,
         }
     }
@@ -56,15 +48,8 @@ impl<T: Equivalence + Copy + Default> ReduceScatter<T> {
     {
         assert_eq!(send.len(), self.count, "send length");
         assert!(recv.len() >= self.mine, "recv length");
-        rotate_into(send, self.start, &mut self.work);
-        reduce_scatter_rotated(
-            comm,
-            &self.ring,
-            &self.offsets,
-            &mut self.work,
-            &mut self.incoming,
-            op,
-        );
+        self.reduce_scatter
+            .run(comm, &self.ring, send, &mut self.work, op);
         recv[..self.mine].copy_from_slice(&self.work[..self.mine]);
     }
 }

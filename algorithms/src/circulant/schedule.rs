@@ -678,6 +678,119 @@ mod tests {
     fn nblock_broadcast_is_round_optimal_and_complete() {
         for_all_p(600, simulate_nblock);
     }
+
+    #[test]
+    fn skips_halve_from_p_down_to_one() {
+        for p in 1..=3000usize {
+            let s = skips(p);
+            assert_eq!((s[0], *s.last().unwrap()), (1, p));
+            for pair in s.windows(2) {
+                assert!(pair[0] < pair[1], "p {p}: {s:?}");
+                assert_eq!(pair[0], pair[1].div_ceil(2), "p {p}");
+            }
+        }
+    }
+
+    /// Every relative rank is a sum of distinct skips below p, taken
+    /// greedily from the largest; its baseblock is the smallest one taken.
+    #[test]
+    fn baseblocks_end_the_greedy_sum_of_skips() {
+        for p in 1..=400usize {
+            let s = skips(p);
+            let q = s.len() - 1;
+            assert_eq!(baseblock(&s, 0), q, "the root");
+            for v in 1..p {
+                let (mut rest, mut smallest) = (v, q);
+                for k in (0..q).rev() {
+                    if s[k] <= rest {
+                        rest -= s[k];
+                        smallest = k;
+                    }
+                }
+                assert_eq!(rest, 0, "p {p}: {v} is no sum of skips");
+                assert_eq!(baseblock(&s, v), smallest, "p {p}, v {v}");
+            }
+        }
+    }
+
+    /// The scatter steps of every process: at most one receive, first, of
+    /// its own range; then sends in strictly decreasing rounds of ever
+    /// smaller upper parts of that range, to their first rank.
+    fn scatter_steps_are_well_formed(p: usize) {
+        let s = skips(p);
+        for v in 0..p {
+            let steps = scatter_steps(&s, v);
+            let mut hi = p;
+            for (i, step) in steps.iter().enumerate() {
+                if i > 0 {
+                    assert!(step.round < steps[i - 1].round, "p {p}, v {v}");
+                }
+                match &step.transfer {
+                    Transfer::Recv { from, blocks } => {
+                        assert!(i == 0 && v > 0, "p {p}, v {v}: a late receive");
+                        assert_eq!(blocks.start, v);
+                        assert_eq!(v - from, s[step.round], "p {p}, v {v}");
+                        hi = blocks.end;
+                    }
+                    Transfer::Send { to, blocks } => {
+                        assert_eq!(*to, v + s[step.round], "p {p}, v {v}");
+                        assert_eq!((blocks.start, blocks.end), (*to, hi));
+                        hi = blocks.start;
+                    }
+                }
+            }
+            // What stays is the process's own block.
+            assert_eq!(hi, v + 1, "p {p}, v {v}");
+            assert_eq!(steps.is_empty(), p == 1);
+        }
+    }
+
+    #[test]
+    fn scatter_steps_receive_once_then_halve() {
+        for_all_p(300, scatter_steps_are_well_formed);
+    }
+
+    /// The round plans `BcastNBlock` runs, for every process and several
+    /// n: in each round every receive meets the matching send of the
+    /// process `s_k` behind, which holds the block, and every non-root
+    /// receives each block exactly once.
+    fn simulate_plans(p: usize) {
+        let s = skips(p);
+        let q = s.len() - 1;
+        let schedules = BlockSchedule::all(p);
+        for n in [1, 2, 3, q + 1, 2 * q + 3, 17] {
+            let plans: Vec<Vec<BlockRound>> = schedules.iter().map(|b| b.plan(n)).collect();
+            let rounds = if p == 1 { 0 } else { n - 1 + q };
+            assert!(plans.iter().all(|plan| plan.len() == rounds), "p {p}");
+            let mut held = vec![vec![false; n]; p];
+            held[0] = vec![true; n];
+            for j in 0..rounds {
+                let round: Vec<BlockRound> = plans.iter().map(|plan| plan[j]).collect();
+                let before = held.clone();
+                for (v, &BlockRound { k, send, recv }) in round.iter().enumerate() {
+                    assert_eq!(k, round[0].k, "p {p} n {n}: one skip a round");
+                    if let Some(b) = send {
+                        assert!(before[v][b], "p {p} n {n}: {v} sends unheld {b}");
+                        assert_eq!(round[(v + s[k]) % p].recv, Some(b));
+                    }
+                    if let Some(b) = recv {
+                        assert!(v > 0, "p {p} n {n}: the root receives");
+                        assert_eq!(round[(v + p - s[k]) % p].send, Some(b));
+                        assert!(!held[v][b], "p {p} n {n}: {v} receives {b} twice");
+                        held[v][b] = true;
+                    }
+                }
+            }
+            for (v, blocks) in held.iter().enumerate() {
+                assert!(blocks.iter().all(|&h| h), "p {p} n {n}: {v} lacks a block");
+            }
+        }
+    }
+
+    #[test]
+    fn nblock_plans_deliver_every_block_once() {
+        for_all_p(200, simulate_plans);
+    }
 }
 
 /// Checks the periodic schedules beyond the unit tests' range; run with

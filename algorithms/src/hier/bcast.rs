@@ -1,8 +1,8 @@
 //! Hierarchical broadcast: bcast among the processes with the root's node
 //! rank from the root's node, then bcast on every node from that process.
 
-use super::{check_len, nothing_to_move, RootPlace};
-use crate::topology::Topology;
+use super::{check_len, nothing_to_move};
+use crate::topology::{RootPlace, Topology};
 use mpi::datatype::Equivalence;
 use mpi::traits::*;
 
@@ -17,7 +17,7 @@ impl Bcast {
     pub fn new(topology: &Topology, count: usize, root: usize) -> Bcast {
         Bcast {
             count,
-            root: RootPlace::new(topology, root),
+            root: topology.root_place(root),
         }
     }
 
@@ -27,15 +27,9 @@ impl Bcast {
         if nothing_to_move(self.count) {
             return;
         }
-        if self.root.leader {
-            topology
-                .lane
-                .process_at_rank(self.root.node)
-                .broadcast_into(buffer);
+        if self.root.on_root_lane {
+            self.root.lane_root(topology).broadcast_into(buffer);
         }
-        topology
-            .node
-            .process_at_rank(self.root.node_rank)
-            .broadcast_into(buffer);
+        self.root.node_root(topology).broadcast_into(buffer);
     }
 }

@@ -3,7 +3,7 @@
 //! prefix on every node but the first, and prefix ⊕ node exscan on each
 //! process (the prefix alone on node rank 0, whose node exscan is undefined).
 
-use super::{check_len, mpi_rank, nothing_to_move, scratch};
+use super::{broadcast_earlier_nodes, check_len, earlier_nodes_scratch, nothing_to_move, scratch};
 use crate::topology::Topology;
 use mpi::collective::{reduce_local_into, Operation};
 use mpi::datatype::Equivalence;
@@ -21,11 +21,11 @@ pub struct Exscan<T> {
 
 impl<T: Equivalence + Copy + Default> Exscan<T> {
     pub fn new(topology: &Topology, count: usize) -> Exscan<T> {
-        let leader = topology.node_rank + 1 == topology.ppn;
+        let last = topology.node_rank + 1 == topology.ppn;
         Exscan {
             count,
-            node_total: scratch(leader, count),
-            prefix: scratch(leader || topology.node_index > 0, count),
+            node_total: scratch(last, count),
+            prefix: earlier_nodes_scratch(topology, count),
         }
     }
 
@@ -58,12 +58,7 @@ impl<T: Equivalence + Copy + Default> Exscan<T> {
                 .lane
                 .exclusive_scan_into(&self.node_total[..], &mut self.prefix[..], op);
         }
-        // The first node has no prefix (exscan leaves it undefined there).
-        if topology.node_index > 0 {
-            topology
-                .node
-                .process_at_rank(mpi_rank(last))
-                .broadcast_into(&mut self.prefix[..]);
+        if broadcast_earlier_nodes(topology, &mut self.prefix) {
             if topology.node_rank == 0 {
                 recv.copy_from_slice(&self.prefix);
             } else {

@@ -2,8 +2,8 @@
 //! node rank, then gather of the node blocks among those leaders to the root.
 //! Blocks land in rank order because rank = node · ppn + node rank.
 
-use super::{check_len, nothing_to_move, scratch, RootPlace};
-use crate::topology::Topology;
+use super::{check_len, nothing_to_move, scratch};
+use crate::topology::{RootPlace, Topology};
 use mpi::datatype::Equivalence;
 use mpi::traits::*;
 
@@ -18,11 +18,11 @@ pub struct Gather<T> {
 
 impl<T: Equivalence + Copy + Default> Gather<T> {
     pub fn new(topology: &Topology, count: usize, root: usize) -> Gather<T> {
-        let root = RootPlace::new(topology, root);
+        let root = topology.root_place(root);
         Gather {
             count,
             root,
-            node_blocks: scratch(root.leader, topology.ppn * count),
+            node_blocks: scratch(root.on_root_lane, topology.ppn * count),
         }
     }
 
@@ -33,14 +33,14 @@ impl<T: Equivalence + Copy + Default> Gather<T> {
         if nothing_to_move(self.count) {
             return;
         }
-        let node_leader = topology.node.process_at_rank(self.root.node_rank);
-        if !self.root.leader {
+        let node_leader = self.root.node_root(topology);
+        if !self.root.on_root_lane {
             node_leader.gather_into(send);
             return;
         }
         node_leader.gather_into_root(send, &mut self.node_blocks[..]);
-        let lane_root = topology.lane.process_at_rank(self.root.node);
-        if self.root.root {
+        let lane_root = self.root.lane_root(topology);
+        if self.root.is_root {
             check_len(
                 "gather recv",
                 recv.len(),

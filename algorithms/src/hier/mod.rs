@@ -5,7 +5,8 @@
 //!
 //! The leaders are the processes with one node rank:
 //! - rooted collectives (bcast, gather, scatter, reduce): the root's node
-//!   rank, so the root itself is a leader and needs no extra hop;
+//!   rank (those on the root's lane, [`on_root_lane`](crate::topology::RootPlace::on_root_lane)), so the
+//!   root itself is a leader and needs no extra hop;
 //! - allgather, allreduce, reduce_scatter_block: node rank 0;
 //! - scan, exscan: the last node rank, which holds the node's total.
 //!
@@ -38,6 +39,8 @@ pub use scan::Scan;
 pub use scatter::Scatter;
 
 use crate::topology::Topology;
+use mpi::datatype::Equivalence;
+use mpi::traits::*;
 use mpi::Rank;
 
 /// A rank as MPI's `int`.
@@ -51,31 +54,26 @@ fn scratch<T: Copy + Default>(needed: bool, len: usize) -> Vec<T> {
     mockups::scratch::scratch(if needed { len } else { 0 })
 }
 
-/// Where a rooted collective's root sits and who leads with it.
-#[derive(Clone, Copy, Debug)]
-struct RootPlace {
-    /// The root's node, the root of the lane step.
-    node: Rank,
-    /// The root's node rank, the root of the node step.
-    node_rank: Rank,
-    /// Whether this process is a leader (has the root's node rank).
-    leader: bool,
-    /// Whether this process is the root.
-    root: bool,
+/// Scratch for the total of all earlier nodes in scan and exscan: on the
+/// last process of every node, which computes it, and on every process of
+/// the other nodes but the first, which receive it.
+fn earlier_nodes_scratch<T: Copy + Default>(topology: &Topology, count: usize) -> Vec<T> {
+    let last = topology.node_rank + 1 == topology.ppn;
+    scratch(last || topology.node_index > 0, count)
 }
 
-impl RootPlace {
-    fn new(topology: &Topology, root: usize) -> RootPlace {
-        let node = topology.node_of(root);
-        let node_rank = topology.node_rank_of(root);
-        let leader = topology.node_rank == node_rank;
-        RootPlace {
-            node: mpi_rank(node),
-            node_rank: mpi_rank(node_rank),
-            leader,
-            root: leader && topology.node_index == node,
-        }
+/// Broadcasts `prefix`, the total of all earlier nodes, from the node's last
+/// process over the node; returns whether there is one (not on the first
+/// node, where exscan leaves it undefined).
+fn broadcast_earlier_nodes<T: Equivalence>(topology: &Topology, prefix: &mut [T]) -> bool {
+    let earlier = topology.node_index > 0;
+    if earlier {
+        topology
+            .node
+            .process_at_rank(mpi_rank(topology.ppn - 1))
+            .broadcast_into(prefix);
     }
+    earlier
 }
 
 /// Panics unless a buffer has the length the collective was prepared for.

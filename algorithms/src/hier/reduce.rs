@@ -1,8 +1,8 @@
 //! Hierarchical reduce: reduce on every node to the process with the root's
 //! node rank, then reduce of the node results among those leaders to the root.
 
-use super::{check_len, nothing_to_move, scratch, RootPlace};
-use crate::topology::Topology;
+use super::{check_len, nothing_to_move, scratch};
+use crate::topology::{RootPlace, Topology};
 use mpi::collective::Operation;
 use mpi::datatype::Equivalence;
 use mpi::traits::*;
@@ -18,11 +18,11 @@ pub struct Reduce<T> {
 
 impl<T: Equivalence + Copy + Default> Reduce<T> {
     pub fn new(topology: &Topology, count: usize, root: usize) -> Reduce<T> {
-        let root = RootPlace::new(topology, root);
+        let root = topology.root_place(root);
         Reduce {
             count,
             root,
-            node_result: scratch(root.leader, count),
+            node_result: scratch(root.on_root_lane, count),
         }
     }
 
@@ -39,14 +39,14 @@ impl<T: Equivalence + Copy + Default> Reduce<T> {
         if nothing_to_move(self.count) {
             return;
         }
-        let node_leader = topology.node.process_at_rank(self.root.node_rank);
-        if !self.root.leader {
+        let node_leader = self.root.node_root(topology);
+        if !self.root.on_root_lane {
             node_leader.reduce_into(send, op);
             return;
         }
         node_leader.reduce_into_root(send, &mut self.node_result[..], op);
-        let lane_root = topology.lane.process_at_rank(self.root.node);
-        if self.root.root {
+        let lane_root = self.root.lane_root(topology);
+        if self.root.is_root {
             check_len("reduce recv", recv.len(), self.count);
             lane_root.reduce_into_root(&self.node_result[..], recv, op);
         } else {

@@ -2,7 +2,7 @@
 //! node totals among the last processes of the nodes, bcast of that prefix
 //! on every node but the first, and prefix ⊕ node scan on each process.
 
-use super::{check_len, mpi_rank, nothing_to_move, scratch};
+use super::{broadcast_earlier_nodes, check_len, earlier_nodes_scratch, nothing_to_move};
 use crate::topology::Topology;
 use mpi::collective::{reduce_local_into, Operation};
 use mpi::datatype::Equivalence;
@@ -18,10 +18,9 @@ pub struct Scan<T> {
 
 impl<T: Equivalence + Copy + Default> Scan<T> {
     pub fn new(topology: &Topology, count: usize) -> Scan<T> {
-        let leader = topology.node_rank + 1 == topology.ppn;
         Scan {
             count,
-            prefix: scratch(leader || topology.node_index > 0, count),
+            prefix: earlier_nodes_scratch(topology, count),
         }
     }
 
@@ -38,20 +37,14 @@ impl<T: Equivalence + Copy + Default> Scan<T> {
             return;
         }
         check_len("scan recv", recv.len(), self.count);
-        let last = topology.ppn - 1;
         topology.node.scan_into(send, recv, op);
-        if topology.node_rank == last {
+        if topology.node_rank == topology.ppn - 1 {
             // The last process's node scan is its node's total.
             topology
                 .lane
                 .exclusive_scan_into(recv, &mut self.prefix[..], op);
         }
-        // The first node has no prefix (exscan leaves it undefined there).
-        if topology.node_index > 0 {
-            topology
-                .node
-                .process_at_rank(mpi_rank(last))
-                .broadcast_into(&mut self.prefix[..]);
+        if broadcast_earlier_nodes(topology, &mut self.prefix) {
             reduce_local_into(&self.prefix[..], recv, op);
         }
     }

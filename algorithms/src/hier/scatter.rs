@@ -1,8 +1,8 @@
 //! Hierarchical scatter: scatter of node blocks from the root to the
 //! processes with the root's node rank, then scatter on every node from them.
 
-use super::{check_len, nothing_to_move, scratch, RootPlace};
-use crate::topology::Topology;
+use super::{check_len, nothing_to_move, scratch};
+use crate::topology::{RootPlace, Topology};
 use mpi::datatype::Equivalence;
 use mpi::traits::*;
 
@@ -17,11 +17,11 @@ pub struct Scatter<T> {
 
 impl<T: Equivalence + Copy + Default> Scatter<T> {
     pub fn new(topology: &Topology, count: usize, root: usize) -> Scatter<T> {
-        let root = RootPlace::new(topology, root);
+        let root = topology.root_place(root);
         Scatter {
             count,
             root,
-            node_blocks: scratch(root.leader, topology.ppn * count),
+            node_blocks: scratch(root.on_root_lane, topology.ppn * count),
         }
     }
 
@@ -32,13 +32,13 @@ impl<T: Equivalence + Copy + Default> Scatter<T> {
         if nothing_to_move(self.count) {
             return;
         }
-        let node_leader = topology.node.process_at_rank(self.root.node_rank);
-        if !self.root.leader {
+        let node_leader = self.root.node_root(topology);
+        if !self.root.on_root_lane {
             node_leader.scatter_into(recv);
             return;
         }
-        let lane_root = topology.lane.process_at_rank(self.root.node);
-        if self.root.root {
+        let lane_root = self.root.lane_root(topology);
+        if self.root.is_root {
             check_len(
                 "scatter send",
                 send.len(),

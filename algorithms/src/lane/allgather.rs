@@ -1,7 +1,7 @@
 //! Lane allgather: allgather on every lane, allgather of the lane's blocks
 //! on every node, and a local reorder into rank order.
 
-use super::{scratch, transpose_blocks};
+use super::{scratch, to_rank_order};
 use crate::topology::Topology;
 use mpi::datatype::Equivalence;
 use mpi::traits::*;
@@ -37,12 +37,6 @@ impl<T: Equivalence + Copy + Default> Allgather<T> {
         topology
             .node
             .all_gather_into(&self.lane_blocks[..], &mut self.by_node_rank[..]);
-        transpose_blocks(
-            &self.by_node_rank,
-            recv,
-            topology.ppn,
-            topology.nodes,
-            self.count,
-        );
+        to_rank_order(topology, &self.by_node_rank, recv, self.count);
     }
 }

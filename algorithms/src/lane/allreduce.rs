@@ -1,8 +1,9 @@
 //! Lane allreduce: irregular reduce-scatter on every node, allreduce of
 //! every block on its lane, allgather on every node.
 
-use super::{allgatherv, reduce_scatter, scratch, Blocks};
+use super::{node_blocks, scratch};
 use crate::topology::Topology;
+use mockups::blocks::Blocks;
 use mpi::collective::Operation;
 use mpi::datatype::Equivalence;
 use mpi::traits::*;
@@ -20,8 +21,7 @@ pub struct Allreduce<T> {
 impl<T: Equivalence + Copy + Default> Allreduce<T> {
     /// Prepares the allreduce; not collective.
     pub fn new(topology: &Topology, count: usize) -> Allreduce<T> {
-        let blocks = Blocks::new(count, topology.ppn);
-        let mine = blocks.counts[topology.node_rank];
+        let (blocks, mine) = node_blocks(topology, count);
         Allreduce {
             count,
             blocks,
@@ -40,16 +40,12 @@ impl<T: Equivalence + Copy + Default> Allreduce<T> {
     ) {
         assert_eq!(send.len(), self.count, "send length");
         assert_eq!(recv.len(), self.count, "recv length");
-        reduce_scatter(
-            &topology.node,
-            send,
-            &self.blocks,
-            &mut self.node_reduced,
-            op,
-        );
+        let node = &topology.node;
+        self.blocks
+            .reduce_scatter(node, send, &mut self.node_reduced, op);
         topology
             .lane
             .all_reduce_into(&self.node_reduced[..], &mut self.reduced[..], op);
-        allgatherv(&topology.node, &self.reduced, &self.blocks, recv);
+        self.blocks.allgatherv(node, &self.reduced, recv);
     }
 }

@@ -2,7 +2,7 @@
 //! together), a local reorder, alltoall on every node, and a local reorder
 //! into rank order.
 
-use super::{scratch, transpose_blocks};
+use super::{scratch, to_lane_order, to_rank_order};
 use crate::topology::Topology;
 use mpi::datatype::Equivalence;
 use mpi::traits::*;
@@ -31,15 +31,17 @@ impl<T: Equivalence + Copy + Default> Alltoall<T> {
     /// Sends block i of every process's `send` to block j of process i's
     /// `recv`, where j is the sender.
     pub fn run(&mut self, topology: &Topology, send: &[T], recv: &mut [T]) {
-        let (nodes, ppn, count) = (topology.nodes, topology.ppn, self.count);
+        let count = self.count;
         assert_eq!(send.len(), self.received.len(), "send length");
         assert_eq!(recv.len(), self.received.len(), "recv length");
         // Blocks for the processes of one node are contiguous in `send`.
         topology.lane.all_to_all_into(send, &mut self.received[..]);
-        transpose_blocks(&self.received, &mut self.by_node_rank, nodes, ppn, count);
+        // (source node, destination node rank) to lane order.
+        to_lane_order(topology, &self.received, &mut self.by_node_rank, count);
         topology
             .node
             .all_to_all_into(&self.by_node_rank[..], &mut self.received[..]);
-        transpose_blocks(&self.received, recv, ppn, nodes, count);
+        // (source node rank, source node) back to rank order.
+        to_rank_order(topology, &self.received, recv, count);
     }
 }

@@ -1,8 +1,9 @@
 //! Lane broadcast: scatter on the root's node, broadcast of every block on
 //! its lane, allgather on every node.
 
-use super::{allgatherv, scatterv, scratch, Blocks};
-use crate::topology::Topology;
+use super::{node_blocks, scratch};
+use crate::topology::{RootPlace, Topology};
+use mockups::blocks::Blocks;
 use mpi::datatype::Equivalence;
 use mpi::traits::*;
 
@@ -10,8 +11,7 @@ use mpi::traits::*;
 pub struct Bcast<T> {
     count: usize,
     blocks: Blocks,
-    root_node: usize,
-    root_node_rank: usize,
+    root: RootPlace,
     /// This process's block, which travels along its lane.
     block: Vec<T>,
 }
@@ -19,33 +19,25 @@ pub struct Bcast<T> {
 impl<T: Equivalence + Copy + Default> Bcast<T> {
     /// Prepares the broadcast; not collective.
     pub fn new(topology: &Topology, count: usize, root: usize) -> Bcast<T> {
-        let blocks = Blocks::new(count, topology.ppn);
-        let block = scratch(blocks.counts[topology.node_rank]);
+        let (blocks, mine) = node_blocks(topology, count);
         Bcast {
             count,
             blocks,
-            root_node: topology.node_of(root),
-            root_node_rank: topology.node_rank_of(root),
-            block,
+            root: topology.root_place(root),
+            block: scratch(mine),
         }
     }
 
     /// Broadcasts the root's `buffer` into every process's `buffer`.
     pub fn run(&mut self, topology: &Topology, buffer: &mut [T]) {
         assert_eq!(buffer.len(), self.count, "buffer length");
-        if topology.node_index == self.root_node {
-            scatterv(
-                &topology.node,
-                self.root_node_rank,
-                buffer,
-                &self.blocks,
-                &mut self.block,
-            );
+        if self.root.on_root_node {
+            self.blocks
+                .scatterv(&topology.node, self.root.node_rank, buffer, &mut self.block);
         }
-        topology
-            .lane
-            .process_at_rank(self.root_node as i32)
+        self.root
+            .lane_root(topology)
             .broadcast_into(&mut self.block[..]);
-        allgatherv(&topology.node, &self.block, &self.blocks, buffer);
+        self.blocks.allgatherv(&topology.node, &self.block, buffer);
     }
 }

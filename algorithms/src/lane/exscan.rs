@@ -3,7 +3,7 @@
 //! nodes allgathered on every node and combined with the node-local
 //! exclusive scan.
 
-use super::{allgatherv, scatterv, scratch, Blocks};
+use super::{scratch, PreviousNodes};
 use crate::topology::Topology;
 use mpi::collective::{reduce_local_into, Operation};
 use mpi::datatype::Equivalence;
@@ -12,13 +12,9 @@ use mpi::traits::*;
 /// Lane `MPI_Exscan` of `count` elements.
 pub struct Exscan<T> {
     count: usize,
-    blocks: Blocks,
     /// The node's total (last process of the node only).
     node_total: Vec<T>,
-    /// This process's block of its node's total.
-    node_total_block: Vec<T>,
-    /// This process's block of the total of all previous nodes.
-    before_node: Vec<T>,
+    previous: PreviousNodes<T>,
     /// The total of all previous nodes (not on the first node, and not on
     /// the first process of a node, which receives it in `recv`).
     prefix: Vec<T>,
@@ -27,16 +23,12 @@ pub struct Exscan<T> {
 impl<T: Equivalence + Copy + Default> Exscan<T> {
     /// Prepares the exclusive scan; not collective.
     pub fn new(topology: &Topology, count: usize) -> Exscan<T> {
-        let blocks = Blocks::new(count, topology.ppn);
-        let mine = blocks.counts[topology.node_rank];
         let is_last = topology.node_rank == topology.ppn - 1;
         let needs_prefix = topology.node_index > 0 && topology.node_rank > 0;
         Exscan {
             count,
-            blocks,
             node_total: scratch(if is_last { count } else { 0 }),
-            node_total_block: scratch(mine),
-            before_node: scratch(mine),
+            previous: PreviousNodes::new(topology, count),
             prefix: scratch(if needs_prefix { count } else { 0 }),
         }
     }
@@ -61,30 +53,14 @@ impl<T: Equivalence + Copy + Default> Exscan<T> {
                 reduce_local_into(&recv[..], &mut self.node_total[..], op);
             }
         }
-        scatterv(
-            &topology.node,
-            last,
-            &self.node_total,
-            &self.blocks,
-            &mut self.node_total_block,
-        );
-        topology.lane.exclusive_scan_into(
-            &self.node_total_block[..],
-            &mut self.before_node[..],
-            op,
-        );
-        if topology.node_index == 0 {
-            return;
-        }
         if topology.node_rank == 0 {
-            allgatherv(&topology.node, &self.before_node, &self.blocks, recv);
-        } else {
-            allgatherv(
-                &topology.node,
-                &self.before_node,
-                &self.blocks,
-                &mut self.prefix,
-            );
+            // Its node-local exclusive scan is undefined: the prefix alone
+            // is its result.
+            self.previous.total(topology, &self.node_total, recv, op);
+        } else if self
+            .previous
+            .total(topology, &self.node_total, &mut self.prefix, op)
+        {
             // Previous nodes first: recv = prefix ⊕ node-local exclusive scan.
             reduce_local_into(&self.prefix[..], recv, op);
         }

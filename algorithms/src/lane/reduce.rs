@@ -1,8 +1,9 @@
 //! Lane reduce: irregular reduce-scatter on every node, reduce of every
 //! block on its lane to the root's node, gather to the root on its node.
 
-use super::{gatherv, reduce_scatter, scratch, Blocks};
-use crate::topology::Topology;
+use super::{node_blocks, scratch};
+use crate::topology::{RootPlace, Topology};
+use mockups::blocks::Blocks;
 use mpi::collective::Operation;
 use mpi::datatype::Equivalence;
 use mpi::traits::*;
@@ -11,8 +12,7 @@ use mpi::traits::*;
 pub struct Reduce<T> {
     count: usize,
     blocks: Blocks,
-    root_node: usize,
-    root_node_rank: usize,
+    root: RootPlace,
     /// This process's block reduced over its node.
     node_reduced: Vec<T>,
     /// This process's block reduced over all processes (root's node only).
@@ -22,17 +22,14 @@ pub struct Reduce<T> {
 impl<T: Equivalence + Copy + Default> Reduce<T> {
     /// Prepares the reduce; not collective.
     pub fn new(topology: &Topology, count: usize, root: usize) -> Reduce<T> {
-        let blocks = Blocks::new(count, topology.ppn);
-        let mine = blocks.counts[topology.node_rank];
-        let root_node = topology.node_of(root);
-        let on_root_node = topology.node_index == root_node;
+        let (blocks, mine) = node_blocks(topology, count);
+        let root = topology.root_place(root);
         Reduce {
             count,
             blocks,
-            root_node,
-            root_node_rank: topology.node_rank_of(root),
+            root,
             node_reduced: scratch(mine),
-            reduced: scratch(if on_root_node { mine } else { 0 }),
+            reduced: scratch(if root.on_root_node { mine } else { 0 }),
         }
     }
 
@@ -46,23 +43,14 @@ impl<T: Equivalence + Copy + Default> Reduce<T> {
         op: O,
     ) {
         assert_eq!(send.len(), self.count, "send length");
-        reduce_scatter(
-            &topology.node,
-            send,
-            &self.blocks,
-            &mut self.node_reduced,
-            op,
-        );
-        let lane_root = topology.lane.process_at_rank(self.root_node as i32);
-        if topology.node_index == self.root_node {
+        let node = &topology.node;
+        self.blocks
+            .reduce_scatter(node, send, &mut self.node_reduced, op);
+        let lane_root = self.root.lane_root(topology);
+        if self.root.on_root_node {
             lane_root.reduce_into_root(&self.node_reduced[..], &mut self.reduced[..], op);
-            gatherv(
-                &topology.node,
-                self.root_node_rank,
-                &self.reduced,
-                &self.blocks,
-                recv,
-            );
+            self.blocks
+                .gatherv(node, self.root.node_rank, &self.reduced, recv);
         } else {
             lane_root.reduce_into(&self.node_reduced[..], op);
         }

@@ -2,7 +2,7 @@
 //! (each process gets its lane's blocks reduced over the node), and
 //! reduce-scatter on every lane.
 
-use super::{scratch, transpose_blocks};
+use super::{scratch, to_lane_order};
 use crate::topology::Topology;
 use mpi::collective::Operation;
 use mpi::datatype::Equivalence;
@@ -39,13 +39,7 @@ impl<T: Equivalence + Copy + Default> ReduceScatterBlock<T> {
     ) {
         assert_eq!(send.len(), self.by_node_rank.len(), "send length");
         assert_eq!(recv.len(), self.count, "recv length");
-        transpose_blocks(
-            send,
-            &mut self.by_node_rank,
-            topology.nodes,
-            topology.ppn,
-            self.count,
-        );
+        to_lane_order(topology, send, &mut self.by_node_rank, self.count);
         // Node first: the lanes then carry a ppn-th of the data, and the
         // combination stays in rank order.
         topology.node.reduce_scatter_block_into(

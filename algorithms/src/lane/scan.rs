@@ -2,7 +2,7 @@
 //! exclusive-scanned on every lane; the prefix of the previous nodes
 //! allgathered on every node and combined with the node-local scan.
 
-use super::{allgatherv, scatterv, scratch, Blocks};
+use super::{scratch, PreviousNodes};
 use crate::topology::Topology;
 use mpi::collective::{reduce_local_into, Operation};
 use mpi::datatype::Equivalence;
@@ -11,11 +11,7 @@ use mpi::traits::*;
 /// Lane `MPI_Scan` of `count` elements.
 pub struct Scan<T> {
     count: usize,
-    blocks: Blocks,
-    /// This process's block of its node's total.
-    node_total: Vec<T>,
-    /// This process's block of the total of all previous nodes.
-    before_node: Vec<T>,
+    previous: PreviousNodes<T>,
     /// The total of all previous nodes (not on the first node).
     prefix: Vec<T>,
 }
@@ -23,14 +19,10 @@ pub struct Scan<T> {
 impl<T: Equivalence + Copy + Default> Scan<T> {
     /// Prepares the scan; not collective.
     pub fn new(topology: &Topology, count: usize) -> Scan<T> {
-        let blocks = Blocks::new(count, topology.ppn);
-        let mine = blocks.counts[topology.node_rank];
         let prefix_len = if topology.node_index > 0 { count } else { 0 };
         Scan {
             count,
-            blocks,
-            node_total: scratch(mine),
-            before_node: scratch(mine),
+            previous: PreviousNodes::new(topology, count),
             prefix: scratch(prefix_len),
         }
     }
@@ -48,23 +40,7 @@ impl<T: Equivalence + Copy + Default> Scan<T> {
         assert_eq!(recv.len(), self.count, "recv length");
         topology.node.scan_into(send, recv, op);
         // The last process of the node holds the node's total.
-        scatterv(
-            &topology.node,
-            topology.ppn - 1,
-            recv,
-            &self.blocks,
-            &mut self.node_total,
-        );
-        topology
-            .lane
-            .exclusive_scan_into(&self.node_total[..], &mut self.before_node[..], op);
-        if topology.node_index > 0 {
-            allgatherv(
-                &topology.node,
-                &self.before_node,
-                &self.blocks,
-                &mut self.prefix,
-            );
+        if self.previous.total(topology, recv, &mut self.prefix, op) {
             // Previous nodes first: recv = prefix ⊕ node-local scan.
             reduce_local_into(&self.prefix[..], recv, op);
         }

@@ -1,0 +1,50 @@
+//! The rooted collectives as MPI has them: one call on every process, the
+//! root's buffer used on the root only. rsmpi splits each into a call for
+//! the root and one for the others.
+
+use mpi::collective::Operation;
+use mpi::datatype::Equivalence;
+use mpi::traits::*;
+
+/// `MPI_Reduce` of every process's `send` into `recv` on `root`.
+pub fn reduce<C, T, O>(comm: &C, root: usize, send: &[T], recv: &mut [T], op: O)
+where
+    C: Communicator,
+    T: Equivalence,
+    O: Operation,
+{
+    let root_process = comm.process_at_rank(root as i32);
+    if comm.rank() as usize == root {
+        root_process.reduce_into_root(send, recv, op);
+    } else {
+        root_process.reduce_into(send, op);
+    }
+}
+
+/// `MPI_Gather` of every process's `send` into `recv` on `root`.
+pub fn gather<C, T>(comm: &C, root: usize, send: &[T], recv: &mut [T])
+where
+    C: Communicator,
+    T: Equivalence,
+{
+    let root_process = comm.process_at_rank(root as i32);
+    if comm.rank() as usize == root {
+        root_process.gather_into_root(send, recv);
+    } else {
+        root_process.gather_into(send);
+    }
+}
+
+/// `MPI_Scatter` of `send`, read on `root`, into every process's `recv`.
+pub fn scatter<C, T>(comm: &C, root: usize, send: &[T], recv: &mut [T])
+where
+    C: Communicator,
+    T: Equivalence,
+{
+    let root_process = comm.process_at_rank(root as i32);
+    if comm.rank() as usize == root {
+        root_process.scatter_into_root(send, recv);
+    } else {
+        root_process.scatter_into(recv);
+    }
+}
