@@ -20,37 +20,37 @@ competitors! {
     "allgather_as_allgather_circulant" for Allgather {
         guideline: "MPI_Allgather ⪯ circulant allgather (MPINPC)",
         description: "q = ⌈log2 p⌉ rounds over the skips, blocks rotated to the process, then rotated back",
-        run: call!(setup.comm, circulant::Allgather::new(comm, count)),
+        call: call!(setup.comm, circulant::Allgather::new(comm, count)),
     }
     "allreduce_as_allreduce_circulant" for Allreduce {
         guideline: "MPI_Allreduce ⪯ circulant allreduce (MPINPC)",
         description: "circulant reduce-scatter then circulant allgather of p blocks, 2q rounds",
-        run: call!(setup.comm, circulant::Allreduce::new(comm, count), op),
+        call: call!(setup.comm, circulant::Allreduce::new(comm, count), op),
     }
     "reduce_as_reduce_circulant" for Reduce {
         guideline: "MPI_Reduce ⪯ circulant reduce (MPINPC)",
         description: "circulant reduce-scatter then circulant gather of p blocks to the root, 2q rounds",
-        run: call!(setup.comm, circulant::Reduce::new(comm, count, root), op),
+        call: call!(setup.comm, circulant::Reduce::new(comm, count, root), op),
     }
     "reducescatterblock_as_reducescatterblock_circulant" for ReduceScatterBlock {
         guideline: "MPI_Reduce_scatter_block ⪯ circulant reduce_scatter_block (MPINPC)",
         description: "q rounds over the skips, halving the rotated vector and combining each round",
-        run: call!(setup.comm, circulant::ReduceScatterBlock::new(comm, count), op),
+        call: call!(setup.comm, circulant::ReduceScatterBlock::new(comm, count), op),
     }
     "reducescatter_as_reducescatter_circulant" for ReduceScatter {
         guideline: "MPI_Reduce_scatter ⪯ circulant reduce_scatter (MPINPC)",
         description: "the circulant reduce-scatter on irregular blocks, q rounds",
-        run: call!(setup.comm, circulant::ReduceScatter::new(comm, &shape.counts), op),
+        call: call!(setup.comm, circulant::ReduceScatter::new(comm, &shape.counts), op),
     }
     "bcast_as_bcast_circulant" for Bcast {
         guideline: "MPI_Bcast ⪯ circulant bcast (MPINPC)",
         description: "circulant scatter of p blocks then circulant allgather, 2q rounds",
-        run: call!(setup.comm, circulant::Bcast::new(comm, count, root), recv_only),
+        call: call!(setup.comm, circulant::Bcast::new(comm, count, root), recv_only),
     }
     "bcast_as_bcast_circulant_nblock" for Bcast {
         guideline: "MPI_Bcast ⪯ round-optimal circulant n-block bcast (MPINPC)",
         description: "n blocks pipelined on the circulant graph in n − 1 + q rounds; n = √((q−1)·bytes/8 KiB) in [1, 512] unless tuned",
-        run: {
+        call: {
             let blocks = setup.tuning.nblock_blocks.unwrap_or_else(|| {
                 circulant::schedule::nblock_blocks(count * std::mem::size_of::<T>(), shape.size)
             });
@@ -60,11 +60,11 @@ competitors! {
     "scatter_as_scatter_circulant" for Scatter {
         guideline: "MPI_Scatter ⪯ circulant scatter (MPINPC)",
         description: "q rounds: every holder hands the upper part of its range s_k ranks ahead",
-        run: call!(setup.comm, circulant::Scatter::new(comm, count, root)),
+        call: call!(setup.comm, circulant::Scatter::new(comm, count, root)),
     }
     "gather_as_gather_circulant" for Gather {
         guideline: "MPI_Gather ⪯ circulant gather (MPINPC)",
         description: "the circulant scatter reversed, q rounds",
-        run: call!(setup.comm, circulant::Gather::new(comm, count, root)),
+        call: call!(setup.comm, circulant::Gather::new(comm, count, root)),
     }
 }

@@ -18,136 +18,136 @@ competitors! {
     "allgather_as_allgatherv" for Allgather {
         guideline: "TGT (18): Allgather ⪯ Allgatherv",
         description: "MPI_Allgatherv with equal blocks",
-        run: call!(setup.comm, allgather::AsAllgatherv::new(comm, m)),
+        call: call!(setup.comm, allgather::AsAllgatherv::new(comm, m)),
     }
     "allgather_as_allreduce" for Allgather {
         guideline: "GL6: Allgather ⪯ Allreduce",
         description: "MPI_Allreduce (BOR on bytes) of a zeroed p-block buffer holding the own block",
-        run: call!(setup.comm, allgather::AsAllreduce::new(comm, m)),
+        call: call!(setup.comm, allgather::AsAllreduce::new(comm, m)),
     }
     "allgather_as_alltoall" for Allgather {
         guideline: "GL5: Allgather ⪯ Alltoall",
         description: "MPI_Alltoall of p copies of the own block",
-        run: call!(setup.comm, allgather::AsAlltoall::new(comm, m)),
+        call: call!(setup.comm, allgather::AsAlltoall::new(comm, m)),
     }
     "allgather_as_gather_bcast" for Allgather {
         guideline: "GL11: Allgather ⪯ Gather + Bcast",
         description: "MPI_Gather to rank 0, then MPI_Bcast of all blocks",
-        run: call!(setup.comm, allgather::GatherBcast::new(comm, m)),
+        call: call!(setup.comm, allgather::GatherBcast::new(comm, m)),
     }
     "allreduce_as_reduce_bcast" for Allreduce {
         guideline: "GL12: Allreduce ⪯ Reduce + Bcast",
         description: "MPI_Reduce to rank 0, then MPI_Bcast",
-        run: call!(setup.comm, allreduce::ReduceBcast::new(comm, m), op),
+        call: call!(setup.comm, allreduce::ReduceBcast::new(comm, m), op),
     }
     "allreduce_as_reducescatterblock_allgather" for Allreduce {
         guideline: "GL13: Allreduce ⪯ Reduce_scatter_block + Allgather",
         description: "MPI_Reduce_scatter_block (vector padded to p blocks), then MPI_Allgather",
-        run: call!(setup.comm, allreduce::ReduceScatterBlockAllgather::new(comm, m), op),
+        call: call!(setup.comm, allreduce::ReduceScatterBlockAllgather::new(comm, m), op),
     }
     "allreduce_as_reducescatter_allgatherv" for Allreduce {
         guideline: "TGT (16): Allreduce ⪯ Reduce_scatter + Allgatherv",
         description: "MPI_Reduce_scatter in near-equal blocks, then MPI_Allgatherv",
-        run: call!(setup.comm, allreduce::ReduceScatterAllgatherv::new(comm, m), op),
+        call: call!(setup.comm, allreduce::ReduceScatterAllgatherv::new(comm, m), op),
     }
     "alltoall_as_alltoallv" for Alltoall {
         guideline: "TGT (18): Alltoall ⪯ Alltoallv",
         description: "MPI_Alltoallv with equal blocks",
-        run: call!(setup.comm, alltoall::AsAlltoallv::new(comm, m)),
+        call: call!(setup.comm, alltoall::AsAlltoallv::new(comm, m)),
     }
     "bcast_as_allgatherv" for Bcast {
         guideline: "MPINPC GL1: Bcast ⪯ Allgatherv",
         description: "MPI_Allgatherv to which only the root contributes",
-        run: call!(setup.comm, bcast::AsAllgatherv::new(comm, m, root), recv_only),
+        call: call!(setup.comm, bcast::AsAllgatherv::new(comm, m, root), recv_only),
     }
     "bcast_as_scatter_allgather" for Bcast {
         guideline: "GL10: Bcast ⪯ Scatter + Allgather",
         description: "MPI_Scatter then MPI_Allgather (Scatterv + Allgatherv when p does not divide the size)",
-        run: call!(setup.comm, bcast::ScatterAllgather::new(comm, m, root), recv_only),
+        call: call!(setup.comm, bcast::ScatterAllgather::new(comm, m, root), recv_only),
     }
     "gather_as_allgather" for Gather {
         guideline: "GL3: Gather ⪯ Allgather",
         description: "MPI_Allgather",
-        run: call!(setup.comm, gather::AsAllgather::new(comm, m, root)),
+        call: call!(setup.comm, gather::AsAllgather::new(comm, m, root)),
     }
     "gather_as_gatherv" for Gather {
         guideline: "TGT (18): Gather ⪯ Gatherv",
         description: "MPI_Gatherv with equal blocks",
-        run: call!(setup.comm, gather::AsGatherv::new(comm, m, root)),
+        call: call!(setup.comm, gather::AsGatherv::new(comm, m, root)),
     }
     "gather_as_reduce" for Gather {
         guideline: "GL4: Gather ⪯ Reduce",
         description: "MPI_Reduce (BOR on bytes) of a zeroed p-block buffer holding the own block",
-        run: call!(setup.comm, gather::AsReduce::new(comm, m, root)),
+        call: call!(setup.comm, gather::AsReduce::new(comm, m, root)),
     }
     "reduce_as_allreduce" for Reduce {
         guideline: "GL8: Reduce ⪯ Allreduce",
         description: "MPI_Allreduce",
-        run: call!(setup.comm, reduce::AsAllreduce::new(comm, m, root), op),
+        call: call!(setup.comm, reduce::AsAllreduce::new(comm, m, root), op),
     }
     "reduce_as_reducescatterblock_gather" for Reduce {
         guideline: "GL14: Reduce ⪯ Reduce_scatter_block + Gather",
         description: "MPI_Reduce_scatter_block (vector padded to p blocks), then MPI_Gather",
-        run: call!(setup.comm, reduce::ReduceScatterBlockGather::new(comm, m, root), op),
+        call: call!(setup.comm, reduce::ReduceScatterBlockGather::new(comm, m, root), op),
     }
     "reduce_as_reducescatter_gatherv" for Reduce {
         guideline: "TGT (15): Reduce ⪯ Reduce_scatter + Gatherv",
         description: "MPI_Reduce_scatter in near-equal blocks, then MPI_Gatherv",
-        run: call!(setup.comm, reduce::ReduceScatterGatherv::new(comm, m, root), op),
+        call: call!(setup.comm, reduce::ReduceScatterGatherv::new(comm, m, root), op),
     }
     "reduce_as_reducescatter" for Reduce {
         guideline: "TGT (14): Reduce ⪯ Reduce_scatter",
         description: "MPI_Reduce_scatter with the whole vector to the root",
-        run: call!(setup.comm, reduce::AsReduceScatter::new(comm, m, root), op),
+        call: call!(setup.comm, reduce::AsReduceScatter::new(comm, m, root), op),
     }
     "reducescatterblock_as_reduce_scatter" for ReduceScatterBlock {
         guideline: "GL15: Reduce_scatter_block ⪯ Reduce + Scatter",
         description: "MPI_Reduce to rank 0, then MPI_Scatter",
-        run: call!(setup.comm, reduce_scatter_block::ReduceScatter::new(comm, m), op),
+        call: call!(setup.comm, reduce_scatter_block::ReduceScatter::new(comm, m), op),
     }
     "reducescatterblock_as_reducescatter" for ReduceScatterBlock {
         guideline: "TGT (18): Reduce_scatter_block ⪯ Reduce_scatter",
         description: "MPI_Reduce_scatter with equal counts",
-        run: call!(setup.comm, reduce_scatter_block::AsReduceScatter::new(comm, m), op),
+        call: call!(setup.comm, reduce_scatter_block::AsReduceScatter::new(comm, m), op),
     }
     "reducescatterblock_as_allreduce" for ReduceScatterBlock {
         guideline: "GL9: Reduce_scatter_block ⪯ Allreduce",
         description: "MPI_Allreduce of all blocks, then a copy of the own block",
-        run: call!(setup.comm, reduce_scatter_block::AsAllreduce::new(comm, m), op),
+        call: call!(setup.comm, reduce_scatter_block::AsAllreduce::new(comm, m), op),
     }
     "reducescatter_as_allreduce" for ReduceScatter {
         guideline: "GL9: Reduce_scatter ⪯ Allreduce",
         description: "MPI_Allreduce, then a copy of the own block",
-        run: call!(setup.comm, reduce_scatter::AsAllreduce::new(comm, m), op),
+        call: call!(setup.comm, reduce_scatter::AsAllreduce::new(comm, m), op),
     }
     "reducescatter_as_reduce_scatterv" for ReduceScatter {
         guideline: "GL17: Reduce_scatter ⪯ Reduce + Scatterv",
         description: "MPI_Reduce to rank 0, then MPI_Scatterv",
-        run: call!(setup.comm, reduce_scatter::ReduceScatterv::new(comm, m), op),
+        call: call!(setup.comm, reduce_scatter::ReduceScatterv::new(comm, m), op),
     }
     "scan_as_exscan_reducelocal" for Scan {
         guideline: "GL16: Scan ⪯ Exscan + Reduce_local",
         description: "MPI_Exscan, then MPI_Reduce_local of the prefix with the own vector",
-        run: call!(setup.comm, scan::ExscanReduceLocal::new(comm, m), op),
+        call: call!(setup.comm, scan::ExscanReduceLocal::new(comm, m), op),
     }
     "exscan_as_scan" for Exscan {
         guideline: "TGT §4 metarule: Exscan ⪯ Scan + Sendrecv",
         description: "MPI_Scan, then a shift of the inclusive prefixes one rank up",
-        run: call!(setup.comm, exscan::ScanShift::new(comm, m), op),
+        call: call!(setup.comm, exscan::ScanShift::new(comm, m), op),
     }
     "exscan_as_allgather_reducelocal" for Exscan {
         guideline: "TGT §4 metarule: Exscan ⪯ Allgather + Reduce_local",
         description: "MPI_Allgather, then a rank-order fold of the lower ranks' vectors",
-        run: call!(setup.comm, exscan::AllgatherReduceLocal::new(comm, m), op),
+        call: call!(setup.comm, exscan::AllgatherReduceLocal::new(comm, m), op),
     }
     "scatter_as_bcast" for Scatter {
         guideline: "GL7: Scatter ⪯ Bcast",
         description: "MPI_Bcast of all p blocks, then a copy of the own block",
-        run: call!(setup.comm, scatter::AsBcast::new(comm, m, root)),
+        call: call!(setup.comm, scatter::AsBcast::new(comm, m, root)),
     }
     "scatter_as_scatterv" for Scatter {
         guideline: "TGT (18): Scatter ⪯ Scatterv",
         description: "MPI_Scatterv with equal blocks",
-        run: call!(setup.comm, scatter::AsScatterv::new(comm, m, root)),
+        call: call!(setup.comm, scatter::AsScatterv::new(comm, m, root)),
     }
 }

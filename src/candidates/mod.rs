@@ -3,7 +3,7 @@
 //! and lane, hierarchical and circulant algorithms.
 //!
 //! A candidate is prepared once per (collective, size) outside the timed
-//! region and returns a [`Run`]: a closure that performs the collective on
+//! region and returns a [`Call`]: a closure that performs the collective on
 //! the harness's `send` and `recv` buffers (laid out as [`Shape`] says) and
 //! allocates nothing.
 
@@ -14,8 +14,8 @@
 ///
 /// `prepare<T>(name, setup) { … }` is the start of the generated
 /// `prepare<T: Element>(name: &str, setup: &Setup)`, shared by the family
-/// (it may return `Err(NotApplicable)` early); each entry's `run` is then
-/// an expression of type [`Run<T>`] that sees its bindings:
+/// (it may return `Err(NotApplicable)` early); each entry's `call` is then
+/// an expression of type [`Call<T>`] that sees its bindings:
 ///
 /// ```text
 /// competitors! {
@@ -26,7 +26,7 @@
 ///     "allreduce_as_reduce_bcast" for Allreduce {
 ///         guideline: "GL12: Allreduce ⪯ Reduce + Bcast",
 ///         description: "MPI_Reduce to rank 0, then MPI_Bcast",
-///         run: call!(setup.comm, allreduce::ReduceBcast::new(comm, m), op),
+///         call: call!(setup.comm, allreduce::ReduceBcast::new(comm, m), op),
 ///     }
 /// }
 /// ```
@@ -38,7 +38,7 @@ macro_rules! competitors {
             $competitor:literal for $collective:ident {
                 guideline: $guideline:literal,
                 description: $description:literal,
-                run: $run:expr $(,)?
+                call: $call:expr $(,)?
             }
         )*
     ) => {
@@ -57,10 +57,10 @@ macro_rules! competitors {
         pub fn prepare<$T: $crate::element::Element>(
             $name: &str,
             $setup: &$crate::candidates::Setup,
-        ) -> Result<$crate::candidates::Run<$T>, $crate::candidates::NotApplicable> {
+        ) -> Result<$crate::candidates::Call<$T>, $crate::candidates::NotApplicable> {
             $($start)*
-            let run: $crate::candidates::Run<$T> = match $name {
-                $($competitor => $run,)*
+            let call: $crate::candidates::Call<$T> = match $name {
+                $($competitor => $call,)*
                 _ => {
                     return Err($crate::candidates::NotApplicable(format!(
                         "{} is not a {} competitor",
@@ -69,12 +69,12 @@ macro_rules! competitors {
                     )))
                 }
             };
-            Ok(run)
+            Ok(call)
         }
     };
 }
 
-/// A [`Run`] of a prepared algorithm whose `run` takes `context` (an `Rc`
+/// A [`Call`] of a prepared algorithm whose `run` takes `context` (an `Rc`
 /// of the communicator or the topology) first, then `(send, recv)`; with
 /// an operator `op` also `op`; with `recv_only` just the buffer (bcast).
 macro_rules! call {
@@ -107,8 +107,8 @@ use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use std::rc::Rc;
 
-/// One call of a prepared candidate: `run(send, recv)`.
-pub type Run<T> = Box<dyn FnMut(&[T], &mut [T])>;
+/// A prepared candidate, ready to be called: `call(send, recv)`.
+pub type Call<T> = Box<dyn FnMut(&[T], &mut [T])>;
 
 /// Where a competitor comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -198,7 +198,7 @@ pub fn find(name: &str) -> Option<&'static Competitor> {
 }
 
 /// Prepares a candidate: `default` or a competitor of `setup.shape.collective`.
-pub fn prepare<T: Element>(name: &str, setup: &Setup) -> Result<Run<T>, NotApplicable> {
+pub fn prepare<T: Element>(name: &str, setup: &Setup) -> Result<Call<T>, NotApplicable> {
     if name == native::DEFAULT {
         let run = native::prepare(setup);
         #[cfg(feature = "testing")]

@@ -1,6 +1,6 @@
 //! `default`: the library's own collective.
 
-use super::{Run, Setup};
+use super::{Call, Setup};
 use crate::collective::Collective;
 use crate::element::Element;
 use mpi::traits::*;
@@ -9,7 +9,7 @@ use mpi::traits::*;
 pub const DEFAULT: &str = "default";
 
 /// The library's own collective for `setup.shape`.
-pub fn prepare<T: Element>(setup: &Setup) -> Run<T> {
+pub fn prepare<T: Element>(setup: &Setup) -> Call<T> {
     let comm = setup.comm.clone();
     let op = setup.op;
     let shape = &setup.shape;

@@ -3,7 +3,7 @@
 //! call under another name for A/A experiments. `pgcheck list` shows them
 //! and inputs may name them, but `competitors: all` leaves them out.
 
-use super::{native, Run};
+use super::{native, Call};
 use crate::element::Element;
 
 /// The factor by which `default` is slowed (`PGCHECK_TEST_SLOW_DEFAULT`):
@@ -21,7 +21,7 @@ pub fn default_slowdown() -> Option<f64> {
 /// each rank: the same call made `factor` times slower. Far from its end
 /// the wait yields the core, so that oversubscribed ranks are not slowed
 /// further; near it, it spins, so that a yield does not overshoot it.
-pub fn slowed<T: Element>(mut run: Run<T>, factor: f64) -> Run<T> {
+pub fn slowed<T: Element>(mut run: Call<T>, factor: f64) -> Call<T> {
     Box::new(move |s, r| {
         let start = mpi::time();
         run(s, r);
@@ -45,7 +45,7 @@ competitors! {
     "allreduce_as_allreduce_corrupted" for Allreduce {
         guideline: "test only",
         description: "MPI_Allreduce, then the last rank's first element is overwritten",
-        run: Box::new(move |s, r| {
+        call: Box::new(move |s, r| {
             inner(s, r);
             if shape.rank + 1 == shape.size && !r.is_empty() {
                 r[0] = s[s.len() - 1];
@@ -55,7 +55,7 @@ competitors! {
     "allgather_as_allgather_misplaced" for Allgather {
         guideline: "test only",
         description: "MPI_Allgather with the first two blocks swapped on every rank",
-        run: Box::new(move |s, r| {
+        call: Box::new(move |s, r| {
             inner(s, r);
             if shape.size >= 2 {
                 let (first, second) = r.split_at_mut(shape.count);
@@ -66,12 +66,12 @@ competitors! {
     "allreduce_as_allreduce_self" for Allreduce {
         guideline: "test only (A/A)",
         description: "the library's own MPI_Allreduce under another name",
-        run: inner,
+        call: inner,
     }
     "allreduce_as_allreduce_panics" for Allreduce {
         guideline: "test only",
         description: "MPI_Allreduce; the last rank panics on its 5th call, the first measured one after verification and 3 warm-ups",
-        run: {
+        call: {
             let mut calls = 0;
             Box::new(move |s, r| {
                 calls += 1;
@@ -85,7 +85,7 @@ competitors! {
     "allreduce_as_allreduce_late" for Allreduce {
         guideline: "test only",
         description: "MPI_Allreduce; the last rank sleeps 2 ms before every 8th call, so the next start is late",
-        run: {
+        call: {
             let mut calls = 0u64;
             Box::new(move |s, r| {
                 calls += 1;
@@ -99,6 +99,6 @@ competitors! {
     "bcast_as_bcast_self" for Bcast {
         guideline: "test only (A/A)",
         description: "the library's own MPI_Bcast under another name",
-        run: inner,
+        call: inner,
     }
 }

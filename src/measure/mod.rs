@@ -12,7 +12,7 @@ pub use harness::Harness;
 use observe::{assemble, observe_until, Pace};
 use verify::{agree_on_failure, Check};
 
-use crate::candidates::{self, NotApplicable, Run, Setup, Tuning};
+use crate::candidates::{self, Call, NotApplicable, Setup, Tuning};
 use crate::case::{CaseData, CaseKey, Outcome, Sample};
 use crate::collective::Shape;
 use crate::element::Element;
@@ -119,15 +119,15 @@ pub fn barrier_floor(ctx: &Context, repetitions: usize) -> f64 {
 
 /// A candidate ready to run, and what it has gathered.
 struct Entry<T> {
-    run: Option<Run<T>>,
+    call: Option<Call<T>>,
     pace: Pace,
     sample: Sample,
 }
 
 impl<T> Entry<T> {
-    fn new(name: &str, run: Option<Run<T>>, outcome: Outcome) -> Entry<T> {
+    fn new(name: &str, call: Option<Call<T>>, outcome: Outcome) -> Entry<T> {
         Entry {
-            run,
+            call,
             pace: Pace::default(),
             sample: Sample {
                 name: name.to_string(),
@@ -162,7 +162,7 @@ impl<T: Element> Prepared<T> {
             .candidates
             .iter()
             .map(|name| match candidates::prepare::<T>(name, &setup) {
-                Ok(run) => Entry::new(name, Some(run), Outcome::Measured),
+                Ok(call) => Entry::new(name, Some(call), Outcome::Measured),
                 Err(NotApplicable(why)) => Entry::new(name, None, Outcome::Skipped(why)),
             })
             .collect();
@@ -201,7 +201,7 @@ impl<T: Element> Prepared<T> {
     /// stronger operator where the measured one could hide a wrong result
     /// ([`crate::element::Op::second_check`]).
     fn verify(&mut self, ctx: &Context) {
-        if self.entries.iter().all(|e| e.run.is_none()) {
+        if self.entries.iter().all(|e| e.call.is_none()) {
             return;
         }
         let primary = Check::new(&self.shape, self.inputs);
@@ -216,10 +216,10 @@ impl<T: Element> Prepared<T> {
                 (op, Check::new(&self.shape, inputs))
             });
         for e in 0..self.entries.len() {
-            let Some(mut run) = self.entries[e].run.take() else {
+            let Some(mut call) = self.entries[e].call.take() else {
                 continue;
             };
-            let local = primary.run(&mut run, &mut self.send, &mut self.recv);
+            let local = primary.verify(&mut call, &mut self.send, &mut self.recv);
             // Every rank must agree before the second check: preparing a
             // candidate may be collective.
             let mut wrong = agree_on_failure(ctx, local);
@@ -229,7 +229,7 @@ impl<T: Element> Prepared<T> {
                 setup.commutative = setup.op.is_commutative();
                 let local = match candidates::prepare::<T>(&self.entries[e].sample.name, &setup) {
                     Ok(mut strong) => check
-                        .run(&mut strong, &mut self.send, &mut self.recv)
+                        .verify(&mut strong, &mut self.send, &mut self.recv)
                         .map(|why| format!("with op {} on distinct data: {why}", op.name())),
                     Err(NotApplicable(why)) => {
                         Some(format!("cannot be verified with op {}: {why}", op.name()))
@@ -240,7 +240,7 @@ impl<T: Element> Prepared<T> {
             }
             match wrong {
                 Some(why) => self.entries[e].sample.outcome = Outcome::Wrong(why),
-                None => self.entries[e].run = Some(run),
+                None => self.entries[e].call = Some(call),
             }
         }
     }
@@ -263,13 +263,13 @@ impl<T: Element> Prepared<T> {
     ) {
         let comm = &*ctx.comm;
         let measured: Vec<usize> = (0..self.entries.len())
-            .filter(|&e| self.entries[e].run.is_some())
+            .filter(|&e| self.entries[e].call.is_some())
             .collect();
         for &e in &measured {
-            let run = self.entries[e].run.as_mut().expect("verified");
+            let call = self.entries[e].call.as_mut().expect("verified");
             for _ in 0..settings.warmup {
                 comm.barrier();
-                run(&self.send, &mut self.recv);
+                call(&self.send, &mut self.recv);
             }
         }
         // Rank 0's schedule decides every chunk (see `observe_until`).
@@ -300,12 +300,12 @@ impl<T: Element> Prepared<T> {
                 harness.refresh(ctx);
                 let deadline = harness.book(slice);
                 let entry = &mut self.entries[e];
-                let run = entry.run.as_mut().expect("verified");
+                let call = entry.call.as_mut().expect("verified");
                 local.clear();
                 observe_until(
                     comm,
                     harness,
-                    run,
+                    call,
                     &self.send,
                     &mut self.recv,
                     deadline,

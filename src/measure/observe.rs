@@ -3,7 +3,7 @@
 //! next chunk follows from the last.
 
 use super::Harness;
-use crate::candidates::Run;
+use crate::candidates::Call;
 use crate::settings::SyncMode;
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
@@ -49,7 +49,7 @@ impl Default for Pace {
 pub(super) fn observe_until<T>(
     comm: &SimpleCommunicator,
     harness: &mut Harness,
-    run: &mut Run<T>,
+    call: &mut Call<T>,
     send: &[T],
     recv: &mut [T],
     deadline: f64,
@@ -94,7 +94,7 @@ pub(super) fn observe_until<T>(
                 SyncMode::Barrier => {
                     comm.barrier();
                     let start = mpi::time();
-                    run(send, recv);
+                    call(send, recv);
                     let duration = mpi::time() - start;
                     local.extend_from_slice(&[duration, 0.0, 0.0]);
                 }
@@ -103,7 +103,7 @@ pub(super) fn observe_until<T>(
                     let late = mpi::time() > due;
                     wait_until(due);
                     let start = mpi::time();
-                    run(send, recv);
+                    call(send, recv);
                     let end = mpi::time();
                     let clock = &harness.clock;
                     local.extend_from_slice(&[

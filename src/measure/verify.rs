@@ -2,7 +2,7 @@
 //! ([`crate::reference`]), and agreeing on the outcome across ranks.
 
 use super::Context;
-use crate::candidates::Run;
+use crate::candidates::Call;
 use crate::collective::Shape;
 use crate::element::Element;
 use crate::reference::{self, Inputs};
@@ -39,10 +39,15 @@ impl<T: Element> Check<T> {
     }
 
     /// Runs a candidate once on `send` and `recv`; what it did wrong.
-    pub(super) fn run(&self, run: &mut Run<T>, send: &mut [T], recv: &mut [T]) -> Option<String> {
+    pub(super) fn verify(
+        &self,
+        call: &mut Call<T>,
+        send: &mut [T],
+        recv: &mut [T],
+    ) -> Option<String> {
         send.copy_from_slice(&self.send);
         recv.copy_from_slice(&self.recv_before);
-        run(send, recv);
+        call(send, recv);
         if let Some(mismatch) = reference::compare(&recv[self.defined.clone()], &self.want) {
             return Some(mismatch.to_string());
         }
