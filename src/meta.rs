@@ -1,6 +1,6 @@
 //! What a run ran on: library, processes, nodes, hosts, environment.
 
-use crate::analyse::Options;
+use crate::analyse::{Noise, Options, Outliers};
 use crate::measure::Context;
 use crate::plan::Plan;
 use mpi::traits::*;
@@ -37,6 +37,9 @@ pub struct Meta {
     pub outliers: String,
     /// The factor within which a guideline `holds`.
     pub margin: f64,
+    /// The quantile of the fitted error law that bounds each candidate's
+    /// usual time (`--qmax`).
+    pub qmax: f64,
     /// Warnings the report repeats at its top (e.g. a powerless test).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
@@ -48,6 +51,10 @@ pub struct Meta {
     /// files took outside the planned slices.
     pub outside_s: f64,
     pub noise_floor_s: f64,
+    /// Whether the run was too noisy for the slowdowns asked about, with
+    /// the numbers (see `analyse::noise`); set by the analysis.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub noise: Option<Noise>,
 }
 
 impl Meta {
@@ -72,6 +79,14 @@ impl Meta {
         self.correction = format!("{:?}", options.correction).to_lowercase();
         self.outliers = format!("{:?}", options.outliers).to_lowercase();
         self.margin = options.margin;
+        self.qmax = options.qmax;
+        let resolution_known = options.timer_resolution_s > 0.0;
+        if options.outliers == Outliers::Tmax && !resolution_known {
+            self.warnings.push(
+                "--outliers tmax removes nothing: the timer resolution is unknown (a raw.csv without its results.json), so there are no usual times"
+                    .into(),
+            );
+        }
     }
 }
 

@@ -242,6 +242,9 @@ mod tests {
             outliers: Outliers::None,
             noise_floor_s: 0.0,
             margin: analyse::DEFAULT_MARGIN,
+            qmax: analyse::DEFAULT_QMAX,
+            timer_resolution_s: 0.0,
+            fail_on: None,
         };
         let results = Results {
             meta: crate::meta::Meta::default(),
