@@ -159,32 +159,44 @@ pub fn assess(checks: &[Verdict], options: &Options) -> Option<Noise> {
         Some(s) => format!("{s:.3}×"),
         None => "none".into(),
     };
-    let mut parts = Vec::new();
+    // What made the verdict comes first.
+    let mut parts: Vec<(bool, String)> = Vec::new();
     if let Some(median) = sensitivity_median {
-        parts.push(format!(
-            "median case sensitivity {} {} {care}× ({source}); {cases_above} of {} cases above",
-            times(Some(median)),
-            if insensitive { ">" } else { "≤" },
-            sensitivities.len(),
+        parts.push((
+            insensitive,
+            format!(
+                "median case sensitivity {} {} {care}× asked about ({source}), {cases_above} of {} cases above",
+                times(Some(median)),
+                if insensitive { ">" } else { "≤" },
+                sensitivities.len(),
+            ),
         ));
     }
     match (share_median, &worst) {
-        (Some(median), Some((max, who))) => parts.push(format!(
-            "median overhead share {:.1} % {} {:.1} % (1 − 1/{care}), largest {:.1} % ({who})",
-            100.0 * median,
-            if overheads { ">" } else { "≤" },
-            100.0 * limit,
-            100.0 * max,
+        (Some(median), Some((max, who))) => parts.push((
+            overheads,
+            format!(
+                "median overhead share {:.1} % {} {:.1} % (the time a {care}× slowdown adds), largest {:.1} % ({who})",
+                100.0 * median,
+                if overheads { ">" } else { "≤" },
+                100.0 * limit,
+                100.0 * max,
+            ),
         )),
-        _ => parts.push("no usual times (fewer than 20 observations per candidate, or the timer resolution unknown)".into()),
+        _ => parts.push((
+            false,
+            "no usual times (fewer than 20 observations per candidate, or the timer resolution unknown)".into(),
+        )),
     }
+    parts.sort_by_key(|(decisive, _)| !decisive);
+    let reason: Vec<String> = parts.into_iter().map(|(_, part)| part).collect();
     Some(Noise {
         verdict: if insensitive || overheads {
             NoiseVerdict::Noisy
         } else {
             NoiseVerdict::Quiet
         },
-        reason: parts.join("; "),
+        reason: reason.join("; "),
         slowdown_of_interest: care,
         slowdown_source: source,
         cases: sensitivities.len(),
@@ -352,7 +364,7 @@ mod tests {
         assert!(noisy.cases_above >= 3, "{noisy:?}");
         assert!(
             noisy.reason.starts_with("median case sensitivity ")
-                && noisy.reason.contains("> 1.05× (--margin)"),
+                && noisy.reason.contains("> 1.05× asked about (--margin)"),
             "{}",
             noisy.reason
         );
@@ -361,7 +373,9 @@ mod tests {
         let (coarse, _) = noise(&cases(2, 0.3, 0.0), &options(Some(Severity::VeryHigh)));
         assert_eq!(coarse.verdict, NoiseVerdict::Quiet, "{}", coarse.reason);
         assert!(
-            coarse.reason.contains("≤ 5× (--fail-on very-high)"),
+            coarse
+                .reason
+                .contains("≤ 5× asked about (--fail-on very-high)"),
             "{}",
             coarse.reason
         );
