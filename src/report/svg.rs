@@ -457,10 +457,11 @@ fn check_svg(results: &Results, check: &Verdict) -> String {
 /// Ticks at round values inside [`low`, `high`] (in the unit), with as
 /// many decimals as the step needs.
 fn ticks_within(low: f64, high: f64) -> Vec<(f64, String)> {
-    if !(high > low) {
+    let span = high - low;
+    if span.is_nan() || span <= 0.0 {
         return Vec::new();
     }
-    let step = tick_step(high - low);
+    let step = tick_step(span);
     let decimals = (-step.log10().floor()).max(0.0) as usize;
     let first = (low / step).ceil() as i64;
     let last = (high / step).floor() as i64;
