@@ -68,7 +68,7 @@ pub struct Noise {
     /// Median and largest overhead share over those candidates.
     pub overhead_share_median: Option<f64>,
     pub overhead_share_max: Option<f64>,
-    /// The candidate with the largest share: `MPI_Bcast 8 B (…): default`.
+    /// The candidate with the largest share: `bcast 8 B: default`.
     pub overhead_share_max_of: Option<String>,
     /// 1 − 1/s*.
     pub overhead_share_limit: f64,
@@ -116,10 +116,8 @@ pub fn assess(checks: &[Verdict], options: &Options) -> Option<Noise> {
         .flat_map(|v| {
             v.candidates.iter().filter_map(move |c| {
                 let u = c.usual.as_ref()?;
-                Some((
-                    u.fit.overhead_share,
-                    format!("{}: {}", v.key.label(), c.name),
-                ))
+                let case = format!("{} {} B", v.key.collective.name(), v.key.size_bytes);
+                Some((u.fit.overhead_share, format!("{case}: {}", c.name)))
             })
         })
         .collect();
@@ -406,7 +404,7 @@ mod tests {
         assert!(noisy
             .overhead_share_max_of
             .unwrap()
-            .starts_with("MPI_Allreduce"));
+            .starts_with("allreduce "));
         // The noise floor's share of default's median: 1 µs of 12 µs.
         let floor = noisy.noise_floor_share_median.unwrap();
         assert!((0.07..0.09).contains(&floor), "{floor}");
