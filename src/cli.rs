@@ -32,7 +32,7 @@ pub enum Command {
     Run(RunArgs),
     /// Run every competitor once and compare its result with the library's own collective.
     Verify(VerifyArgs),
-    /// Re-analyse a run's raw.csv (and results.json) without MPI: other tests, alpha, corrections.
+    /// Re-analyse a run's raw.csv (and results.json) without MPI: other tests, alpha, corrections, q_max.
     Analyze(AnalyzeArgs),
     /// List every collective with its competitors and the guideline each checks.
     List,
@@ -179,11 +179,8 @@ pub struct AnalysisArgs {
     /// factor faster than default (one-sided equivalence test), e.g. 1.05.
     #[arg(long, default_value_t = crate::analyse::DEFAULT_MARGIN, value_parser = parse_margin)]
     pub margin: f64,
-    /// Outlier filter applied to each candidate's valid observations before the tests:
-    /// none; tukey drops, per round, those beyond 1.5 IQR of the quartiles; tmax drops those
-    /// above the candidate's usual time t_max (seed 003's model fitted on all its rounds, at
-    /// --qmax; nothing when it has fewer than 20 observations). The usual times reported are
-    /// always fitted before any filter.
+    /// Outlier filter applied to each candidate's valid observations before the tests
+    /// (the usual times reported are fitted before it, on every valid observation).
     #[arg(long, value_enum, default_value_t = Outliers::None)]
     pub outliers: Outliers,
     /// Quantile of the fitted error law (Poisson or discretised exponential above the

@@ -154,7 +154,8 @@ pub enum Outliers {
     /// Drop, per round, those beyond 1.5 interquartile ranges of the quartiles.
     Tukey,
     /// Drop those above the candidate's usual time t_max (seed 003's model
-    /// at --qmax, fitted on all its rounds); nothing without a usual time.
+    /// at --qmax, fitted on all its rounds); nothing when it has none (fewer
+    /// than 20 observations, or an unknown timer resolution).
     Tmax,
 }
 
