@@ -1,5 +1,7 @@
 //! From observations to verdicts: medians, slowdowns, two-sample tests,
-//! severities, and PGMPI's universal guidelines. Runs on rank 0 and offline.
+//! severities, PGMPI's universal guidelines, every candidate's usual time
+//! (seed 003, [`usual`]) and the run's noise verdict ([`noise`]). Runs on
+//! rank 0 and offline.
 
 use crate::candidates::native::DEFAULT;
 pub use crate::case::{CaseData, CaseKey, Outcome, Sample};
