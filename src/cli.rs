@@ -33,7 +33,7 @@ pub enum Command {
     Run(RunArgs),
     /// Run every competitor once and compare its result with the library's own collective.
     Verify(VerifyArgs),
-    /// Re-analyse a run's raw.csv (and results.json) without MPI: other tests, alpha, corrections.
+    /// Re-analyse a run's raw.csv (and results.json) without MPI: other tests, alpha, corrections, q_max.
     Analyze(AnalyzeArgs),
     /// List every collective with its competitors and the guideline each checks.
     List,
@@ -180,9 +180,15 @@ pub struct AnalysisArgs {
     /// factor faster than default (one-sided equivalence test), e.g. 1.05.
     #[arg(long, default_value_t = crate::analyse::DEFAULT_MARGIN, value_parser = parse_margin)]
     pub margin: f64,
-    /// Outlier filter applied per candidate and round before the statistics.
+    /// Outlier filter applied to each candidate's valid observations before the tests
+    /// (the usual times reported are fitted before it, on every valid observation).
     #[arg(long, value_enum, default_value_t = Outliers::None)]
     pub outliers: Outliers,
+    /// Quantile of the fitted error law (Poisson or discretised exponential above the
+    /// fastest time) that bounds each candidate's usual time: t_max = min + the error's
+    /// q_max quantile; time beyond it is overhead. Seed 003 suggests 0.8 to 0.99.
+    #[arg(long, default_value_t = crate::analyse::DEFAULT_QMAX, value_parser = parse_qmax)]
+    pub qmax: f64,
 }
 
 fn parse_positive(text: &str) -> Result<usize, String> {
@@ -197,6 +203,15 @@ fn parse_margin(text: &str) -> Result<f64, String> {
         Ok(m) if m > 1.0 && m.is_finite() => Ok(m),
         _ => Err(format!(
             "margin `{text}` must be a factor above 1, e.g. 1.05"
+        )),
+    }
+}
+
+fn parse_qmax(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(q) if q > 0.0 && q < 1.0 => Ok(q),
+        _ => Err(format!(
+            "qmax `{text}` must be a quantile between 0 and 1 (exclusive), e.g. 0.95"
         )),
     }
 }

@@ -38,6 +38,9 @@ pub struct Meta {
     pub outliers: String,
     /// The factor within which a guideline `holds`.
     pub margin: f64,
+    /// The quantile of the fitted error law that bounds each candidate's
+    /// usual time (`--qmax`).
+    pub qmax: f64,
     /// Warnings the report repeats at its top (e.g. a powerless test).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
@@ -49,6 +52,10 @@ pub struct Meta {
     /// files took outside the planned slices.
     pub outside_s: f64,
     pub noise_floor_s: f64,
+    /// Whether the run was too noisy for the slowdowns asked about, with
+    /// the numbers (see `analyse::noise`); set by the analysis.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub noise: Option<Noise>,
 }
 
 /// A Slurm job: what finds it again in the cluster's accounting.
@@ -74,4 +81,56 @@ impl Slurm {
             cluster: var("SLURM_CLUSTER_NAME"),
         })
     }
+}
+
+/// Quiet or noisy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NoiseVerdict {
+    Quiet,
+    Noisy,
+}
+
+impl NoiseVerdict {
+    pub fn label(self) -> &'static str {
+        match self {
+            NoiseVerdict::Quiet => "quiet",
+            NoiseVerdict::Noisy => "noisy",
+        }
+    }
+}
+
+/// The noise verdict with the numbers behind it (`meta.noise`), decided by `analyse::noise`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Noise {
+    pub verdict: NoiseVerdict,
+    /// The rule's numbers in words.
+    pub reason: String,
+    /// s*: the smallest slowdown the run is asked about.
+    pub slowdown_of_interest: f64,
+    /// Where s* comes from: `--fail-on medium`, `--margin`.
+    pub slowdown_source: String,
+    /// Cases judged by sensitivity: with a compared competitor, not powerless.
+    pub cases: usize,
+    /// Median and largest case sensitivity; null when no case is judged or
+    /// when the value is `none` (no slowdown could have been flagged).
+    pub sensitivity_median: Option<f64>,
+    pub sensitivity_max: Option<f64>,
+    /// Cases whose sensitivity is above s* or `none`.
+    pub cases_above: usize,
+    /// Measured candidates with a usual time.
+    pub candidates: usize,
+    /// Median and largest overhead share over those candidates.
+    pub overhead_share_median: Option<f64>,
+    pub overhead_share_max: Option<f64>,
+    /// The candidate with the largest share: `bcast 8 B: default`.
+    pub overhead_share_max_of: Option<String>,
+    /// 1 − 1/s*.
+    pub overhead_share_limit: f64,
+    pub qmax: f64,
+    /// The barrier's median, and its share of `default`'s median of
+    /// per-round medians (median and largest over cases).
+    pub noise_floor_s: f64,
+    pub noise_floor_share_median: Option<f64>,
+    pub noise_floor_share_max: Option<f64>,
 }

@@ -338,3 +338,323 @@ fn paired_tests_on_round_medians_match_scipy() {
     }
     assert!(checked >= 40, "only {checked} fixture cases checked");
 }
+
+/// A small deterministic generator for the usual-time tests.
+struct Lcg(u64);
+
+impl Lcg {
+    /// Uniform in [0, 1).
+    fn uniform(&mut self) -> f64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// An exponential time of mean `mean_ticks`, truncated to whole ticks
+    /// as a timer does: a discretised exponential (geometric) error.
+    fn exponential_ticks(&mut self, mean_ticks: f64) -> f64 {
+        (-(1.0 - self.uniform()).ln() * mean_ticks).floor()
+    }
+
+    fn normal(&mut self) -> f64 {
+        let (u, v) = (self.uniform(), self.uniform());
+        (-2.0 * (1.0 - u).ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+    }
+}
+
+const NS: f64 = 1e-9;
+
+/// Writes a raw.csv of (size, candidate, per-round times) series of
+/// allreduce, and a results.json that gives the timer resolution (1 ns)
+/// and noise floor as a run's would.
+fn write_run(dir: &Path, series: &[(u64, &str, Vec<Vec<f64>>)]) {
+    let mut text =
+        String::from("collective,size_bytes,count,datatype,op,root,candidate,round,seconds\n");
+    for (size, candidate, rounds) in series {
+        for (round, times) in rounds.iter().enumerate() {
+            for s in times {
+                text += &format!("allreduce,{size},{size},byte,bor,0,{candidate},{round},{s:?}\n");
+            }
+        }
+    }
+    std::fs::write(dir.join("raw.csv"), text).unwrap();
+    let meta = r#"{"meta": {"timer_resolution_s": 1e-9, "noise_floor_s": 1e-6}, "complete": true, "checks": []}"#;
+    std::fs::write(dir.join("results.json"), meta).unwrap();
+}
+
+/// t_max of a discretised exponential of rate λ in windows of m ticks:
+/// t_min + ((k_q + 1)·m − ½)·r with k_q = min{k : 1 − e^{−λw(k+1)} ≥ q}.
+fn geometric_tmax(usual: &Value, qmax: f64) -> f64 {
+    let f = |key: &str| usual[key].as_f64().unwrap();
+    let theta = f("lambda") * f("window_s");
+    let k_q = (-(1.0 - qmax).ln() / theta).ceil() - 1.0;
+    f("tmin_s") + ((k_q + 1.0) * f("window_ticks") - 0.5) * NS
+}
+
+#[test]
+fn usual_times_qmax_and_the_tmax_filter_on_known_errors() {
+    // default: 12 µs plus a discretised exponential error of mean 200 ns,
+    // and in four rounds one call 1 ms late; the competitor: 10 µs plus a
+    // mean error of 150 ns. Ten rounds of 40 calls each.
+    let dir = scratch("analyze-usual");
+    let mut rng = Lcg(16);
+    let mut delayed = Vec::new();
+    let default: Vec<Vec<f64>> = (0..10)
+        .map(|round| {
+            (0..40)
+                .map(|i| {
+                    let t = 12e-6 + rng.exponential_ticks(200.0) * NS;
+                    if [1, 4, 6, 9].contains(&round) && i == 7 {
+                        delayed.push(t + 1e-3);
+                        t + 1e-3
+                    } else {
+                        t
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let competitor: Vec<Vec<f64>> = (0..10)
+        .map(|_| {
+            (0..40)
+                .map(|_| 10e-6 + rng.exponential_ticks(150.0) * NS)
+                .collect()
+        })
+        .collect();
+    write_run(
+        &dir,
+        &[
+            (8, "default", default.clone()),
+            (8, "competitor", competitor),
+        ],
+    );
+    let out = json(&analyze(&dir, &["--format", "json"]));
+    assert_eq!(out["meta"]["qmax"], 0.95);
+    let usual = |out: &Value, c: usize| out["checks"][0]["candidates"][c]["usual"].clone();
+    let (d, c) = (usual(&out, 0), usual(&out, 1));
+    for key in [
+        "model",
+        "lambda",
+        "window_s",
+        "tmin_s",
+        "tmax_s",
+        "qmax",
+        "overhead_share",
+        "fit_p",
+        "empirical_tmax_s",
+        "histogram",
+    ] {
+        assert!(d.get(key).is_some() && c.get(key).is_some(), "{key}: {d}");
+    }
+    // The competitor's errors: exponential, the true rate 1/(150 ns) in
+    // the fit's 95 % interval, t_max the law's 0.95 quantile, a fit the
+    // χ² test accepts.
+    assert_eq!(c["model"], "exponential", "{c}");
+    let rate = 1.0 / (150.0 * NS);
+    let ci = &c["lambda_ci"];
+    assert!(
+        ci[0].as_f64().unwrap() <= rate && rate <= ci[1].as_f64().unwrap(),
+        "{c}"
+    );
+    assert!(c["fit_p"].as_f64().unwrap() > 0.01, "{c}");
+    assert_eq!(c["tmin_s"].as_f64().unwrap(), competitor_min(&dir));
+    let tmax95 = c["tmax_s"].as_f64().unwrap();
+    assert!((tmax95 - geometric_tmax(&c, 0.95)).abs() < 1e-15, "{c}");
+    // The default's four late calls are overhead, and only they.
+    assert_eq!(d["above_tmax"], 4, "{d}");
+    let d_tmax = d["tmax_s"].as_f64().unwrap();
+    for (round, times) in default.iter().enumerate() {
+        for &t in times {
+            assert_eq!(t > d_tmax, delayed.contains(&t), "round {round}: {t}");
+        }
+    }
+    assert!(d["overhead_share"].as_f64().unwrap() > 0.4, "{d}");
+
+    // --qmax 0.8 recomputes offline: a lower quantile of the same law.
+    let low = json(&analyze(&dir, &["--format", "json", "--qmax", "0.8"]));
+    assert_eq!(low["meta"]["qmax"], 0.8);
+    let c80 = usual(&low, 1);
+    assert_eq!(
+        (&c80["qmax"], &c80["lambda"]),
+        (&Value::from(0.8), &c["lambda"])
+    );
+    let tmax80 = c80["tmax_s"].as_f64().unwrap();
+    assert!((tmax80 - geometric_tmax(&c80, 0.8)).abs() < 1e-15, "{c80}");
+    assert!(tmax80 < tmax95 - 100.0 * NS, "{tmax80} {tmax95}");
+    assert!(c80["above_tmax"].as_u64().unwrap() > c["above_tmax"].as_u64().unwrap());
+    for bad in ["1", "0", "1.5", "x"] {
+        assert_eq!(
+            analyze(&dir, &["--qmax", bad]).status.code(),
+            Some(2),
+            "--qmax {bad}"
+        );
+    }
+
+    // --outliers tmax drops exactly the late calls of default, and of the
+    // competitor what lies above its t_max; the usual times stay those of
+    // the unfiltered calls.
+    let filtered = json(&analyze(&dir, &["--format", "json", "--outliers", "tmax"]));
+    assert_eq!(filtered["meta"]["outliers"], "tmax");
+    let (fd, fc) = (
+        &filtered["checks"][0]["candidates"][0],
+        &filtered["checks"][0]["candidates"][1],
+    );
+    assert_eq!(
+        (&fd["outliers_removed"], &fd["n"]),
+        (&Value::from(4), &Value::from(396))
+    );
+    assert_eq!(fc["outliers_removed"], c["above_tmax"]);
+    assert_eq!(
+        (usual(&filtered, 0), usual(&filtered, 1)),
+        (d.clone(), c.clone())
+    );
+    let unfiltered_mean = out["checks"][0]["candidates"][0]["median_s"]
+        .as_f64()
+        .unwrap();
+    assert!((fd["median_s"].as_f64().unwrap() - unfiltered_mean).abs() < 2e-9);
+
+    // --details and Markdown show them; the plot is well-formed.
+    let details = String::from_utf8(analyze(&dir, &["--details"]).stdout).unwrap();
+    assert!(
+        details.contains("usual times (seed 003, q_max 0.95)"),
+        "{details}"
+    );
+    assert!(details.contains("4 of 400"), "{details}");
+    let md = std::fs::read_to_string(dir.join("out/report.md")).unwrap();
+    assert!(md.contains("| `competitor` | exponential |"), "{md}");
+    let svg = std::fs::read_to_string(dir.join("out/usual-allreduce-8B.svg")).unwrap();
+    let document = roxmltree::Document::parse(&svg).unwrap();
+    let texts: Vec<&str> = document.descendants().filter_map(|n| n.text()).collect();
+    for word in ["default", "competitor", "t_max"] {
+        assert!(
+            texts.iter().any(|t| t.contains(word)),
+            "{word} missing in {svg}"
+        );
+    }
+
+    // Without results.json the timer resolution is unknown: no usual
+    // times, and --outliers tmax says it removes nothing.
+    std::fs::remove_file(dir.join("results.json")).unwrap();
+    let bare = analyze(&dir, &["--format", "json", "--outliers", "tmax"]);
+    let bare_json = json(&bare);
+    assert!(usual(&bare_json, 0).is_null());
+    assert_eq!(
+        bare_json["checks"][0]["candidates"][0]["outliers_removed"],
+        0
+    );
+    let warnings = bare_json["meta"]["warnings"].to_string();
+    assert!(
+        warnings.contains("--outliers tmax removes nothing"),
+        "{warnings}"
+    );
+}
+
+/// The smallest competitor time of the raw.csv in `dir`.
+fn competitor_min(dir: &Path) -> f64 {
+    std::fs::read_to_string(dir.join("raw.csv"))
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains(",competitor,"))
+        .map(|l| l.rsplit(',').next().unwrap().parse::<f64>().unwrap())
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// Five allreduce cases whose `default` is 1.2 times slower than its
+/// competitor: ten rounds of 30 calls with small exponential errors, each
+/// round of each candidate shifted by a log-normal factor of spread
+/// `round_sigma` (the noise the per-round test has to see through).
+fn slowdown_cases(dir: &Path, round_sigma: f64, seed: u64) {
+    let mut rng = Lcg(seed);
+    let mut series = Vec::new();
+    for size in [8u64, 16, 32, 64, 128] {
+        for (candidate, center) in [("default", 12e-6), ("competitor", 10e-6)] {
+            let rounds: Vec<Vec<f64>> = (0..10)
+                .map(|_| {
+                    let shift = (round_sigma * rng.normal()).exp();
+                    (0..30)
+                        .map(|_| center * shift + rng.exponential_ticks(center * 0.02 / NS) * NS)
+                        .collect()
+                })
+                .collect();
+            series.push((size, candidate, rounds));
+        }
+    }
+    write_run(dir, &series);
+}
+
+#[test]
+fn the_noise_verdict_flips_when_noise_hides_a_known_slowdown() {
+    // Quiet: the known 1.2× slowdown is found everywhere, and 1.05× could
+    // have been.
+    let quiet = scratch("analyze-noise-quiet");
+    slowdown_cases(&quiet, 0.0, 1);
+    let out = json(&analyze(&quiet, &["--format", "json"]));
+    let noise = &out["meta"]["noise"];
+    assert_eq!(noise["verdict"], "quiet", "{noise}");
+    for check in out["checks"].as_array().unwrap() {
+        assert_eq!(check["verdict"], "violated", "{check}");
+    }
+    assert!(
+        noise["sensitivity_median"].as_f64().unwrap() <= 1.05,
+        "{noise}"
+    );
+    assert_eq!(
+        (&noise["cases"], &noise["candidates"]),
+        (&Value::from(5), &Value::from(10))
+    );
+    let text = String::from_utf8(analyze(&quiet, &[]).stdout).unwrap();
+    assert!(
+        text.contains("noise: quiet: median case sensitivity"),
+        "{text}"
+    );
+    assert!(!text.contains("noisy"), "{text}");
+
+    // Noisy: rounds shifted by ±30 % hide the same slowdown, and the run
+    // says so at the top, with the numbers.
+    let noisy = scratch("analyze-noise-noisy");
+    slowdown_cases(&noisy, 0.3, 2);
+    let out = json(&analyze(&noisy, &["--format", "json"]));
+    let noise = &out["meta"]["noise"];
+    assert_eq!(noise["verdict"], "noisy", "{noise}");
+    let found = out["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["verdict"] == "violated")
+        .count();
+    assert!(found < 5, "the slowdown hides in some case: {out}");
+    let median = noise["sensitivity_median"]
+        .as_f64()
+        .unwrap_or(f64::INFINITY);
+    assert!(median > 1.2, "{noise}");
+    assert_eq!(noise["slowdown_of_interest"], 1.05);
+    assert_eq!(noise["slowdown_source"], "--margin");
+    let reason = noise["reason"].as_str().unwrap();
+    assert!(reason.starts_with("median case sensitivity "), "{reason}");
+    let text = String::from_utf8(analyze(&noisy, &[]).stdout).unwrap();
+    assert!(
+        text.starts_with(&format!("WARNING: noisy run: {reason}\n")),
+        "{text}"
+    );
+    let md = String::from_utf8(analyze(&noisy, &["--format", "markdown"]).stdout).unwrap();
+    assert!(
+        md.contains("> ⚠️ **noisy run: median case sensitivity"),
+        "{md}"
+    );
+
+    // The verdict is about the slowdowns asked about: the same run is quiet
+    // for a gate on very-high (5×) slowdowns, noisy for one on medium.
+    for (level, verdict) in [("very-high", "quiet"), ("medium", "noisy")] {
+        let out = json(&analyze(&noisy, &["--format", "json", "--fail-on", level]));
+        assert_eq!(
+            out["meta"]["noise"]["verdict"], verdict,
+            "--fail-on {level}"
+        );
+        assert_eq!(
+            out["meta"]["noise"]["slowdown_source"],
+            format!("--fail-on {level}")
+        );
+    }
+}

@@ -72,7 +72,46 @@ fn runs_on_one_to_five_processes_and_writes_the_files() {
                 let name = candidate["name"].as_str().unwrap();
                 assert!(!name.ends_with("_self"), "{name} in {check}");
             }
+            // Seed 003's usual time of every candidate with 20 valid
+            // observations or more, fitted with the run's timer resolution.
+            for c in check["candidates"].as_array().unwrap() {
+                let (n, usual) = (c["n"].as_u64().unwrap(), &c["usual"]);
+                if c["status"] != "measured" || n < 20 {
+                    assert!(usual.is_null(), "{c}");
+                    continue;
+                }
+                assert_eq!(usual["n"], n, "{c}");
+                assert_eq!(usual["resolution_s"], meta["timer_resolution_s"]);
+                let (tmin, tmax) = (
+                    usual["tmin_s"].as_f64().unwrap(),
+                    usual["tmax_s"].as_f64().unwrap(),
+                );
+                assert!(
+                    0.0 < tmin && tmin <= c["median_s"].as_f64().unwrap() && tmin < tmax,
+                    "{c}"
+                );
+                assert!(["poisson", "exponential"].contains(&usual["model"].as_str().unwrap()));
+                let counts = usual["histogram"]["counts"].as_array().unwrap().len();
+                assert!((1..=40).contains(&counts), "{c}");
+            }
         }
+        assert!(meta["timer_resolution_s"].as_f64().unwrap() > 0.0);
+        let noise = &meta["noise"];
+        assert!(
+            ["quiet", "noisy"].contains(&noise["verdict"].as_str().unwrap_or("")),
+            "meta.noise: {noise}"
+        );
+        let first = out.stdout.lines().next().unwrap_or("");
+        let noisy_line = out
+            .stdout
+            .lines()
+            .any(|l| l.starts_with("WARNING: noisy run: "));
+        assert_eq!(
+            noisy_line,
+            noise["verdict"] == "noisy",
+            "{first}\n{}",
+            out.text()
+        );
         let raw = std::fs::read_to_string(out_dir.join("raw.csv")).unwrap();
         let mut lines = raw.lines();
         assert_eq!(

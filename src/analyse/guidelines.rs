@@ -199,6 +199,9 @@ mod tests {
             outliers: Outliers::None,
             noise_floor_s: 0.0,
             margin: DEFAULT_MARGIN,
+            qmax: crate::analyse::DEFAULT_QMAX,
+            timer_resolution_s: 0.0,
+            fail_on: None,
         }
     }
 

@@ -1,5 +1,7 @@
 //! From observations to verdicts: medians, slowdowns, two-sample tests,
-//! severities, and PGMPI's universal guidelines. Runs on rank 0 and offline.
+//! severities, PGMPI's universal guidelines, every candidate's usual time
+//! (seed 003, [`usual`]) and the run's noise verdict ([`noise`]). Runs on
+//! rank 0 and offline.
 
 use crate::candidates::native::DEFAULT;
 pub use crate::case::{CaseData, CaseKey, Outcome, Sample};
@@ -10,6 +12,11 @@ use serde::{Deserialize, Serialize};
 
 pub mod baseline;
 pub mod guidelines;
+pub mod noise;
+pub mod usual;
+
+pub use noise::{Noise, NoiseVerdict};
+pub use usual::{UsualTime, DEFAULT_QMAX};
 
 /// How bad a violation is (MPINPC's labels).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -140,12 +147,19 @@ impl Correction {
     }
 }
 
-/// Outlier filter applied per candidate and round.
+/// Outlier filter applied to each candidate's observations before the
+/// statistics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "snake_case")]
 pub enum Outliers {
+    /// Keep every valid observation.
     None,
+    /// Drop, per round, those beyond 1.5 interquartile ranges of the quartiles.
     Tukey,
+    /// Drop those above the candidate's usual time t_max (seed 003's model
+    /// at --qmax, fitted on all its rounds); nothing when it has none (fewer
+    /// than 20 observations, or an unknown timer resolution).
+    Tmax,
 }
 
 /// How to decide.
@@ -161,6 +175,17 @@ pub struct Options {
     /// much faster than `default` (a one-sided equivalence test).
     #[serde(default = "default_margin")]
     pub margin: f64,
+    /// The quantile of the fitted error law that bounds the usual time.
+    #[serde(default = "default_qmax")]
+    pub qmax: f64,
+    /// The timer's resolution: the usual times' smallest window (0: unknown,
+    /// no usual times).
+    #[serde(default)]
+    pub timer_resolution_s: f64,
+    /// The least severity that fails the run (`--fail-on`), for the noise
+    /// verdict's slowdown of interest.
+    #[serde(default)]
+    pub fail_on: Option<Severity>,
 }
 
 impl Options {
@@ -171,6 +196,13 @@ impl Options {
         meta.correction = format!("{:?}", self.correction).to_lowercase();
         meta.outliers = format!("{:?}", self.outliers).to_lowercase();
         meta.margin = self.margin;
+        meta.qmax = self.qmax;
+        if self.outliers == Outliers::Tmax && self.timer_resolution_s <= 0.0 {
+            meta.warnings.push(
+                "--outliers tmax removes nothing: the timer resolution is unknown (a raw.csv without its results.json), so there are no usual times"
+                    .into(),
+            );
+        }
     }
 }
 
@@ -179,6 +211,10 @@ pub const DEFAULT_MARGIN: f64 = 1.05;
 
 fn default_margin() -> f64 {
     DEFAULT_MARGIN
+}
+
+fn default_qmax() -> f64 {
+    DEFAULT_QMAX
 }
 
 /// One candidate in a verdict.
@@ -225,6 +261,11 @@ pub struct CandidateSummary {
     pub sensitivity: Option<f64>,
     /// The medians differ by less than the synchronisation noise floor.
     pub below_noise: bool,
+    /// Seed 003's usual time and overhead, fitted on the valid observations
+    /// before any outlier filter; null with fewer than 20 of them or
+    /// without a known timer resolution.
+    #[serde(default)]
+    pub usual: Option<UsualTime>,
 }
 
 impl CandidateSummary {
@@ -304,12 +345,14 @@ pub struct Results {
 }
 
 impl Results {
-    /// Verdicts and universal guidelines of `cases`.
-    pub fn of(meta: Meta, complete: bool, cases: &[CaseData], options: &Options) -> Results {
+    /// Verdicts, universal guidelines and the noise verdict of `cases`.
+    pub fn of(mut meta: Meta, complete: bool, cases: &[CaseData], options: &Options) -> Results {
+        let checks = verdicts(cases, options);
+        meta.noise = noise::assess(&checks, options);
         Results {
             meta,
             complete,
-            checks: verdicts(cases, options),
+            checks,
             guidelines: guidelines::check(cases, options),
             baseline: None,
         }
@@ -406,7 +449,11 @@ pub fn verdicts(cases: &[CaseData], options: &Options) -> Vec<Verdict> {
 }
 
 /// The summary of one candidate, without the comparison with `default`.
-fn summarise(sample: &Sample, outliers_removed: usize) -> CandidateSummary {
+fn summarise(
+    sample: &Sample,
+    outliers_removed: usize,
+    usual: Option<UsualTime>,
+) -> CandidateSummary {
     let measured = sample.outcome == Outcome::Measured && !sample.seconds.is_empty();
     let outcome = match &sample.outcome {
         Outcome::Measured if !measured => Outcome::Unmeasured(match sample.invalid {
@@ -438,21 +485,29 @@ fn summarise(sample: &Sample, outliers_removed: usize) -> CandidateSummary {
         p_equivalence: None,
         sensitivity: None,
         below_noise: false,
+        usual,
     }
 }
 
 fn verdict(case: &CaseData, options: &Options) -> Verdict {
     let mut samples = case.samples.clone();
+    let fits: Vec<Option<UsualTime>> = samples
+        .iter()
+        .map(|s| usual::of(s, options.timer_resolution_s, options.qmax))
+        .collect();
     let mut removed = vec![0; samples.len()];
-    if options.outliers == Outliers::Tukey {
-        for (sample, removed) in samples.iter_mut().zip(&mut removed) {
-            *removed = filter_outliers(sample);
-        }
+    for ((sample, removed), fit) in samples.iter_mut().zip(&mut removed).zip(&fits) {
+        *removed = match (options.outliers, fit) {
+            (Outliers::None, _) | (Outliers::Tmax, None) => 0,
+            (Outliers::Tukey, _) => filter_outliers(sample),
+            (Outliers::Tmax, Some(fit)) => usual::drop_above_tmax(sample, &fit.fit),
+        };
     }
     let mut candidates: Vec<CandidateSummary> = samples
         .iter()
         .zip(removed)
-        .map(|(sample, removed)| summarise(sample, removed))
+        .zip(fits)
+        .map(|((sample, removed), fit)| summarise(sample, removed, fit))
         .collect();
     let default = samples
         .iter()
@@ -652,6 +707,9 @@ mod tests {
             outliers: Outliers::None,
             noise_floor_s: 0.0,
             margin: DEFAULT_MARGIN,
+            qmax: DEFAULT_QMAX,
+            timer_resolution_s: 0.0,
+            fail_on: None,
         }
     }
 

@@ -20,7 +20,7 @@ pub fn analyze(args: &AnalyzeArgs) -> Exit {
     };
     let previous = saved.results.as_ref();
     let mut meta = previous.map(|p| p.meta.clone()).unwrap_or_default();
-    let options = options(&args.analysis, meta.noise_floor_s);
+    let options = options(&args.analysis, &args.report, &meta);
     options.record(&mut meta);
     let complete = previous.is_none_or(|p| p.complete);
     let mut results = Results::of(meta, complete, &saved.cases, &options);

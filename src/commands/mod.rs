@@ -13,6 +13,7 @@ use crate::cli::{AnalysisArgs, ColorChoice, ReportArgs, SetupArgs};
 use crate::config::Config;
 use crate::exit::{self, Exit};
 use crate::measure::Context;
+use crate::meta::Meta;
 use crate::plan::{self, World};
 use crate::report::{self, View};
 use crate::store;
@@ -98,15 +99,19 @@ fn elements(setup: &SetupArgs) -> (Option<crate::element::Datatype>, Option<crat
     (setup.datatype.map(Into::into), setup.op.map(Into::into))
 }
 
-/// How to decide, as the options say; the noise floor comes from measuring.
-fn options(a: &AnalysisArgs, noise_floor_s: f64) -> Options {
+/// How to decide, as the options say; the noise floor and the timer
+/// resolution come from measuring (`meta`).
+fn options(a: &AnalysisArgs, report: &ReportArgs, meta: &Meta) -> Options {
     Options {
         alpha: a.alpha,
         test: a.test,
         correction: a.correction,
         outliers: a.outliers,
-        noise_floor_s,
+        noise_floor_s: meta.noise_floor_s,
         margin: a.margin,
+        qmax: a.qmax,
+        timer_resolution_s: meta.timer_resolution_s,
+        fail_on: report.fail_on.map(|f| f.severity()),
     }
 }
 

@@ -49,7 +49,7 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
         meta.warnings.push(why);
         meta.sync = "barrier".into();
     }
-    let options = options(a, meta.noise_floor_s);
+    let options = options(a, &args.report, &meta);
     options.record(&mut meta);
     let mut measured = Vec::with_capacity(plan.cases.len());
     let mut progress = leader.then(|| Progress::start(plan.expected().as_secs_f64()));

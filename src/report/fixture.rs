@@ -207,3 +207,51 @@ pub fn results() -> Results {
                      "only_in_baseline": [key(Collective::Gather, 8, 0)], "only_in_current": []},
     }))
 }
+
+/// [`results`] with a usual time for every measured candidate (200 times
+/// from its median on, with a discretised exponential error of a tenth of
+/// it, 1 ns ticks) and the noise verdict of the rule (margin 1.05) with
+/// `q_max` 0.95.
+pub fn results_with_usual() -> Results {
+    use crate::analyse::{noise, usual, Correction, Options, Outliers, Sample, Test};
+    use crate::case::Outcome;
+    let mut results = results();
+    let mut x: u64 = 7;
+    for check in &mut results.checks {
+        for c in &mut check.candidates {
+            let Some(median) = c.median_s else { continue };
+            let seconds: Vec<f64> = (0..200)
+                .map(|_| {
+                    x = x
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    let u = (x >> 11) as f64 / (1u64 << 53) as f64;
+                    let ticks = (-(1.0 - u).ln() * median * 0.1 / 1e-9).floor();
+                    median + ticks * 1e-9
+                })
+                .collect();
+            let sample = Sample {
+                name: c.name.clone(),
+                outcome: Outcome::Measured,
+                rounds: (0..200).map(|i| i / 20).collect(),
+                seconds,
+                invalid: 0,
+            };
+            c.usual = usual::of(&sample, 1e-9, 0.95);
+        }
+    }
+    let options = Options {
+        alpha: 0.05,
+        test: Test::Mwu,
+        correction: Correction::Holm,
+        outliers: Outliers::None,
+        noise_floor_s: results.meta.noise_floor_s,
+        margin: 1.05,
+        qmax: 0.95,
+        timer_resolution_s: 1e-9,
+        fail_on: None,
+    };
+    results.meta.qmax = 0.95;
+    results.meta.noise = noise::assess(&results.checks, &options);
+    results
+}

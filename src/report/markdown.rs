@@ -2,7 +2,7 @@
 
 use super::model::{self as details, overview, seconds, size_label, Mark, Universal, LEGEND};
 use crate::analyse::Results;
-use crate::analyse::{CaseKey, Conclusion, Severity, Verdict};
+use crate::analyse::{CaseKey, Conclusion, NoiseVerdict, Severity, Verdict};
 use crate::collective::Collective;
 
 /// Meta, overview grid, one Figure-2 table per collective with every
@@ -66,12 +66,15 @@ fn headline(results: &Results) -> String {
     } else {
         " (⚠️ incomplete run)"
     };
-    let warnings: String = results
+    let mut warnings: String = results
         .meta
         .warnings
         .iter()
         .map(|w| format!("> ⚠️ {}\n\n", text(w)))
         .collect();
+    if let Some((NoiseVerdict::Noisy, line)) = details::noise_line(results) {
+        warnings += &format!("> ⚠️ **{}**\n\n", text(&line));
+    }
     format!("## pgcheck: {verdict}{regressions}{incomplete}\n\n{warnings}")
 }
 
@@ -127,6 +130,15 @@ fn meta_table(results: &Results) -> String {
             "time",
             format!("plan {:.1} s, wall {:.1} s", meta.plan_s, meta.wall_s),
         ),
+    ];
+    if let Some(noise) = &meta.noise {
+        let verdict = match noise.verdict {
+            NoiseVerdict::Noisy => "**noisy**",
+            NoiseVerdict::Quiet => "quiet",
+        };
+        rows.push(("noise", format!("{verdict}: {}", text(&noise.reason))));
+    }
+    rows.extend([
         (
             "complete",
             if results.complete {
@@ -142,7 +154,7 @@ fn meta_table(results: &Results) -> String {
                 None => text(&meta.tool_version),
             },
         ),
-    ];
+    ]);
     if !meta.start_time.is_empty() {
         rows.push(("started", text(&meta.start_time)));
     }
@@ -259,14 +271,15 @@ fn collective_section(results: &Results, collective: Collective, checks: &[&Verd
         collective.mpi_name()
     );
     for check in checks {
-        out += &candidates(check);
+        out += &candidates(results, check);
     }
     out += &format!("\n{}\n\n</details>\n", text(LEGEND));
     out
 }
 
-/// MPINPC's Figure 5 for one check, as `details::render` prints it.
-fn candidates(check: &Verdict) -> String {
+/// MPINPC's Figure 5 for one check, as `details::render` prints it, and
+/// the candidates' usual times.
+fn candidates(results: &Results, check: &Verdict) -> String {
     let adjusted = details::has_adjusted(check);
     let header = details::header(adjusted);
     let align: Vec<Align> = header
@@ -295,13 +308,31 @@ fn candidates(check: &Verdict) -> String {
     }
     if !ranked.unmeasured.is_empty() {
         out.push('\n');
-        for candidate in ranked.unmeasured {
+        for candidate in &ranked.unmeasured {
             out += &format!(
                 "- {}: {}\n",
                 code(&candidate.name),
                 text(&details::why_unmeasured(candidate))
             );
         }
+    }
+    let usual: Vec<Vec<String>> = ranked
+        .measured
+        .iter()
+        .filter_map(|c| details::usual_row(c))
+        .map(|mut row| {
+            row[0] = code(&row[0]);
+            row.iter_mut().skip(1).for_each(|cell| *cell = text(cell));
+            row
+        })
+        .collect();
+    if !usual.is_empty() {
+        let align: Vec<Align> = details::USUAL_COLUMNS
+            .iter()
+            .map(|&c| Align::numeric(!matches!(c, "candidate" | "model")))
+            .collect();
+        out += &format!("\n{}\n\n", text(&details::usual_title(results)));
+        out += &table(&details::USUAL_COLUMNS, &align, &usual);
     }
     out
 }
@@ -597,5 +628,36 @@ mod tests {
         assert!(md.contains("### Violations\n\nNone"));
         results.checks.clear();
         assert!(render(&results).contains("No checks ran."));
+    }
+
+    #[test]
+    fn says_when_the_run_was_noisy_and_shows_usual_times() {
+        let md = render(&fixture::results());
+        assert!(!md.contains("noisy") && !md.contains("| noise |") && !md.contains("usual times"));
+        let results = fixture::results_with_usual();
+        let md = render(&results);
+        let headline = &md[..md.find("| MPI library").unwrap()];
+        assert!(
+            headline.contains("> ⚠️ **noisy run: median case sensitivity 1.200× &gt; 1.05× asked about (--margin)"),
+            "{headline}"
+        );
+        assert!(
+            md.contains("| noise | **noisy**: median case sensitivity"),
+            "{md}"
+        );
+        assert_eq!(md.matches("| candidate | model | λ | fit p | window | t_min | mean error | t_max | empirical | above t_max | overhead |").count(), 3);
+        assert!(
+            md.contains("| `allreduce_as_reduce_bcast` | exponential |"),
+            "{md}"
+        );
+        let mut columns = None;
+        for line in md.lines() {
+            if !line.starts_with('|') {
+                columns = None;
+                continue;
+            }
+            let cells = line.replace("\\|", "").matches('|').count();
+            assert_eq!(*columns.get_or_insert(cells), cells, "{line}");
+        }
     }
 }

@@ -4,9 +4,12 @@
 //! notes, and how numbers are written.
 
 use crate::analyse::guidelines::Finding;
-use crate::analyse::{CandidateSummary, CaseKey, Conclusion, Outcome, Results, Severity, Verdict};
+use crate::analyse::{
+    CandidateSummary, CaseKey, Conclusion, NoiseVerdict, Outcome, Results, Severity, Verdict,
+};
 use crate::candidates::native::DEFAULT;
 use crate::collective::Collective;
+use crate::stats::usual::Model;
 
 /// Seconds in the unit that suits them: `12.34 µs`, `1.234 ms`.
 pub fn seconds(s: f64) -> String {
@@ -510,4 +513,77 @@ pub fn finding_row(f: &Finding) -> [String; 7] {
         format!("{:.3}", f.ratio),
         format!("{:.2e}", f.p_value),
     ]
+}
+
+/// The noise verdict as the first lines of a report say it: a warning when
+/// the run was noisy, a remark when quiet; None without a verdict.
+pub fn noise_line(results: &Results) -> Option<(NoiseVerdict, String)> {
+    let noise = results.meta.noise.as_ref()?;
+    let line = match noise.verdict {
+        NoiseVerdict::Noisy => format!("noisy run: {}", noise.reason),
+        NoiseVerdict::Quiet => format!("noise: quiet: {}", noise.reason),
+    };
+    Some((noise.verdict, line))
+}
+
+/// The columns of [`usual_row`].
+pub const USUAL_COLUMNS: [&str; 11] = [
+    "candidate",
+    "model",
+    "λ",
+    "fit p",
+    "window",
+    "t_min",
+    "mean error",
+    "t_max",
+    "empirical",
+    "above t_max",
+    "overhead",
+];
+
+/// What the usual-time table shows, under its title.
+pub fn usual_title(results: &Results) -> String {
+    format!(
+        "usual times (seed 003, q_max {}): t_max = t_min + the fitted error law's q_max quantile; empirical: the plain q_max quantile; overhead = Σ max(0, t − t_max) / Σ t",
+        results.meta.qmax
+    )
+}
+
+/// A candidate's usual time as a row of [`USUAL_COLUMNS`]; None without one.
+/// λ: mean error in windows (Poisson), rate per second (exponential).
+pub fn usual_row(candidate: &CandidateSummary) -> Option<Vec<String>> {
+    let u = &candidate.usual.as_ref()?.fit;
+    let lambda = match u.model {
+        Model::Poisson => format!("{:.3}", u.lambda),
+        Model::Exponential => format!("{:.3e}/s", u.lambda),
+    };
+    Some(vec![
+        candidate.name.clone(),
+        model_name(u.model).into(),
+        lambda,
+        u.fit_p.map_or("-".into(), |p| format!("{p:.2e}")),
+        fine_seconds(u.window_s),
+        seconds(u.tmin_s),
+        fine_seconds(u.mean_error_s),
+        seconds(u.tmax_s),
+        seconds(u.empirical_tmax_s),
+        format!("{} of {}", u.above_tmax, u.n),
+        format!("{:.1} %", 100.0 * u.overhead_share),
+    ])
+}
+
+pub fn model_name(model: Model) -> &'static str {
+    match model {
+        Model::Poisson => "poisson",
+        Model::Exponential => "exponential",
+    }
+}
+
+/// Seconds as [`seconds`] does, but nanoseconds below 1 µs (windows and
+/// errors can be a few timer ticks).
+pub fn fine_seconds(s: f64) -> String {
+    match s {
+        s if s.is_finite() && s < 1e-6 => format!("{:.1} ns", s * 1e9),
+        s => seconds(s),
+    }
 }

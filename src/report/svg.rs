@@ -1,5 +1,7 @@
-//! Plots as SVG files: the overview heatmap (MPINPC's Figure 3) and one bar
-//! chart of medians with interquartile ranges per check (its Figure 5).
+//! Plots as SVG files: the overview heatmap (MPINPC's Figure 3), one bar
+//! chart of medians with interquartile ranges per check (its Figure 5), and
+//! per check the histograms of the candidates' times with their fitted
+//! usual-time models (seed 003), one small panel per candidate.
 //! Written by hand: no fonts, no system libraries, text stays text.
 
 use super::model::{self as details, overview, ranked, seconds, size_label, Mark};
@@ -9,8 +11,9 @@ use crate::candidates::native::DEFAULT;
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
-/// `overview.svg` and one `check-<collective>-<size>B[-root<r>].svg` per
-/// check, as (file name, SVG text).
+/// `overview.svg`, one `check-<collective>-<size>B[-root<r>].svg` per
+/// check, and beside it `usual-<collective>-<size>B[-root<r>].svg` when a
+/// candidate of the check has a usual time, as (file name, SVG text).
 pub fn render_all(results: &Results) -> Vec<(String, String)> {
     let mut files = Vec::new();
     if !results.checks.is_empty() {
@@ -18,10 +21,12 @@ pub fn render_all(results: &Results) -> Vec<(String, String)> {
     }
     let mut used = HashSet::new();
     for check in &results.checks {
-        files.push((
-            format!("{}.svg", unique_stem(check, &mut used)),
-            check_svg(results, check),
-        ));
+        let stem = unique_stem(check, &mut used);
+        files.push((format!("{stem}.svg"), check_svg(results, check)));
+        if let Some(svg) = usual_svg(results, check) {
+            let name = stem.strip_prefix("check-").unwrap_or(&stem);
+            files.push((format!("usual-{name}.svg"), svg));
+        }
     }
     files
 }
@@ -78,6 +83,25 @@ impl Svg {
         let _ = writeln!(
             self.body,
             r#"<line x1="{x1:.1}" y1="{y1:.1}" x2="{x2:.1}" y2="{y2:.1}" stroke="{stroke}" stroke-width="{width}"/>"#
+        );
+    }
+
+    fn dashed(&mut self, (x1, y1): (f64, f64), (x2, y2): (f64, f64), stroke: &str, dash: &str) {
+        let _ = writeln!(
+            self.body,
+            r#"<line x1="{x1:.1}" y1="{y1:.1}" x2="{x2:.1}" y2="{y2:.1}" stroke="{stroke}" stroke-width="1.5" stroke-dasharray="{dash}"/>"#
+        );
+    }
+
+    fn polyline(&mut self, points: &[(f64, f64)], stroke: &str) {
+        let points: Vec<String> = points
+            .iter()
+            .map(|(x, y)| format!("{x:.1},{y:.1}"))
+            .collect();
+        let _ = writeln!(
+            self.body,
+            r#"<polyline points="{}" fill="none" stroke="{stroke}" stroke-width="1.5"/>"#,
+            points.join(" ")
         );
     }
 
@@ -430,6 +454,166 @@ fn check_svg(results: &Results, check: &Verdict) -> String {
     svg.finish(width, bottom + MARGIN, &title)
 }
 
+/// Ticks at round values inside [`low`, `high`] (in the unit), with as
+/// many decimals as the step needs.
+fn ticks_within(low: f64, high: f64) -> Vec<(f64, String)> {
+    let span = high - low;
+    if span.is_nan() || span <= 0.0 {
+        return Vec::new();
+    }
+    let step = tick_step(span);
+    let decimals = (-step.log10().floor()).max(0.0) as usize;
+    let first = (low / step).ceil() as i64;
+    let last = (high / step).floor() as i64;
+    (first..=last)
+        .map(|k| {
+            let value = k as f64 * step;
+            (value, format!("{value:.decimals$}"))
+        })
+        .collect()
+}
+
+/// Per check, one panel per candidate with a usual time: its times' histogram
+/// (bars), the fitted model's expected counts (line), t_max (dashed) and
+/// the plain q_max quantile (dotted). None when no candidate has one.
+fn usual_svg(results: &Results, check: &Verdict) -> Option<String> {
+    const PANEL_W: f64 = 320.0;
+    const PANEL_H: f64 = 190.0;
+    const PLOT_W: f64 = 270.0;
+    const PLOT_H: f64 = 110.0;
+    const COLUMNS: usize = 3;
+    let ranked = ranked(check);
+    let panels: Vec<&CandidateSummary> = ranked
+        .measured
+        .iter()
+        .copied()
+        .filter(|c| c.usual.is_some())
+        .collect();
+    if panels.is_empty() {
+        return None;
+    }
+    let title = format!("Usual times: {}", details::title(check));
+    let subtitle = format!(
+        "seed 003: t = t_min + error; t_max = t_min + the fitted error's {} quantile · {}",
+        results.meta.qmax,
+        run_line(results)
+    );
+    let legend = "bars: times per bin of whole windows; line: the fitted model's expected counts; red dashed: t_max; grey dotted: the plain q_max quantile";
+    let mut svg = Svg::new();
+    svg.text(MARGIN, 22.0, "start", TITLE, &title);
+    svg.text(MARGIN, 42.0, "start", SMALL, &subtitle);
+    let top = 56.0;
+    let small = TextStyle {
+        size: 10.0,
+        ..SMALL
+    };
+    for (i, candidate) in panels.iter().enumerate() {
+        let usual = candidate.usual.as_ref().expect("filtered");
+        let (fit, h) = (&usual.fit, &usual.histogram);
+        let x0 = MARGIN + (i % COLUMNS) as f64 * PANEL_W;
+        let y0 = top + (i / COLUMNS) as f64 * PANEL_H;
+        let style = if candidate.name == DEFAULT {
+            BOLD
+        } else {
+            PLAIN
+        };
+        svg.text(x0, y0 + 8.0, "start", style, &candidate.name);
+        svg.text(
+            x0,
+            y0 + 24.0,
+            "start",
+            small,
+            &format!(
+                "{} · fit p {} · t_max {} · overhead {:.1} %",
+                details::model_name(fit.model),
+                fit.fit_p.map_or("-".into(), |p| format!("{p:.2}")),
+                seconds(fit.tmax_s),
+                100.0 * fit.overhead_share
+            ),
+        );
+        let (left, plot_top) = (x0 + 30.0, y0 + 36.0);
+        let bottom = plot_top + PLOT_H;
+        let (Some(&low), Some(&high)) = (h.edges_s.first(), h.edges_s.last()) else {
+            continue;
+        };
+        let (unit_name, per_second) = unit(high);
+        let span = (high - low).max(f64::MIN_POSITIVE);
+        let x = |t: f64| left + ((t - low) / span).clamp(0.0, 1.0) * PLOT_W;
+        let most = h
+            .counts
+            .iter()
+            .map(|&c| c as f64)
+            .chain(h.expected.iter().copied())
+            .fold(1.0, f64::max);
+        let y = |count: f64| bottom - (count / most).clamp(0.0, 1.0) * PLOT_H;
+        let fill = if candidate.name == DEFAULT {
+            "#78909c"
+        } else {
+            "#90caf9"
+        };
+        for (k, &count) in h.counts.iter().enumerate() {
+            let (a, b) = (x(h.edges_s[k]), x(h.edges_s[k + 1]));
+            svg.rect(
+                a + 0.5,
+                y(count as f64),
+                b - a - 1.0,
+                bottom - y(count as f64),
+                fill,
+            );
+        }
+        let points: Vec<(f64, f64)> = h
+            .expected
+            .iter()
+            .enumerate()
+            .map(|(k, &e)| (0.5 * (x(h.edges_s[k]) + x(h.edges_s[k + 1])), y(e)))
+            .collect();
+        svg.polyline(&points, "#d84315");
+        if fit.empirical_tmax_s <= high {
+            let q = x(fit.empirical_tmax_s);
+            svg.dashed((q, plot_top), (q, bottom), "#757575", "2,2");
+        }
+        let t = x(fit.tmax_s);
+        svg.dashed((t, plot_top), (t, bottom), "#b71c1c", "5,3");
+        svg.text(t + 3.0, plot_top + 4.0, "start", small, "t_max");
+        svg.line((left, plot_top), (left, bottom), "#212121", 1.0);
+        svg.line((left, bottom), (left + PLOT_W, bottom), "#212121", 1.0);
+        svg.text(left - 4.0, plot_top, "end", small, &format!("{most:.0}"));
+        svg.text(left - 4.0, bottom, "end", small, "0");
+        for (value, label) in ticks_within(low * per_second, high * per_second) {
+            let tx = x(value / per_second);
+            svg.line((tx, bottom), (tx, bottom + 3.0), "#212121", 1.0);
+            svg.text(tx, bottom + 10.0, "middle", small, &label);
+        }
+        let beyond = match h.beyond {
+            0 => String::new(),
+            n => format!(" · {n} beyond (model {:.1})", h.expected_beyond),
+        };
+        svg.text(
+            left + PLOT_W / 2.0,
+            bottom + 24.0,
+            "middle",
+            small,
+            &format!(
+                "time [{unit_name}], window {}{beyond}",
+                details::fine_seconds(fit.window_s)
+            ),
+        );
+    }
+    let rows = panels.len().div_ceil(COLUMNS);
+    let legend_y = top + rows as f64 * PANEL_H + 4.0;
+    svg.text(MARGIN, legend_y, "start", SMALL, legend);
+    let width = [
+        MARGIN + panels.len().min(COLUMNS) as f64 * PANEL_W,
+        MARGIN + text_width(&title, TITLE.size),
+        MARGIN + text_width(&subtitle, SMALL.size),
+        MARGIN + text_width(legend, SMALL.size),
+    ]
+    .into_iter()
+    .fold(0.0, f64::max)
+        + MARGIN;
+    Some(svg.finish(width, legend_y + MARGIN, &title))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -530,5 +714,81 @@ mod tests {
     #[test]
     fn escapes_markup_and_drops_control_characters() {
         assert_eq!(escape("a<b>&\"c'\u{7}\n"), "a&lt;b&gt;&amp;&quot;c&apos; ");
+    }
+
+    #[test]
+    fn usual_time_panels_per_check() {
+        let results = fixture::results_with_usual();
+        let paths = render_all(&results);
+        let names: Vec<&str> = paths.iter().map(|(name, _)| name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "overview.svg",
+                "check-allreduce-8B.svg",
+                "usual-allreduce-8B.svg",
+                "check-allreduce-8192B.svg",
+                "usual-allreduce-8192B.svg",
+                "check-bcast-8B-root2.svg",
+                "usual-bcast-8B-root2.svg",
+                "check-scatter-1048576B-root0.svg",
+            ]
+        );
+        let usual = texts(&paths[4]);
+        assert!(
+            usual.contains("Usual times: MPI_Allreduce, 8 KiB"),
+            "{usual}"
+        );
+        for candidate in [
+            "default",
+            "allreduce_as_reduce_bcast",
+            "allreduce_as_reducescatter_allgather",
+        ] {
+            assert!(usual.contains(candidate), "{candidate} missing in {usual}");
+        }
+        assert!(!usual.contains("allreduce_as_allreduce_lane"));
+
+        let document = roxmltree::Document::parse(&paths[4].1).unwrap();
+        let bars = document
+            .descendants()
+            .filter(|n| n.has_tag_name("rect"))
+            .count();
+        let histograms: usize = results.checks[1]
+            .candidates
+            .iter()
+            .filter_map(|c| c.usual.as_ref())
+            .map(|u| u.histogram.counts.len())
+            .sum();
+        assert_eq!(bars, histograms + 1, "a bar per bin, and the background");
+        let labels = document
+            .descendants()
+            .filter(|n| n.has_tag_name("text") && n.text() == Some("t_max"))
+            .count();
+        assert_eq!(labels, 3, "t_max marked in every panel");
+        assert_eq!(
+            document
+                .descendants()
+                .filter(|n| n.has_tag_name("polyline"))
+                .count(),
+            3
+        );
+        assert!(render_all(&fixture::results())
+            .iter()
+            .all(|(n, _)| !n.starts_with("usual-")));
+    }
+
+    #[test]
+    fn ticks_inside_a_narrow_range_keep_their_decimals() {
+        let ticks = ticks_within(10.0, 10.01);
+        assert!(ticks.len() >= 3, "{ticks:?}");
+        assert_eq!(ticks[0].1, "10.000");
+        assert!(ticks_within(5.0, 5.0).is_empty());
+        assert_eq!(
+            ticks_within(0.0, 100.0)
+                .iter()
+                .map(|t| t.1.as_str())
+                .collect::<Vec<_>>(),
+            ["0", "20", "40", "60", "80", "100"]
+        );
     }
 }

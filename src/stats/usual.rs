@@ -153,15 +153,17 @@ pub struct Gof {
     pub p_value: f64,
 }
 
-/// What a plot needs: windows 0, 1, … with counts and the fitted model's
-/// expected counts.
-#[derive(Clone, Debug, PartialEq)]
+/// What a plot needs: windows 0, 1, … (or bins of several windows) with
+/// counts and the fitted model's expected counts.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Histogram {
-    /// Window i spans `edges_s[i]` to `edges_s[i + 1]` (absolute seconds, upper edge excluded).
+    /// Windows per bin (1: each bin is one window).
+    pub windows_per_bin: u64,
+    /// Bin i spans `edges_s[i]` to `edges_s[i + 1]` (absolute seconds, upper edge excluded).
     pub edges_s: Vec<f64>,
     pub counts: Vec<u64>,
     pub expected: Vec<f64>,
-    /// Observations and expected count past the last window shown.
+    /// Observations and expected count past the last bin shown.
     pub beyond: u64,
     pub expected_beyond: f64,
 }
@@ -507,6 +509,7 @@ impl Dist {
         }
     }
 
+    #[cfg(test)]
     fn pmf(&self, k: u64) -> f64 {
         self.mass(k, k)
     }
@@ -583,33 +586,47 @@ impl Usual {
     /// Windows 0 … up to `max_windows − 1` (fewer when no observation lies
     /// further), their counts and the chosen model's expected counts.
     pub fn histogram(&self, observations: &[f64], max_windows: usize) -> Histogram {
-        let last_occupied = observations
-            .iter()
-            .map(|&t| self.window_of(t))
-            .max()
-            .unwrap_or(0);
-        let shown = (last_occupied.saturating_add(1)).min(max_windows as u64) as usize;
+        self.histogram_binned(observations, 1, max_windows)
+    }
+
+    /// [`Usual::histogram`] with bins of `windows_per_bin` consecutive
+    /// windows (0 is taken for 1): bin j holds windows j·g … j·g + g − 1,
+    /// at most `max_bins` bins, fewer when no observation lies further.
+    /// Memory is bounded by `max_bins` whatever the spread of the times.
+    pub fn histogram_binned(
+        &self,
+        observations: &[f64],
+        windows_per_bin: u64,
+        max_bins: usize,
+    ) -> Histogram {
+        let g = windows_per_bin.max(1);
+        let bin_of = |t: f64| self.window_of(t) / g;
+        let last_occupied = observations.iter().map(|&t| bin_of(t)).max().unwrap_or(0);
+        let shown = (last_occupied.saturating_add(1)).min(max_bins as u64) as usize;
         let mut counts = vec![0u64; shown];
         let mut beyond = 0;
         for &t in observations {
-            match counts.get_mut(self.window_of(t) as usize) {
+            match counts.get_mut(bin_of(t) as usize) {
                 Some(c) => *c += 1,
                 None => beyond += 1,
             }
         }
         let dist = Dist::new(self.model, self.lambda, self.window_s);
         let n = observations.len() as f64;
-        let expected: Vec<f64> = (0..shown as u64).map(|k| n * dist.pmf(k)).collect();
+        let expected: Vec<f64> = (0..shown as u64)
+            .map(|j| n * dist.mass(j * g, j * g + g - 1))
+            .collect();
         let expected_beyond = match shown {
             0 => n,
-            _ => n * dist.sf(shown as u64 - 1),
+            _ => n * dist.sf(shown as u64 * g - 1),
         };
         // Window k starts half a tick below its first tick, k·m.
         let r = self.resolution_s;
         let edges_s = (0..=shown as u64)
-            .map(|k| self.tmin_s + ((k * self.window_ticks) as f64 - 0.5) * r)
+            .map(|j| self.tmin_s + ((j * g * self.window_ticks) as f64 - 0.5) * r)
             .collect();
         Histogram {
+            windows_per_bin: g,
             edges_s,
             counts,
             expected,
@@ -816,6 +833,30 @@ mod tests {
         let short = u.histogram(&t, 2);
         assert_eq!(short.counts, h.counts[..2]);
         assert_eq!(short.beyond, 400 - h.counts[0] - h.counts[1]);
+    }
+
+    #[test]
+    fn binned_histogram_sums_windows() {
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        let t = times(20e-6, &exponential_ticks(&mut rng, 40.0, 600), NS);
+        let u = fit(&t, NS, 0.95).unwrap();
+        let fine = u.histogram(&t, 100_000);
+        let coarse = u.histogram_binned(&t, 3, 5);
+        assert_eq!(coarse.counts.len(), 5);
+        for j in 0..5 {
+            let windows = 3 * j..3 * j + 3;
+            assert_eq!(
+                coarse.counts[j],
+                fine.counts[windows.clone()].iter().sum::<u64>()
+            );
+            let expected: f64 = fine.expected[windows].iter().sum();
+            assert!((coarse.expected[j] - expected).abs() < 1e-9 * (1.0 + expected));
+            assert!((coarse.edges_s[j] - fine.edges_s[3 * j]).abs() < 1e-20);
+        }
+        assert_eq!(coarse.beyond, 600 - coarse.counts.iter().sum::<u64>());
+        let total = coarse.expected.iter().sum::<f64>() + coarse.expected_beyond;
+        assert!((total - 600.0).abs() < 1e-9);
+        assert_eq!(u.histogram_binned(&t, 1, 7), u.histogram(&t, 7));
     }
 
     #[test]

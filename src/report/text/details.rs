@@ -1,7 +1,7 @@
 //! Every candidate of every check, fastest first (MPINPC's Figure 5).
 
 use super::style;
-use crate::analyse::Results;
+use crate::analyse::{CandidateSummary, Results};
 use crate::report::model::*;
 use comfy_table::{Cell, CellAlignment, Table};
 
@@ -38,11 +38,35 @@ pub fn render(results: &Results) -> String {
         for candidate in &ranked.unmeasured {
             out += &format!("  {} — {}\n", candidate.name, why_unmeasured(candidate));
         }
+        out += &usual_table(results, &ranked.measured);
     }
     if !out.is_empty() {
         out += &format!("\n{LEGEND}\n");
     }
     out
+}
+
+/// The usual times of the candidates that have one, in the order shown
+/// above; empty when none has.
+fn usual_table(results: &Results, candidates: &[&CandidateSummary]) -> String {
+    let rows: Vec<Vec<String>> = candidates.iter().filter_map(|c| usual_row(c)).collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut table = Table::new();
+    style(&mut table);
+    table.set_header(USUAL_COLUMNS.to_vec());
+    for row in rows {
+        table.add_row(
+            row.into_iter()
+                .zip(USUAL_COLUMNS)
+                .map(|(text, column)| match column {
+                    "candidate" | "model" => Cell::new(text),
+                    _ => Cell::new(text).set_alignment(CellAlignment::Right),
+                }),
+        );
+    }
+    format!("{}\n{table}\n", usual_title(results))
 }
 
 #[cfg(test)]
@@ -138,5 +162,45 @@ mod tests {
             }
         }
         assert!(!render(&results).contains("p adjusted"));
+    }
+
+    #[test]
+    fn usual_times_follow_each_check_s_candidates() {
+        assert!(!render(&fixture::results()).contains("usual times"));
+        let results = fixture::results_with_usual();
+        let text = render(&results);
+        assert_eq!(
+            text.matches("usual times (seed 003, q_max 0.95)").count(),
+            3,
+            "{text}"
+        );
+        let check = &text[position(&text, "MPI_Allreduce, 8 KiB")..position(&text, "MPI_Bcast")];
+        let usual = &check[position(check, "usual times")..];
+        for name in [
+            "default",
+            "allreduce_as_reduce_bcast",
+            "allreduce_as_reducescatter_allgather",
+        ] {
+            let row = usual
+                .lines()
+                .find(|l| l.contains(&format!(" {name} ")))
+                .unwrap();
+            let u = &results.checks[1]
+                .candidates
+                .iter()
+                .find(|c| c.name == name)
+                .unwrap()
+                .usual
+                .as_ref()
+                .unwrap()
+                .fit;
+            assert!(row.contains(model_name(u.model)), "{row}");
+            assert!(row.contains(&seconds(u.tmax_s)), "{row}");
+            assert!(row.contains(&format!("{} of 200", u.above_tmax)), "{row}");
+        }
+        assert!(
+            !usual.contains("allreduce_as_allreduce_lane"),
+            "no usual time when wrong"
+        );
     }
 }

@@ -1,6 +1,6 @@
 //! The per-collective tables (MPINPC's Figure 2).
 
-use crate::analyse::Results;
+use crate::analyse::{NoiseVerdict, Results};
 use crate::report::model::*;
 use comfy_table::{presets, Cell, CellAlignment, Table};
 
@@ -11,6 +11,10 @@ pub fn render(results: &Results) -> String {
     let mut out = String::new();
     for warning in &m.warnings {
         out += &format!("WARNING: {warning}\n");
+    }
+    let noise = noise_line(results);
+    if let Some((NoiseVerdict::Noisy, line)) = &noise {
+        out += &format!("WARNING: {line}\n");
     }
     out += &format!(
         "{} processes ({} × {}), sync {}, {} test, {} correction, α = {}, margin {}; noise floor (barrier median) {}: slowdowns marked ~ differ by less\n",
@@ -25,6 +29,9 @@ pub fn render(results: &Results) -> String {
         seconds(m.noise_floor_s)
     );
     out += "slowdown = median of default's per-round medians / the competitor's; sensitivity: the smallest slowdown this run could have flagged\n";
+    if let Some((NoiseVerdict::Quiet, line)) = &noise {
+        out += &format!("{line}\n");
+    }
     if !results.complete {
         out += "INCOMPLETE: the run was interrupted; these are the checks it finished\n";
     }
@@ -234,6 +241,9 @@ mod tests {
             outliers: Outliers::None,
             noise_floor_s: 0.0,
             margin: analyse::DEFAULT_MARGIN,
+            qmax: analyse::DEFAULT_QMAX,
+            timer_resolution_s: 0.0,
+            fail_on: None,
         };
         let results = Results {
             meta: crate::meta::Meta::default(),
@@ -272,5 +282,30 @@ mod tests {
         let lines = crate::report::failures(&results);
         assert_eq!(lines.len(), 2, "{lines:?}");
         assert!(lines[0].starts_with("the library's collective is wrong: MPI_Allreduce 64 B"));
+    }
+
+    #[test]
+    fn the_noise_verdict_heads_the_report() {
+        use crate::analyse::NoiseVerdict;
+        use crate::report::fixture;
+        assert!(!render(&fixture::results()).contains("noise:"));
+        let mut results = fixture::results_with_usual();
+        let text = render(&results);
+        let first = text.lines().next().unwrap();
+        assert!(
+            first.starts_with("WARNING: noisy run: median case sensitivity 1.200× > 1.05× asked about (--margin), 3 of 3 cases above; median overhead share "),
+            "{text}"
+        );
+        let noise = results.meta.noise.as_mut().unwrap();
+        noise.verdict = NoiseVerdict::Quiet;
+        noise.reason = "median case sensitivity 1.010× ≤ 1.05×".into();
+        let text = render(&results);
+        assert!(!text.contains("WARNING"), "{text}");
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[1].starts_with("slowdown = "), "{text}");
+        assert_eq!(
+            lines[2],
+            "noise: quiet: median case sensitivity 1.010× ≤ 1.05×"
+        );
     }
 }

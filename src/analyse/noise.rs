@@ -1,0 +1,386 @@
+//! The noise verdict of a run: was the machine quiet enough for the
+//! slowdowns the user asked about to show?
+//!
+//! The rule. Let s* be the smallest slowdown the run is asked about: the
+//! least slowdown of `--fail-on`'s severity (medium 1.10, medium-high 1.5,
+//! high 2, very-high 5), else — no `--fail-on`, or `low`/`inconclusive`,
+//! which fail on any slowdown above 1 — the `--margin` (1.05), the
+//! smallest difference a verdict tells from none. The run is **noisy** when
+//! 1. the median case sensitivity exceeds s*: in most cases a competitor
+//!    s* times faster than `default` could not have been flagged (a case
+//!    whose sensitivity is `none`, though its rounds could give a
+//!    significant p, counts as infinitely insensitive; powerless cases are
+//!    left out, the rounds are to blame there and a warning says so); or
+//! 2. the median candidate's overhead share (seed 003: Σ max(0, t − t_max)
+//!    / Σ t) exceeds 1 − 1/s*: removing that much overhead would make it s*
+//!    times faster, so the time spent beyond the usual is as large as the
+//!    slowdowns asked about. Errors that follow the fitted model stay
+//!    below it (an exactly exponential error of mean μ over t_min gives
+//!    (1 − q_max)·μ / (t_min + μ) < 1 − q_max); a heavier tail does not.
+//!
+//! Otherwise it is **quiet**. The noise floor (the barrier's median) is
+//! reported, absolute and relative to `default`'s medians, but takes no
+//! part: it is a cost every candidate pays alike, not noise, and slowdowns
+//! within it are already marked `~`.
+
+use super::{Options, Severity, Verdict};
+use crate::candidates::native::DEFAULT;
+pub use crate::meta::{Noise, NoiseVerdict};
+use crate::stats::describe;
+
+/// Where a severity begins (the infimum of its slowdowns): medium 1.10,
+/// medium-high 1.5, high 2, very-high 5; 1 for ok and low.
+pub fn least_slowdown(severity: Severity) -> f64 {
+    match severity {
+        Severity::Ok | Severity::Low => 1.0,
+        Severity::Medium => 1.10,
+        Severity::MediumHigh => 1.50,
+        Severity::High => 2.00,
+        Severity::VeryHigh => 5.00,
+    }
+}
+
+/// s* and where it comes from (see the module's rule).
+pub fn slowdown_of_interest(options: &Options) -> (f64, String) {
+    match options.fail_on {
+        Some(s) if least_slowdown(s) > 1.0 => {
+            (least_slowdown(s), format!("--fail-on {}", s.label()))
+        }
+        _ => (options.margin, "--margin".into()),
+    }
+}
+
+/// The noise verdict of `checks`; None when nothing can be judged (no case
+/// with a sensitivity and no candidate with a usual time).
+pub fn assess(checks: &[Verdict], options: &Options) -> Option<Noise> {
+    let (care, source) = slowdown_of_interest(options);
+    let sensitivities: Vec<f64> = checks
+        .iter()
+        .filter(|v| !v.powerless && v.measured_competitors().any(|c| c.p_value.is_some()))
+        .map(|v| v.sensitivity.unwrap_or(f64::INFINITY))
+        .collect();
+    let shares: Vec<(f64, String)> = checks
+        .iter()
+        .flat_map(|v| {
+            v.candidates.iter().filter_map(move |c| {
+                let u = c.usual.as_ref()?;
+                let case = format!("{} {} B", v.key.collective.name(), v.key.size_bytes);
+                Some((u.fit.overhead_share, format!("{case}: {}", c.name)))
+            })
+        })
+        .collect();
+    if sensitivities.is_empty() && shares.is_empty() {
+        return None;
+    }
+    let finite = |x: f64| Some(x).filter(|x| x.is_finite());
+    let median_of = |values: &[f64]| match values {
+        [] => None,
+        v => Some(describe::median(v)),
+    };
+    let max_of = |values: &[f64]| values.iter().copied().reduce(f64::max);
+    let limit = 1.0 - 1.0 / care;
+
+    let sensitivity_median = median_of(&sensitivities);
+    let cases_above = sensitivities.iter().filter(|&&s| s > care).count();
+    let insensitive = sensitivity_median.is_some_and(|m| m > care);
+    let share_values: Vec<f64> = shares.iter().map(|(s, _)| *s).collect();
+    let share_median = median_of(&share_values);
+    let worst = shares
+        .iter()
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(s, who)| (*s, who.clone()));
+    let overheads = share_median.is_some_and(|m| m > limit);
+
+    let floor = options.noise_floor_s;
+    let floor_shares: Vec<f64> = checks
+        .iter()
+        .filter_map(|v| {
+            let d = v.candidates.iter().find(|c| c.name == DEFAULT)?;
+            let median = d.round_median_s.filter(|&m| m > 0.0)?;
+            Some(floor / median)
+        })
+        .collect();
+
+    let times = |s: Option<f64>| match s.and_then(finite) {
+        Some(s) => format!("{s:.3}×"),
+        None => "none".into(),
+    };
+    // What made the verdict comes first.
+    let mut parts: Vec<(bool, String)> = Vec::new();
+    if let Some(median) = sensitivity_median {
+        parts.push((
+            insensitive,
+            format!(
+                "median case sensitivity {} {} {care}× asked about ({source}), {cases_above} of {} cases above",
+                times(Some(median)),
+                if insensitive { ">" } else { "≤" },
+                sensitivities.len(),
+            ),
+        ));
+    }
+    match (share_median, &worst) {
+        (Some(median), Some((max, who))) => parts.push((
+            overheads,
+            format!(
+                "median overhead share {:.1} % {} {:.1} % (the time a {care}× slowdown adds), largest {:.1} % ({who})",
+                100.0 * median,
+                if overheads { ">" } else { "≤" },
+                100.0 * limit,
+                100.0 * max,
+            ),
+        )),
+        _ => parts.push((
+            false,
+            "no usual times (fewer than 20 observations per candidate, or the timer resolution unknown)".into(),
+        )),
+    }
+    parts.sort_by_key(|(decisive, _)| !decisive);
+    let reason: Vec<String> = parts.into_iter().map(|(_, part)| part).collect();
+    Some(Noise {
+        verdict: if insensitive || overheads {
+            NoiseVerdict::Noisy
+        } else {
+            NoiseVerdict::Quiet
+        },
+        reason: reason.join("; "),
+        slowdown_of_interest: care,
+        slowdown_source: source,
+        cases: sensitivities.len(),
+        sensitivity_median: sensitivity_median.and_then(finite),
+        sensitivity_max: max_of(&sensitivities).and_then(finite),
+        cases_above,
+        candidates: shares.len(),
+        overhead_share_median: share_median,
+        overhead_share_max: worst.as_ref().map(|w| w.0),
+        overhead_share_max_of: worst.map(|w| w.1),
+        overhead_share_limit: limit,
+        qmax: options.qmax,
+        noise_floor_s: floor,
+        noise_floor_share_median: median_of(&floor_shares),
+        noise_floor_share_max: max_of(&floor_shares),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyse::{
+        verdicts, CaseData, CaseKey, Conclusion, Correction, Outliers, Sample, Test,
+        DEFAULT_MARGIN, DEFAULT_QMAX,
+    };
+    use crate::case::Outcome;
+    use crate::collective::Collective;
+    use crate::element::{Datatype, Op};
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    fn options(fail_on: Option<Severity>) -> Options {
+        Options {
+            alpha: 0.05,
+            test: Test::Rounds,
+            correction: Correction::Holm,
+            outliers: Outliers::None,
+            noise_floor_s: 1e-6,
+            margin: DEFAULT_MARGIN,
+            qmax: DEFAULT_QMAX,
+            timer_resolution_s: 1e-9,
+            fail_on,
+        }
+    }
+
+    fn normal(rng: &mut ChaCha8Rng) -> f64 {
+        let (u, v): (f64, f64) = (rng.gen(), rng.gen());
+        (-2.0 * (1.0 - u).ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+    }
+
+    /// Ten rounds of 30 times around `center`: each round shifted by a
+    /// log-normal factor of spread `round_sigma` (what makes a machine
+    /// noisy for the per-round test), each time with a small exponential
+    /// error, and a share `delayed` of times 100 × `center` late.
+    fn sample(
+        rng: &mut ChaCha8Rng,
+        name: &str,
+        center: f64,
+        round_sigma: f64,
+        delayed: f64,
+    ) -> Sample {
+        let (mut seconds, mut rounds) = (Vec::new(), Vec::new());
+        for round in 0..10 {
+            let shift = (round_sigma * normal(rng)).exp();
+            for _ in 0..30 {
+                let error = -(1.0 - rng.gen::<f64>()).ln() * 0.02;
+                let late = if rng.gen::<f64>() < delayed {
+                    100.0
+                } else {
+                    0.0
+                };
+                seconds.push(center * (shift * (1.0 + error) + late));
+                rounds.push(round);
+            }
+        }
+        Sample {
+            name: name.into(),
+            outcome: Outcome::Measured,
+            seconds,
+            rounds,
+            invalid: 0,
+        }
+    }
+
+    /// Five cases whose `default` is 1.2 times slower than its competitor.
+    fn cases(seed: u64, round_sigma: f64, delayed: f64) -> Vec<CaseData> {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        (0..5)
+            .map(|i| CaseData {
+                key: CaseKey {
+                    collective: Collective::Allreduce,
+                    size_bytes: 8 << i,
+                    count: 8 << i,
+                    datatype: Datatype::Byte,
+                    op: Op::Bor,
+                    root: 0,
+                },
+                samples: vec![
+                    sample(&mut rng, DEFAULT, 12e-6, round_sigma, delayed),
+                    sample(&mut rng, "competitor", 10e-6, round_sigma, delayed),
+                ],
+            })
+            .collect()
+    }
+
+    fn noise(cases: &[CaseData], options: &Options) -> (Noise, Vec<Conclusion>) {
+        let checks = verdicts(cases, options);
+        let conclusions = checks.iter().map(|c| c.conclusion).collect();
+        (
+            assess(&checks, options).expect("something to judge"),
+            conclusions,
+        )
+    }
+
+    #[test]
+    fn the_slowdown_of_interest_is_fail_on_s_else_the_margin() {
+        let of = |fail_on| slowdown_of_interest(&options(fail_on));
+        assert_eq!(of(None), (1.05, "--margin".to_string()));
+        assert_eq!(of(Some(Severity::Low)), (1.05, "--margin".to_string()));
+        assert_eq!(
+            of(Some(Severity::Medium)),
+            (1.10, "--fail-on medium".to_string())
+        );
+        assert_eq!(of(Some(Severity::MediumHigh)).0, 1.5);
+        assert_eq!(of(Some(Severity::High)).0, 2.0);
+        assert_eq!(of(Some(Severity::VeryHigh)).0, 5.0);
+        // Each is where its severity begins.
+        for s in [
+            Severity::Medium,
+            Severity::MediumHigh,
+            Severity::High,
+            Severity::VeryHigh,
+        ] {
+            assert_eq!(Severity::of_slowdown(least_slowdown(s) * 1.001), s);
+            assert!(Severity::of_slowdown(least_slowdown(s) * 0.999) < s);
+        }
+    }
+
+    #[test]
+    fn a_known_slowdown_hidden_by_round_noise_makes_the_run_noisy() {
+        // Quiet rounds: the 1.2× slowdown is found in every case and the
+        // run could have found 1.05×.
+        let (quiet, found) = noise(&cases(1, 0.005, 0.0), &options(None));
+        assert!(
+            found.iter().all(|&c| c == Conclusion::Violated),
+            "{found:?}"
+        );
+        assert_eq!(quiet.verdict, NoiseVerdict::Quiet, "{}", quiet.reason);
+        assert!(quiet.sensitivity_median.unwrap() <= 1.05, "{quiet:?}");
+        assert_eq!(
+            (quiet.cases, quiet.cases_above, quiet.candidates),
+            (5, 0, 10)
+        );
+        assert!(quiet.overhead_share_median.unwrap() < quiet.overhead_share_limit);
+        // Rounds that differ by ±30 %: the slowdown hides, and the verdict
+        // says why with its numbers.
+        let (noisy, found) = noise(&cases(2, 0.3, 0.0), &options(None));
+        assert!(
+            found.iter().any(|&c| c != Conclusion::Violated),
+            "{found:?}"
+        );
+        assert_eq!(noisy.verdict, NoiseVerdict::Noisy, "{}", noisy.reason);
+        let median = noisy.sensitivity_median.unwrap_or(f64::INFINITY);
+        assert!(median > 1.2, "{noisy:?}");
+        assert!(noisy.cases_above >= 3, "{noisy:?}");
+        assert!(
+            noisy.reason.starts_with("median case sensitivity ")
+                && noisy.reason.contains("> 1.05× asked about (--margin)"),
+            "{}",
+            noisy.reason
+        );
+        // The same data are quiet for someone who only asks about
+        // very-high (5×) slowdowns.
+        let (coarse, _) = noise(&cases(2, 0.3, 0.0), &options(Some(Severity::VeryHigh)));
+        assert_eq!(coarse.verdict, NoiseVerdict::Quiet, "{}", coarse.reason);
+        assert!(
+            coarse
+                .reason
+                .contains("≤ 5× asked about (--fail-on very-high)"),
+            "{}",
+            coarse.reason
+        );
+    }
+
+    #[test]
+    fn rare_huge_delays_make_the_run_noisy_by_their_overhead() {
+        // 3 % of the calls 100 times late: the per-round medians do not
+        // care, but a third or more of the time is overhead.
+        let (noisy, found) = noise(&cases(3, 0.005, 0.03), &options(None));
+        assert!(
+            found.iter().all(|&c| c == Conclusion::Violated),
+            "{found:?}"
+        );
+        assert!(noisy.sensitivity_median.unwrap() <= 1.05, "{noisy:?}");
+        assert_eq!(noisy.verdict, NoiseVerdict::Noisy, "{}", noisy.reason);
+        let share = noisy.overhead_share_median.unwrap();
+        assert!(share > 0.3, "{noisy:?}");
+        assert!((noisy.overhead_share_limit - (1.0 - 1.0 / 1.05)).abs() < 1e-12);
+        assert!(
+            noisy.reason.contains(&format!(
+                "median overhead share {:.1} % > 4.8 %",
+                100.0 * share
+            )),
+            "{}",
+            noisy.reason
+        );
+        assert!(noisy
+            .overhead_share_max_of
+            .unwrap()
+            .starts_with("allreduce "));
+        // The noise floor's share of default's median: 1 µs of 12 µs.
+        let floor = noisy.noise_floor_share_median.unwrap();
+        assert!((0.07..0.09).contains(&floor), "{floor}");
+    }
+
+    #[test]
+    fn powerless_cases_are_left_out_and_nothing_to_judge_is_no_verdict() {
+        let mut o = options(None);
+        assert_eq!(assess(&[], &o), None);
+        // Three rounds of one time each: no test can be significant, and
+        // too few times for a usual time.
+        let mut few = cases(4, 0.005, 0.0);
+        for case in &mut few {
+            for s in &mut case.samples {
+                s.seconds.truncate(3);
+                s.rounds = vec![0, 1, 2];
+            }
+        }
+        let checks = verdicts(&few, &o);
+        assert!(checks.iter().all(|c| c.powerless));
+        assert_eq!(assess(&checks, &o), None);
+        // Without a timer resolution the rule rests on the sensitivity alone.
+        o.timer_resolution_s = 0.0;
+        let (n, _) = noise(&cases(1, 0.005, 0.0), &o);
+        assert_eq!(
+            (n.verdict, n.candidates, n.overhead_share_median),
+            (NoiseVerdict::Quiet, 0, None)
+        );
+        assert!(n.reason.contains("no usual times"), "{}", n.reason);
+    }
+}
