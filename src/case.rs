@@ -36,6 +36,21 @@ impl CaseKey {
     }
 }
 
+#[cfg(test)]
+impl CaseKey {
+    /// The case of many unit tests: allreduce of `size_bytes` bytes, `bor`.
+    pub fn allreduce_bytes(size_bytes: u64) -> CaseKey {
+        CaseKey {
+            collective: Collective::Allreduce,
+            size_bytes,
+            count: size_bytes as usize,
+            datatype: Datatype::Byte,
+            op: Op::Bor,
+            root: 0,
+        }
+    }
+}
+
 /// What became of a candidate in a case.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "status", content = "reason", rename_all = "snake_case")]

@@ -656,8 +656,6 @@ fn settle(verdict: &mut Verdict, options: &Options) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::collective::Collective;
-    use crate::element::{Datatype, Op};
     use rand::{Rng, SeedableRng};
 
     fn sample(name: &str, seconds: Vec<f64>, rounds: u32) -> Sample {
@@ -684,14 +682,7 @@ mod tests {
 
     fn case(default: Vec<f64>, competitor: Vec<f64>) -> CaseData {
         CaseData {
-            key: CaseKey {
-                collective: Collective::Allreduce,
-                size_bytes: 8,
-                count: 8,
-                datatype: Datatype::Byte,
-                op: Op::Bor,
-                root: 0,
-            },
+            key: CaseKey::allreduce_bytes(8),
             samples: vec![
                 sample(DEFAULT, default, 10),
                 sample("other", competitor, 10),

@@ -169,8 +169,6 @@ mod tests {
         DEFAULT_MARGIN, DEFAULT_QMAX,
     };
     use crate::case::Outcome;
-    use crate::collective::Collective;
-    use crate::element::{Datatype, Op};
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
@@ -232,14 +230,7 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         (0..5)
             .map(|i| CaseData {
-                key: CaseKey {
-                    collective: Collective::Allreduce,
-                    size_bytes: 8 << i,
-                    count: 8 << i,
-                    datatype: Datatype::Byte,
-                    op: Op::Bor,
-                    root: 0,
-                },
+                key: CaseKey::allreduce_bytes(8 << i),
                 samples: vec![
                     sample(&mut rng, DEFAULT, 12e-6, round_sigma, delayed),
                     sample(&mut rng, "competitor", 10e-6, round_sigma, delayed),

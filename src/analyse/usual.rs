@@ -80,8 +80,6 @@ mod tests {
         verdicts, CaseData, CaseKey, Correction, Options, Outliers, Test, DEFAULT_MARGIN,
     };
     use crate::candidates::native::DEFAULT;
-    use crate::collective::Collective;
-    use crate::element::{Datatype, Op};
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
@@ -124,14 +122,7 @@ mod tests {
 
     fn case(samples: Vec<Sample>) -> CaseData {
         CaseData {
-            key: CaseKey {
-                collective: Collective::Allreduce,
-                size_bytes: 8,
-                count: 8,
-                datatype: Datatype::Byte,
-                op: Op::Bor,
-                root: 0,
-            },
+            key: CaseKey::allreduce_bytes(8),
             samples,
         }
     }

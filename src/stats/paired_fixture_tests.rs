@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::scipy::assert_close;
 use super::wilcoxon::Method;
-use super::{sign, wilcoxon, Alternative};
+use super::{sign, wilcoxon, Alternative, TestOutcome};
 
 const EXACT_TOLERANCE: f64 = 1e-9;
 const APPROX_TOLERANCE: f64 = 1e-6;
@@ -76,6 +76,23 @@ fn for_each(
     checked
 }
 
+/// An exact test's statistic (named, exactly) and p-value match SciPy's.
+#[track_caller]
+fn assert_exact(what: &str, o: &TestOutcome, (name, statistic): (&str, &Value), expected: &Value) {
+    assert_close(
+        &format!("{what} {name}"),
+        o.statistic,
+        number(statistic),
+        0.0,
+    );
+    assert_close(
+        &format!("{what} p"),
+        o.p_value,
+        number(&expected["p"]),
+        EXACT_TOLERANCE,
+    );
+}
+
 #[test]
 fn wilcoxon_exact_matches_scipy_permutations() {
     let checked = for_each(
@@ -84,18 +101,7 @@ fn wilcoxon_exact_matches_scipy_permutations() {
             let what = format!("{name} exact {alt_name}");
             for method in [Method::Exact, Method::Auto] {
                 let o = wilcoxon::test(x, y, alternative, method);
-                assert_close(
-                    &format!("{what} R+"),
-                    o.statistic,
-                    number(&expected["r_plus"]),
-                    0.0,
-                );
-                assert_close(
-                    &format!("{what} p"),
-                    o.p_value,
-                    number(&expected["p"]),
-                    EXACT_TOLERANCE,
-                );
+                assert_exact(&what, &o, ("R+", &expected["r_plus"]), expected);
             }
         },
     );
@@ -141,18 +147,7 @@ fn sign_test_matches_scipy_binomtest() {
     let checked = for_each("sign", |name, x, y, alt_name, alternative, expected| {
         let what = format!("{name} sign {alt_name}");
         let o = sign::test(x, y, alternative);
-        assert_close(
-            &format!("{what} k"),
-            o.statistic,
-            number(&expected["k"]),
-            0.0,
-        );
-        assert_close(
-            &format!("{what} p"),
-            o.p_value,
-            number(&expected["p"]),
-            EXACT_TOLERANCE,
-        );
+        assert_exact(&what, &o, ("k", &expected["k"]), expected);
     });
     assert!(checked >= 80, "{checked}");
     let root = fixture();

@@ -763,30 +763,20 @@ mod tests {
     fn fits_recover_poisson_errors() {
         // λ ≤ 3 windows, n ≥ 100: some error is 0 (min(S) = t_min) but for
         // a chance below 0.6%.
-        let r = recover(
-            Model::Poisson,
-            &[0.5, 1.0, 2.0, 3.0],
-            &[100, 300, 1000, 3000],
-            8,
-        );
-        assert_eq!(r.cases, 128);
-        assert!(r.covered as f64 >= 0.9 * r.cases as f64, "{}", r.covered);
-        assert!(
-            r.right_model as f64 >= 0.9 * r.cases as f64,
-            "{}",
-            r.right_model
-        );
+        recovers(Model::Poisson, &[0.5, 1.0, 2.0, 3.0]);
     }
 
     #[test]
     fn fits_recover_exponential_errors() {
-        let r = recover(
-            Model::Exponential,
-            &[2.0, 10.0, 50.0, 300.0],
-            &[100, 300, 1000, 3000],
-            8,
-        );
-        assert_eq!(r.cases, 128);
+        recovers(Model::Exponential, &[2.0, 10.0, 50.0, 300.0]);
+    }
+
+    /// At 4 sample sizes × 8 seeds per parameter, the true λ is in the
+    /// 95 % interval and the right model is chosen in at least 90 % of the
+    /// cases.
+    fn recovers(model: Model, parameters: &[f64]) {
+        let r = recover(model, parameters, &[100, 300, 1000, 3000], 8);
+        assert_eq!(r.cases, parameters.len() * 32);
         assert!(r.covered as f64 >= 0.9 * r.cases as f64, "{}", r.covered);
         assert!(
             r.right_model as f64 >= 0.9 * r.cases as f64,

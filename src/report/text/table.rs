@@ -168,8 +168,6 @@ mod tests {
         self, CaseData, CaseKey, Correction, Options, Outcome, Outliers, Sample, Test,
     };
     use crate::candidates::native::DEFAULT;
-    use crate::collective::Collective;
-    use crate::element::{Datatype, Op};
 
     /// Ten rounds of three observations around `center` seconds.
     fn sample(name: &str, center: f64, outcome: Outcome) -> Sample {
@@ -194,14 +192,7 @@ mod tests {
 
     fn case(size_bytes: u64, samples: Vec<Sample>) -> CaseData {
         CaseData {
-            key: CaseKey {
-                collective: Collective::Allreduce,
-                size_bytes,
-                count: size_bytes as usize,
-                datatype: Datatype::Byte,
-                op: Op::Bor,
-                root: 0,
-            },
+            key: CaseKey::allreduce_bytes(size_bytes),
             samples,
         }
     }
