@@ -346,16 +346,12 @@ pub struct Results {
 
 impl Results {
     /// Verdicts, universal guidelines and the noise verdict of `cases`.
-    pub fn of(mut meta: Meta, complete: bool, cases: &[CaseData], options: &Options) -> Results {
-        let checks = verdicts(cases, options);
-        meta.noise = noise::assess(&checks, options);
-        Results {
-            meta,
-            complete,
-            checks,
-            guidelines: guidelines::check(cases, options),
-            baseline: None,
+    pub fn of(meta: Meta, complete: bool, cases: &[CaseData], options: &Options) -> Results {
+        let mut decisions = Decisions::default();
+        for case in cases {
+            decisions.add(case, options);
         }
+        decisions.results(meta, complete, options)
     }
 
     /// The worst severity of any check. The universal guidelines do not
@@ -366,6 +362,59 @@ impl Results {
             .map(|c| c.severity)
             .max()
             .unwrap_or(Severity::Ok)
+    }
+}
+
+/// A run's verdicts, decided one case at a time: of each case only its
+/// verdict and the library's own sample are kept (the universal guidelines
+/// and a baseline compare those), so that a run holds one case's
+/// observations at a time whatever its number of cases.
+#[derive(Clone, Debug, Default)]
+pub struct Decisions {
+    checks: Vec<Verdict>,
+    /// Every case with `default`'s sample alone.
+    defaults: Vec<CaseData>,
+}
+
+impl Decisions {
+    /// Decides `case` and keeps what later decisions need of it.
+    pub fn add(&mut self, case: &CaseData, options: &Options) {
+        self.checks.push(verdict(case, options));
+        self.defaults.push(CaseData {
+            key: case.key.clone(),
+            samples: case
+                .samples
+                .iter()
+                .filter(|s| s.name == DEFAULT)
+                .cloned()
+                .collect(),
+        });
+    }
+
+    /// The cases decided so far, with `default`'s samples only.
+    pub fn defaults(&self) -> &[CaseData] {
+        &self.defaults
+    }
+
+    /// How many cases were decided.
+    pub fn len(&self) -> usize {
+        self.checks.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.checks.is_empty()
+    }
+
+    /// Verdicts, universal guidelines and the noise verdict of the cases so far.
+    pub fn results(&self, mut meta: Meta, complete: bool, options: &Options) -> Results {
+        meta.noise = noise::assess(&self.checks, options);
+        Results {
+            meta,
+            complete,
+            checks: self.checks.clone(),
+            guidelines: guidelines::check(&self.defaults, options),
+            baseline: None,
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! `pgcheck run`: measure every candidate of every check, decide, report.
 
 use super::{agree, compare_with_baseline, elements, finish, input_error, options, world};
-use crate::analyse::Results;
+use crate::analyse::Decisions;
 use crate::cli::RunArgs;
 use crate::config::Config;
 use crate::exit::Exit;
@@ -51,7 +51,8 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
     }
     let options = options(a, &args.report, &meta);
     options.record(&mut meta);
-    let mut measured = Vec::with_capacity(plan.cases.len());
+    // Rank 0 keeps each case's verdict; its observations go to raw.csv.
+    let mut decisions = Decisions::default();
     let mut progress = leader.then(|| Progress::start(plan.expected().as_secs_f64()));
     for (i, case) in plan.cases.iter().enumerate() {
         if harness.stopped {
@@ -67,14 +68,14 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
             if let Err(e) = store::raw::append(&args.output, &data) {
                 report::warning(&format!("cannot append to raw.csv: {e}"));
             }
-            measured.push(data);
+            decisions.add(&data, &options);
             meta.wall_s = harness.elapsed();
             meta.outside_s = harness.outside_s;
             if let Some(progress) = progress.as_mut() {
                 progress.case_done(i + 1, plan.cases.len(), meta.wall_s);
             }
             // What a killed run leaves: the verdicts of the cases so far.
-            let partial = Results::of(meta.clone(), false, &measured, &options);
+            let partial = decisions.results(meta.clone(), false, &options);
             if let Err(e) = store::results::write(&args.output, &partial) {
                 report::warning(&format!("cannot write results.json: {e}"));
             }
@@ -88,13 +89,14 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
         progress.finish();
     }
     let exit = if leader {
-        let mut results = Results::of(meta, !harness.stopped, &measured, &options);
-        compare_with_baseline(&mut results, baseline, &measured, &args.report, &options);
+        let mut results = decisions.results(meta, !harness.stopped, &options);
+        let defaults = decisions.defaults();
+        compare_with_baseline(&mut results, baseline, defaults, &args.report, &options);
         match finish(&results, &args.report, &args.output) {
             _ if harness.stopped => {
                 report::remark(&format!(
                     "pgcheck: interrupted after {} of {} cases; the files hold what was measured\n",
-                    measured.len(),
+                    decisions.len(),
                     plan.cases.len()
                 ));
                 Exit::Interrupted
