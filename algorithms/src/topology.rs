@@ -59,10 +59,10 @@ impl Topology {
         let mut all = vec![0i32; 3 * size];
         comm.all_gather_into(&mine[..], &mut all[..]);
         if !is_regular(&all, node_size) {
-            let sizes: Vec<i32> = all.chunks(3).map(|v| v[0]).collect();
             return Err(format!(
-                "irregular node topology (node sizes per rank {sizes:?}); lane and hierarchical \
-                 algorithms need equal nodes of consecutive ranks"
+                "irregular nodes ({}); lane and hierarchical algorithms need equal nodes of \
+                 consecutive ranks",
+                describe_nodes(&all, &host_names(comm))
             ));
         }
         let nodes = size / node_size;
@@ -159,6 +159,46 @@ fn check_virtual_nodes(size: usize, ppn: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// Every rank's host name (`MPI_Get_processor_name`), in rank order.
+fn host_names(comm: &SimpleCommunicator) -> Vec<String> {
+    const WIDTH: usize = 64;
+    let name = mpi::environment::processor_name().unwrap_or_default();
+    let mut mine = [0u8; WIDTH];
+    let n = name.len().min(WIDTH);
+    mine[..n].copy_from_slice(&name.as_bytes()[..n]);
+    let mut all = vec![0u8; WIDTH * comm.size() as usize];
+    comm.all_gather_into(&mine[..], &mut all[..]);
+    all.chunks(WIDTH)
+        .map(|c| {
+            let end = c.iter().position(|&b| b == 0).unwrap_or(WIDTH);
+            String::from_utf8_lossy(&c[..end]).into_owned()
+        })
+        .collect()
+}
+
+/// The nodes of the reports (`[node size, first rank of its node, node
+/// rank]` per rank) as people read them: `node1: ranks 0, 1, 2; node2: rank 3`.
+fn describe_nodes(reports: &[i32], hosts: &[String]) -> String {
+    let mut firsts: Vec<usize> = reports.chunks(3).map(|r| r[1] as usize).collect();
+    firsts.sort_unstable();
+    firsts.dedup();
+    firsts
+        .iter()
+        .map(|&first| {
+            let ranks: Vec<String> = reports
+                .chunks(3)
+                .enumerate()
+                .filter(|(_, r)| r[1] as usize == first)
+                .map(|(rank, _)| rank.to_string())
+                .collect();
+            let word = if ranks.len() == 1 { "rank" } else { "ranks" };
+            let host = hosts.get(first).map_or("?", String::as_str);
+            format!("{host}: {word} {}", ranks.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 /// Whether every rank's report `[node size, first rank of its node, node
 /// rank]` (rank r's at `3r`) describes nodes of `node_size` consecutive
 /// ranks, rank = node · node_size + node rank.
@@ -174,6 +214,18 @@ fn is_regular(reports: &[i32], node_size: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn irregular_nodes_are_named_with_their_ranks() {
+        // node1 holds ranks 0–2 (node rank 0–2), node2 rank 3.
+        let reports = [3, 0, 0, 3, 0, 1, 3, 0, 2, 1, 3, 0];
+        let hosts = ["node1", "node1", "node1", "node2"].map(String::from);
+        assert_eq!(
+            describe_nodes(&reports, &hosts),
+            "node1: ranks 0, 1, 2; node2: rank 3"
+        );
+        assert!(!is_regular(&reports, 3));
+    }
 
     #[test]
     fn ranks_are_node_major() {

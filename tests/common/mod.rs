@@ -83,6 +83,15 @@ impl Launch {
         }
     }
 
+    /// Any other command that launches ranks (a script around mpirun).
+    pub fn from_command(mut command: Command, timeout: Duration) -> Launch {
+        command
+            .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+            .stdin(Stdio::null());
+        Launch { command, timeout }
+    }
+
     pub fn env(mut self, key: &str, value: &str) -> Launch {
         self.command.env(key, value);
         self
