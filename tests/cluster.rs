@@ -120,3 +120,150 @@ fn clocks_synchronise_across_emulated_nodes() {
         out.text()
     );
 }
+
+/// A process of this machine: its pid, UTS namespace and MPI rank (from the
+/// launcher's environment), for pgcheck's ranks.
+struct Rank {
+    pid: u32,
+    uts: String,
+    rank: usize,
+}
+
+fn ranks() -> Vec<Rank> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let proc = entry.path();
+        if std::fs::read_to_string(proc.join("comm")).map_or(true, |c| c.trim() != "pgcheck") {
+            continue;
+        }
+        let (Ok(uts), Ok(environ)) = (
+            std::fs::read_link(proc.join("ns/uts")),
+            std::fs::read(proc.join("environ")),
+        ) else {
+            continue;
+        };
+        let rank = String::from_utf8_lossy(&environ).split('\0').find_map(|v| {
+            v.strip_prefix("OMPI_COMM_WORLD_RANK=")
+                .or_else(|| v.strip_prefix("PMI_RANK="))?
+                .parse()
+                .ok()
+        });
+        if let Some(rank) = rank {
+            found.push(Rank {
+                pid,
+                uts: uts.to_string_lossy().into_owned(),
+                rank,
+            });
+        }
+    }
+    found
+}
+
+/// Every process in the UTS namespace `uts`: an emulated node's daemon, its
+/// shell and its ranks.
+fn processes_of_node(uts: &str) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| {
+            let pid = e.file_name().to_string_lossy().parse::<u32>().ok()?;
+            let ns = std::fs::read_link(e.path().join("ns/uts")).ok()?;
+            (ns.to_string_lossy() == uts).then_some(pid)
+        })
+        .collect()
+}
+
+/// Kills the last rank, alone or with its whole node (SIGKILL), once the
+/// run has finished two cases: the job ends by itself within seconds, and
+/// the finished cases are in raw.csv and a results.json marked incomplete.
+fn kill_during_a_run(name: &str, whole_node: bool) {
+    if cluster("2,2", &["--version"]).is_none() {
+        return;
+    }
+    let dir = scratch(name);
+    let input = input(
+        &dir,
+        "long.yaml",
+        "budget: 1s\nrounds: 4\nsync: barrier\nchecks:\n  - collective: allreduce\n    sizes: [8, 64, 512, 4096, 32768]\n    competitors: [allreduce_as_reduce_bcast]\n",
+    );
+    let out_dir = dir.join("out");
+    let mut command = Command::new("bash");
+    command
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/ci/cluster"))
+        .args(["run", &input, "--output", out_dir.to_str().unwrap()])
+        .env("PLACEMENT", "2,2")
+        .env("BIN", env!("CARGO_BIN_EXE_pgcheck"));
+    let mut child = Launch::from_command(command, Duration::from_secs(120)).spawn();
+    let two_cases_done = || {
+        std::fs::read_to_string(out_dir.join("results.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .is_some_and(|r| r["checks"].as_array().is_some_and(|c| c.len() >= 2))
+    };
+    let start = std::time::Instant::now();
+    while !two_cases_done() {
+        assert!(start.elapsed() < Duration::from_secs(60), "no progress");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let victim = ranks()
+        .into_iter()
+        .find(|r| r.rank == 3)
+        .expect("rank 3 runs");
+    let ours = std::fs::read_link("/proc/self/ns/uts").unwrap();
+    assert_ne!(
+        victim.uts,
+        ours.to_string_lossy(),
+        "rank 3 runs on an emulated node"
+    );
+    let pids = match whole_node {
+        true => processes_of_node(&victim.uts),
+        false => vec![victim.pid],
+    };
+    let killed = std::time::Instant::now();
+    for pid in &pids {
+        let _ = Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status();
+    }
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            killed.elapsed() < Duration::from_secs(30),
+            "the job hangs after the kill"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(
+        !status.success(),
+        "a killed rank is a failed job: {status:?}"
+    );
+    let r = results(&out_dir);
+    assert_eq!(r["complete"], false);
+    let finished = r["checks"].as_array().unwrap().len();
+    assert!(
+        (2..5).contains(&finished),
+        "{finished} cases in results.json"
+    );
+    let raw = std::fs::read_to_string(out_dir.join("raw.csv")).unwrap();
+    let rows: Vec<&str> = raw.lines().skip(1).collect();
+    assert!(rows.iter().all(|l| l.split(',').count() == 9), "whole rows");
+    for size in ["8", "64"] {
+        let prefix = format!("allreduce,{size},");
+        assert!(rows.iter().any(|l| l.starts_with(&prefix)), "{size} B kept");
+    }
+}
+
+#[test]
+fn a_killed_node_ends_the_job_and_keeps_finished_checks() {
+    kill_during_a_run("cluster-kill-node", true);
+}
+
+#[test]
+fn a_killed_rank_ends_the_job_and_keeps_finished_checks() {
+    kill_during_a_run("cluster-kill-rank", false);
+}
