@@ -89,7 +89,7 @@ impl Harness {
     /// any slack clock-synchronised starts can wait for (ranks that are
     /// oversubscribed and busy-poll wake up milliseconds late, so every
     /// start would be late); says why. `noise_floor_s` is the same on
-    /// every rank ([`barrier_floor`]), so every rank decides alike.
+    /// every rank ([`super::barrier_floor`]), so every rank decides alike.
     pub fn fall_back_if_too_slow(&mut self, noise_floor_s: f64) -> Option<String> {
         (self.sync == SyncMode::Roundtime && noise_floor_s > MAX_SLACK).then(|| {
             self.sync = SyncMode::Barrier;

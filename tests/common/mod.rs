@@ -37,6 +37,16 @@ impl Outcome {
     }
 }
 
+/// A fresh, short directory for one launch's Open MPI session files (the
+/// launcher removes what it puts in; the empty directory stays in /tmp).
+fn session_root() -> PathBuf {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("pgcheck-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a session directory");
+    dir
+}
+
 /// The mpirun to use: `PGCHECK_MPIRUN` (set by ci/env.sh) or `mpirun`.
 pub fn mpirun() -> String {
     std::env::var("PGCHECK_MPIRUN").unwrap_or_else(|_| "mpirun".into())
@@ -61,13 +71,22 @@ pub fn is_open_mpi() -> bool {
 pub struct Launch {
     command: Command,
     timeout: Duration,
+    /// Open MPI's session root of this launch, removed after it.
+    session: Option<PathBuf>,
 }
 
 impl Launch {
     pub fn new(np: usize, args: &[&str]) -> Launch {
         let mut command = Command::new(mpirun());
+        let mut session = None;
         if is_open_mpi() {
             command.args(["--oversubscribe", "--mca", "mpi_yield_when_idle", "1"]);
+            // Open MPI 4's mpirun races others started at the same moment
+            // to create the shared session directory /tmp/ompi.HOST.UID
+            // ("mkdir: File exists", orte_init fails): each launch gets a
+            // session root of its own.
+            session = Some(session_root());
+            command.env("OMPI_MCA_orte_tmpdir_base", session.as_ref().unwrap());
         }
         command
             .args(["-np", &np.to_string()])
@@ -80,6 +99,7 @@ impl Launch {
         Launch {
             command,
             timeout: Duration::from_secs(300),
+            session,
         }
     }
 
@@ -89,7 +109,11 @@ impl Launch {
             .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
             .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
             .stdin(Stdio::null());
-        Launch { command, timeout }
+        Launch {
+            command,
+            timeout,
+            session: None,
+        }
     }
 
     pub fn env(mut self, key: &str, value: &str) -> Launch {
@@ -145,6 +169,9 @@ impl Launch {
                 break;
             }
             std::thread::sleep(Duration::from_millis(20));
+        }
+        if let Some(session) = &self.session {
+            let _ = std::fs::remove_dir_all(session);
         }
         Outcome {
             code,
@@ -216,6 +243,7 @@ impl Launch {
         Launch {
             command,
             timeout: self.timeout,
+            session: self.session,
         }
     }
 }
