@@ -10,15 +10,22 @@ use std::time::Duration;
 
 const INPUT: &str = "budget: 30ms\nrounds: 6\nchecks:\n  - collective: allreduce\n    sizes: [64]\n    competitors: [allreduce_as_allreduce_lane, allreduce_as_allreduce_hier]\n  - collective: bcast\n    sizes: [64]\n    root: 1\n    competitors: [bcast_as_bcast_lane, bcast_as_bcast_hier]\n";
 
-/// `ci/cluster` with `placement` (ranks per node) running `args` on the
-/// built binary; None where this machine cannot make UTS namespaces.
-fn cluster(placement: &str, args: &[&str]) -> Option<Outcome> {
-    let can_unshare = Command::new("unshare")
+/// Whether this machine lets us unshare a UTS namespace; says SKIPPED if not.
+fn can_emulate() -> bool {
+    let can = Command::new("unshare")
         .args(["-u", "true"])
         .status()
         .is_ok_and(|s| s.success());
-    if !can_unshare {
+    if !can {
         eprintln!("SKIPPED: `unshare -u` is not permitted here, so nodes cannot be emulated");
+    }
+    can
+}
+
+/// `ci/cluster` with `placement` (ranks per node) running `args` on the
+/// built binary; None where this machine cannot make UTS namespaces.
+fn cluster(placement: &str, args: &[&str]) -> Option<Outcome> {
+    if !can_emulate() {
         return None;
     }
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/ci/cluster");
@@ -30,10 +37,6 @@ fn cluster(placement: &str, args: &[&str]) -> Option<Outcome> {
         .env("BIN", env!("CARGO_BIN_EXE_pgcheck"))
         .env("NO_COLOR", "1");
     Some(Launch::from_command(command, Duration::from_secs(240)).run())
-}
-
-fn results(dir: &std::path::Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap()
 }
 
 /// 2×2, 2×3, 3×2 and 4×2 nodes × ranks: the nodes, their ranks and host
@@ -129,50 +132,45 @@ struct Rank {
     rank: usize,
 }
 
-fn ranks() -> Vec<Rank> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let proc = entry.path();
-        if std::fs::read_to_string(proc.join("comm")).map_or(true, |c| c.trim() != "pgcheck") {
-            continue;
-        }
-        let (Ok(uts), Ok(environ)) = (
-            std::fs::read_link(proc.join("ns/uts")),
-            std::fs::read(proc.join("environ")),
-        ) else {
-            continue;
-        };
-        let rank = String::from_utf8_lossy(&environ).split('\0').find_map(|v| {
-            v.strip_prefix("OMPI_COMM_WORLD_RANK=")
-                .or_else(|| v.strip_prefix("PMI_RANK="))?
-                .parse()
-                .ok()
-        });
-        if let Some(rank) = rank {
-            found.push(Rank {
-                pid,
-                uts: uts.to_string_lossy().into_owned(),
-                rank,
-            });
-        }
-    }
-    found
-}
-
-/// Every process in the UTS namespace `uts`: an emulated node's daemon, its
-/// shell and its ranks.
-fn processes_of_node(uts: &str) -> Vec<u32> {
+/// Every process of this machine: its pid, /proc directory and UTS namespace.
+fn processes() -> impl Iterator<Item = (u32, std::path::PathBuf, String)> {
     std::fs::read_dir("/proc")
         .unwrap()
         .flatten()
         .filter_map(|e| {
             let pid = e.file_name().to_string_lossy().parse::<u32>().ok()?;
-            let ns = std::fs::read_link(e.path().join("ns/uts")).ok()?;
-            (ns.to_string_lossy() == uts).then_some(pid)
+            let uts = std::fs::read_link(e.path().join("ns/uts")).ok()?;
+            Some((pid, e.path(), uts.to_string_lossy().into_owned()))
         })
+}
+
+/// pgcheck's ranks, with their rank from the launcher's environment.
+fn ranks() -> Vec<Rank> {
+    processes()
+        .filter(|(_, proc, _)| {
+            std::fs::read_to_string(proc.join("comm")).is_ok_and(|c| c.trim() == "pgcheck")
+        })
+        .filter_map(|(pid, proc, uts)| {
+            let environ = std::fs::read(proc.join("environ")).ok()?;
+            let rank = String::from_utf8_lossy(&environ)
+                .split('\0')
+                .find_map(|v| {
+                    v.strip_prefix("OMPI_COMM_WORLD_RANK=")
+                        .or_else(|| v.strip_prefix("PMI_RANK="))?
+                        .parse()
+                        .ok()
+                })?;
+            Some(Rank { pid, uts, rank })
+        })
+        .collect()
+}
+
+/// Every process in the UTS namespace `uts`: an emulated node's daemon, its
+/// shell and its ranks.
+fn processes_of_node(uts: &str) -> Vec<u32> {
+    processes()
+        .filter(|(_, _, ns)| ns == uts)
+        .map(|(pid, _, _)| pid)
         .collect()
 }
 
@@ -180,7 +178,7 @@ fn processes_of_node(uts: &str) -> Vec<u32> {
 /// run has finished two cases: the job ends by itself within seconds, and
 /// the finished cases are in raw.csv and a results.json marked incomplete.
 fn kill_during_a_run(name: &str, whole_node: bool) {
-    if cluster("2,2", &["--version"]).is_none() {
+    if !can_emulate() {
         return;
     }
     let dir = scratch(name);

@@ -5,10 +5,6 @@ mod common;
 use common::*;
 use std::time::{Duration, Instant};
 
-fn results(dir: &std::path::Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap()
-}
-
 #[test]
 #[cfg_attr(not(feature = "testing"), ignore = "needs --features testing")]
 fn a_panicking_rank_aborts_the_job_and_keeps_finished_checks() {

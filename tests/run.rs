@@ -256,10 +256,6 @@ fn list_names_every_collective() {
     }
 }
 
-fn results(dir: &std::path::Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap()
-}
-
 /// Whether the run gave up roundtime because a barrier took milliseconds
 /// (MPICH's busy-polling ranks, oversubscribed): then it must say so, in
 /// the report and on stderr, and measure with barrier.

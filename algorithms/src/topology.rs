@@ -159,9 +159,11 @@ fn check_virtual_nodes(size: usize, ppn: usize) -> Result<(), String> {
     Ok(())
 }
 
-/// Every rank's host name (`MPI_Get_processor_name`), in rank order.
-fn host_names(comm: &SimpleCommunicator) -> Vec<String> {
-    const WIDTH: usize = 64;
+/// Every rank's host name (`MPI_Get_processor_name`), in rank order;
+/// collective over `comm`.
+pub fn host_names(comm: &SimpleCommunicator) -> Vec<String> {
+    // MPI_MAX_PROCESSOR_NAME of Open MPI and MPICH.
+    const WIDTH: usize = 256;
     let name = mpi::environment::processor_name().unwrap_or_default();
     let mut mine = [0u8; WIDTH];
     let n = name.len().min(WIDTH);

@@ -397,12 +397,8 @@ impl Decisions {
     }
 
     /// How many cases were decided.
-    pub fn len(&self) -> usize {
+    pub fn decided(&self) -> usize {
         self.checks.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.checks.is_empty()
     }
 
     /// Verdicts, universal guidelines and the noise verdict of the cases so far.

@@ -96,7 +96,7 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
             _ if harness.stopped => {
                 report::remark(&format!(
                     "pgcheck: interrupted after {} of {} cases; the files hold what was measured\n",
-                    decisions.len(),
+                    decisions.decided(),
                     plan.cases.len()
                 ));
                 Exit::Interrupted

@@ -365,21 +365,7 @@ fn case_seed(key: &CaseKey) -> u64 {
 /// What this run runs on (library, processes, nodes, hosts, timer, the
 /// environment that selects algorithms); collective over the context.
 pub fn machine(ctx: &Context) -> Meta {
-    let comm = &*ctx.comm;
-    let name = mpi::environment::processor_name().unwrap_or_default();
-    let mut mine = [0u8; 256];
-    let n = name.len().min(mine.len());
-    mine[..n].copy_from_slice(&name.as_bytes()[..n]);
-    let mut all = vec![0u8; 256 * ctx.size()];
-    comm.all_gather_into(&mine[..], &mut all[..]);
-    let per_rank: Vec<String> = all
-        .chunks(256)
-        .map(|c| {
-            let end = c.iter().position(|&b| b == 0).unwrap_or(c.len());
-            String::from_utf8_lossy(&c[..end]).into_owned()
-        })
-        .collect();
-    let mut hosts = per_rank.clone();
+    let mut hosts = algorithms::topology::host_names(&ctx.comm);
     hosts.sort();
     hosts.dedup();
     let (nodes, ppn, virtual_nodes) = match &ctx.topology {

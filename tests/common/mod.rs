@@ -37,6 +37,13 @@ impl Outcome {
     }
 }
 
+/// A run's `results.json` in `dir`.
+pub fn results(dir: &Path) -> serde_json::Value {
+    let path = dir.join("results.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
 /// A fresh, short directory for one launch's Open MPI session files (the
 /// launcher removes what it puts in; the empty directory stays in /tmp).
 fn session_root() -> PathBuf {
@@ -92,14 +99,10 @@ impl Launch {
             .args(["-np", &np.to_string()])
             .arg(env!("CARGO_BIN_EXE_pgcheck"))
             .args(args)
-            .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-            .env("NO_COLOR", "1")
-            .stdin(Stdio::null());
+            .env("NO_COLOR", "1");
         Launch {
-            command,
-            timeout: Duration::from_secs(300),
             session,
+            ..Launch::from_command(command, Duration::from_secs(300))
         }
     }
 
