@@ -107,8 +107,9 @@ pub struct Sample {
     pub seconds: Vec<f64>,
     /// The round of each observation.
     pub rounds: Vec<u32>,
-    /// Observations discarded because a rank started late (`roundtime`).
-    pub invalid: usize,
+    /// The round of each observation discarded because a rank started late
+    /// (`roundtime`).
+    pub invalid_rounds: Vec<u32>,
 }
 
 /// One case's samples.

@@ -116,19 +116,19 @@ fn runs_on_one_to_five_processes_and_writes_the_files() {
         let mut lines = raw.lines();
         assert_eq!(
             lines.next().unwrap(),
-            "collective,size_bytes,count,datatype,op,root,candidate,round,seconds"
+            "collective,size_bytes,count,datatype,op,root,candidate,round,valid,seconds"
         );
         let rows: Vec<&str> = lines.collect();
-        let observations: u64 = checks
-            .iter()
-            .flat_map(|c| c["candidates"].as_array().unwrap())
-            .map(|c| c["n"].as_u64().unwrap())
-            .sum();
-        assert_eq!(
-            rows.len() as u64,
-            observations,
-            "one raw row per observation"
-        );
+        let count = |field: &str| -> u64 {
+            checks
+                .iter()
+                .flat_map(|c| c["candidates"].as_array().unwrap())
+                .map(|c| c[field].as_u64().unwrap())
+                .sum()
+        };
+        let valid = rows.iter().filter(|r| r.contains(",true,")).count();
+        assert_eq!(valid as u64, count("n"), "one raw row per observation");
+        assert_eq!((rows.len() - valid) as u64, count("invalid"));
         assert!(out_dir.join("summary.csv").exists());
     }
 }
@@ -516,8 +516,15 @@ fn late_starts_are_counted_and_reported() {
     );
     let summary = std::fs::read_to_string(out_dir.join("summary.csv")).unwrap();
     assert!(summary.lines().next().unwrap().contains("invalid_share"));
-    // raw.csv holds the valid observations; analysing again keeps the count
-    // of the others.
+    // raw.csv has a row for each invalid observation, without seconds, in
+    // the round it was lost; analysing again counts them.
+    let raw = std::fs::read_to_string(out_dir.join("raw.csv")).unwrap();
+    let lost: Vec<&str> = raw
+        .lines()
+        .filter(|l| l.contains(",allreduce_as_allreduce_late,") && !l.contains(",true,"))
+        .collect();
+    assert_eq!(lost.len() as u64, invalid, "{raw}");
+    assert!(lost.iter().all(|l| l.ends_with(",false,")), "{raw}");
     let (again, _) = reanalysed(&out_dir);
     assert_eq!(
         again["checks"][0]["candidates"][1]["invalid"],

@@ -186,7 +186,7 @@ mod tests {
                 outcome: crate::case::Outcome::Measured,
                 rounds: vec![0; seconds.len()],
                 seconds,
-                invalid: 0,
+                invalid_rounds: Vec::new(),
             }],
         }
     }

@@ -501,7 +501,7 @@ fn summarise(
 ) -> CandidateSummary {
     let measured = sample.outcome == Outcome::Measured && !sample.seconds.is_empty();
     let outcome = match &sample.outcome {
-        Outcome::Measured if !measured => Outcome::Unmeasured(match sample.invalid {
+        Outcome::Measured if !measured => Outcome::Unmeasured(match sample.invalid_rounds.len() {
             0 => "no observation".to_string(),
             n => format!("all {n} observations invalid (late starts)"),
         }),
@@ -515,7 +515,7 @@ fn summarise(
         verified: outcome.verified(),
         outcome,
         n: sample.seconds.len(),
-        invalid: sample.invalid,
+        invalid: sample.invalid_rounds.len(),
         outliers_removed,
         median_s: summary.as_ref().map(|s| s.median),
         q1_s: summary.as_ref().map(|s| s.q1),
@@ -710,7 +710,7 @@ mod tests {
             outcome: Outcome::Measured,
             rounds: (0..n).map(|i| i * rounds / n.max(1)).collect(),
             seconds,
-            invalid: 0,
+            invalid_rounds: Vec::new(),
         }
     }
 

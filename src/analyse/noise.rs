@@ -221,7 +221,7 @@ mod tests {
             outcome: Outcome::Measured,
             seconds,
             rounds,
-            invalid: 0,
+            invalid_rounds: Vec::new(),
         }
     }
 

@@ -115,7 +115,7 @@ mod tests {
             outcome: Outcome::Measured,
             seconds,
             rounds: of_round,
-            invalid: 0,
+            invalid_rounds: Vec::new(),
         };
         (sample, late)
     }

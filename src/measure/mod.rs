@@ -9,6 +9,7 @@ mod observe;
 mod verify;
 
 pub use harness::Harness;
+pub use observe::LATE_CAP;
 use observe::{assemble, observe_until, Pace};
 use verify::{agree_on_failure, Check};
 
@@ -134,7 +135,7 @@ impl<T> Entry<T> {
                 outcome,
                 seconds: Vec::new(),
                 rounds: Vec::new(),
-                invalid: 0,
+                invalid_rounds: Vec::new(),
             },
         }
     }
@@ -323,11 +324,13 @@ impl<T: Element> Prepared<T> {
                 if ctx.rank() == 0 {
                     let sample = &mut entry.sample;
                     let before = sample.seconds.len();
-                    sample.invalid += assemble(&max, &mut sample.seconds);
+                    let late = assemble(&max, &mut sample.seconds);
                     let added = sample.seconds.len() - before;
+                    let round = round as u32;
+                    sample.rounds.extend(std::iter::repeat_n(round, added));
                     sample
-                        .rounds
-                        .extend(std::iter::repeat_n(round as u32, added));
+                        .invalid_rounds
+                        .extend(std::iter::repeat_n(round, late));
                 }
             }
         }

@@ -20,9 +20,12 @@ pub(super) struct Pace {
     /// for most calls of the last chunk, so that no rank's start is late
     /// because rank 0 happened to finish early (a bcast root, a gather leaf).
     slot: f64,
-    /// Slack added to every roundtime slot (and to a chunk's lead): doubled
-    /// after many late starts, shrunk while starts are on time.
+    /// Slack added to every roundtime slot (and to a chunk's lead), see
+    /// [`next_slack`].
     slack: f64,
+    /// The share of time lost to hiccups, estimated from the late starts of
+    /// recent chunks.
+    lost: f64,
 }
 
 impl Default for Pace {
@@ -31,7 +34,27 @@ impl Default for Pace {
             per_observation: 0.0,
             slot: 0.0,
             slack: MIN_SLACK,
+            lost: 0.0,
         }
+    }
+}
+
+impl Pace {
+    /// Follows a roundtime chunk of `n` observations of which the share
+    /// `late` started late, with the slowest rank's `slot` and `typical`
+    /// duration ([`slot_of`]). The estimate of the lost time is a moving
+    /// average over chunks in which a chunk of fewer than eight
+    /// observations counts for less, and such a chunk leaves the slot alone.
+    pub(super) fn follow(&mut self, n: usize, late: f64, slot: f64, typical: f64) {
+        let slot_s = self.slot + self.slack;
+        let lost = late * (slot_s - typical).max(0.0) / slot_s;
+        let weight = 0.25 * (n.min(8) as f64 / 8.0);
+        self.lost += weight * (lost - self.lost);
+        if n >= 8 || self.slot == 0.0 {
+            self.slot = slot;
+        }
+        let escape = late > 0.5 && n >= 8;
+        self.slack = next_slack(self.slack, self.slot, typical, self.lost, escape);
     }
 }
 
@@ -85,6 +108,9 @@ pub(super) fn observe_until<T>(
         if next == 0 {
             break;
         }
+        // No reallocation (a copy of all observations so far) between two
+        // timed calls.
+        local.reserve(3 * next as usize);
         let chunk_start = mpi::time();
         for i in 0..next {
             if !harness.flush.is_empty() {
@@ -123,15 +149,13 @@ pub(super) fn observe_until<T>(
             // will discard), and the slot the slowest rank needs.
             late.clear();
             late.extend(chunk.chunks(3).map(|o| o[2]));
-            late.push(slot_of(&mut durations));
+            let (slot, typical) = slot_of(&mut durations);
+            late.extend([slot, typical]);
             any_late.resize(late.len(), 0.0);
             comm.all_reduce_into(&late[..], &mut any_late[..], SystemOperation::max());
-            pace.slot = any_late[next as usize];
-            let invalid = any_late[..next as usize]
-                .iter()
-                .filter(|&&l| l > 0.0)
-                .count();
-            pace.slack = next_slack(pace.slack, invalid as f64 / next as f64);
+            let n = next as usize;
+            let invalid = any_late[..n].iter().filter(|&&l| l > 0.0).count();
+            pace.follow(n, invalid as f64 / n as f64, any_late[n], any_late[n + 1]);
         }
     }
     if local.len() >= 3 {
@@ -178,38 +202,54 @@ pub(super) fn next_chunk(observed: usize, spent: f64, remaining: f64, prior: f64
     }
 }
 
-/// The slot one rank needs for an observation, from its durations in the
-/// last chunk: a quarter above their 90th percentile, so that a rare slow
-/// call costs one late start rather than stretching every slot.
-pub(super) fn slot_of(durations: &mut [f64]) -> f64 {
+/// The slot one rank needs for an observation and its typical duration,
+/// from its durations in the last chunk: the 90th percentile, so that a rare
+/// slow call costs a few late starts rather than stretching every slot, and
+/// the median.
+pub(super) fn slot_of(durations: &mut [f64]) -> (f64, f64) {
     if durations.is_empty() {
-        return 0.0;
+        return (0.0, 0.0);
     }
     durations.sort_unstable_by(f64::total_cmp);
-    let p90 = durations[(durations.len() * 9 / 10).min(durations.len() - 1)];
-    1.25 * p90
+    let at = |q: usize| durations[(durations.len() * q / 10).min(durations.len() - 1)];
+    (at(9), at(5))
 }
 
-/// The roundtime slack after a chunk of which the share `late` of
-/// observations had a rank start late (and is discarded). A rare late start
-/// costs one observation, slack on every slot costs them all: the slack
-/// doubles when more than [`LATE_TARGET`] started late, shrinks by a fifth
-/// when almost none did, and stays otherwise.
-pub(super) fn next_slack(slack: f64, late: f64) -> f64 {
-    if late > LATE_TARGET {
-        (2.0 * slack).min(MAX_SLACK)
-    } else if late < 0.2 * LATE_TARGET {
-        (0.8 * slack).max(MIN_SLACK)
+/// The roundtime slack that gives the most valid observations per second
+/// while at most [`LATE_CAP`] of the starts are late (and discarded), for a
+/// machine that loses the share `lost` of its time to hiccups.
+///
+/// A hiccup of length h (an interrupt, a descheduled rank) makes every rank
+/// late until the schedule has caught up, which it does by S − d per slot
+/// (S = slot + slack, d the typical duration): it costs h / (S − d) slots.
+/// So the late share is lost·S / (S − d) and the valid rate
+/// 1/S − lost/(S − d), largest at S − d = √lost·S: a machine that loses 1 %
+/// of its time is best served by slots a tenth longer than the call, however
+/// many starts that makes late. Widening the slots until almost none are
+/// late (the obvious rule) spends far more time than the hiccups do. When
+/// the cap cannot be met that way, or most starts of a chunk were late
+/// (`escape`), the hiccups are longer than any catch-up and the slack
+/// doubles, to outlast them. The slack moves at most by a factor of two per
+/// chunk, against noise.
+pub(super) fn next_slack(slack: f64, slot: f64, typical: f64, lost: f64, escape: bool) -> f64 {
+    let target = if escape || lost >= 0.9 * LATE_CAP {
+        2.0 * slack
     } else {
-        slack
-    }
+        let best = (lost.sqrt() * slot - (slot - typical)) / (1.0 - lost.sqrt());
+        let capped = LATE_CAP * typical / (LATE_CAP - lost) - slot;
+        best.max(capped)
+    };
+    target
+        .clamp(0.5 * slack, 2.0 * slack)
+        .clamp(MIN_SLACK, MAX_SLACK)
 }
 
-/// The share of late starts the slack aims below.
-pub(super) const LATE_TARGET: f64 = 0.02;
+/// The share of late starts above which a candidate's observations are
+/// reported as unevenly discarded; the slack keeps below it.
+pub const LATE_CAP: f64 = 0.05;
 
 /// The least slack of a roundtime slot.
-pub(super) const MIN_SLACK: f64 = 1e-6;
+pub(super) const MIN_SLACK: f64 = 0.5e-6;
 
 /// The widest slack: beyond it the machine is too busy for
 /// clock-synchronised starts and observations stay invalid.
@@ -268,23 +308,94 @@ mod tests {
     fn a_slot_covers_most_calls_not_the_slowest() {
         let mut durations: Vec<f64> = (1..=100).map(|i| i as f64 * 1e-6).collect();
         durations[99] = 1.0; // one descheduled call
-        let slot = slot_of(&mut durations);
-        assert!((slot - 1.25 * 91e-6).abs() < 1e-12, "{slot}");
-        assert_eq!(slot_of(&mut []), 0.0);
+        let (slot, typical) = slot_of(&mut durations);
+        assert!((slot - 91e-6).abs() < 1e-12, "{slot}");
+        assert!((typical - 51e-6).abs() < 1e-12, "{typical}");
+        assert_eq!(slot_of(&mut []), (0.0, 0.0));
+    }
+
+    /// Valid observations per second when hiccups take the share `lost` of
+    /// the time (the model of [`next_slack`]), and the share of late starts.
+    fn model(slack: f64, slot: f64, typical: f64, lost: f64) -> (f64, f64) {
+        let slot_s = slot + slack;
+        let late = (lost * slot_s / (slot_s - typical)).min(1.0);
+        ((1.0 - late) / slot_s, late)
     }
 
     #[test]
-    fn slack_doubles_after_many_late_starts_and_shrinks_back() {
+    fn the_slack_settles_where_the_most_observations_are_valid() {
+        let (slot, typical, lost) = (10e-6, 5e-6, 0.01);
         let mut slack = MIN_SLACK;
-        for _ in 0..20 {
-            slack = next_slack(slack, 0.5);
+        for _ in 0..50 {
+            slack = next_slack(slack, slot, typical, lost, false);
+        }
+        // (√0.01 · 10 µs − 5 µs) / (1 − √0.01) < 0: the least slack.
+        assert_eq!(slack, MIN_SLACK);
+        let (slot, typical) = (10e-6, 8e-6);
+        let mut slack = 1e-3;
+        for _ in 0..50 {
+            slack = next_slack(slack, slot, typical, 0.03, false);
+        }
+        // (√0.03 · 10 µs − 2 µs) / (1 − √0.03) < 0, but at most 5 % late:
+        // 0.05 · 8 µs / (0.05 − 0.03) − 10 µs.
+        assert!((slack - 10e-6).abs() < 1e-12, "{slack}");
+        let (best, late) = model(slack, slot, typical, 0.03);
+        assert!((late - LATE_CAP).abs() < 1e-9, "{late}");
+        for other in [1.1 * slack, 2.0 * slack] {
+            assert!(model(other, slot, typical, 0.03).0 < best);
+        }
+        // Where the cap does not bind (the late share at the best slack is
+        // √lost), the slack maximises the valid rate:
+        // (√0.0016 · 100 µs − 1 µs) / (1 − √0.0016).
+        let (slot, typical, lost) = (100e-6, 99e-6, 0.0016);
+        let mut slack = MIN_SLACK;
+        for _ in 0..50 {
+            slack = next_slack(slack, slot, typical, lost, false);
+        }
+        assert!((slack - 3.125e-6).abs() < 1e-12, "{slack}");
+        let (best, late) = model(slack, slot, typical, lost);
+        assert!(late < LATE_CAP, "{late}");
+        for other in [0.5 * slack, 0.9 * slack, 1.1 * slack, 2.0 * slack] {
+            assert!(model(other, slot, typical, lost).0 < best);
+        }
+    }
+
+    #[test]
+    fn slack_doubles_while_most_starts_are_late_and_shrinks_back() {
+        let mut slack = MIN_SLACK;
+        for _ in 0..30 {
+            slack = next_slack(slack, 2e-6, 1e-6, 0.01, true);
         }
         assert_eq!(slack, MAX_SLACK);
-        // One late start in a hundred is the price of short slots.
-        assert_eq!(next_slack(slack, 0.01), slack);
-        for _ in 0..200 {
-            slack = next_slack(slack, 0.0);
+        // Halves at most per chunk, against a noisy chunk.
+        assert_eq!(next_slack(slack, 2e-6, 1e-6, 0.0, false), 0.5 * MAX_SLACK);
+        for _ in 0..30 {
+            slack = next_slack(slack, 2e-6, 1e-6, 0.0, false);
         }
         assert_eq!(slack, MIN_SLACK);
+    }
+
+    #[test]
+    fn small_chunks_move_the_pace_little() {
+        let mut pace = Pace::default();
+        pace.follow(1000, 0.0, 10e-6, 8e-6);
+        assert_eq!(pace.slot, 10e-6);
+        // One late start in a chunk of two: the slot stays, the estimate of
+        // the lost time moves a quarter as far as after a large chunk.
+        pace.follow(2, 0.5, 50e-6, 8e-6);
+        assert_eq!(pace.slot, 10e-6);
+        let small = pace.lost;
+        let mut large = Pace::default();
+        large.follow(1000, 0.0, 10e-6, 8e-6);
+        large.follow(8, 0.5, 10e-6, 8e-6);
+        assert!(
+            (4.0 * small - large.lost).abs() < 1e-12,
+            "{small} {}",
+            large.lost
+        );
+        // Many late starts in a large chunk: the slack doubles.
+        let slack = pace.slack;
+        pace.follow(100, 0.9, 10e-6, 8e-6);
+        assert_eq!(pace.slack, 2.0 * slack);
     }
 }

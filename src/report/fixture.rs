@@ -235,7 +235,7 @@ pub fn results_with_usual() -> Results {
                 outcome: Outcome::Measured,
                 rounds: (0..200).map(|i| i / 20).collect(),
                 seconds,
-                invalid: 0,
+                invalid_rounds: Vec::new(),
             };
             c.usual = usual::of(&sample, 1e-9, 0.95);
         }

@@ -300,8 +300,9 @@ pub fn notes(checks: &[&Verdict]) -> String {
 }
 
 /// Above this share of invalid observations a candidate is mentioned: its
-/// sample may be biased towards calls that happened to start on time.
-pub const INVALID_WARNING: f64 = 0.05;
+/// sample may be biased towards calls that happened to start on time. The
+/// roundtime slots are sized to stay below it.
+pub const INVALID_WARNING: f64 = crate::measure::LATE_CAP;
 
 /// A check's candidates: the measured ones fastest first, then the ones
 /// without observations (wrong, skipped, or never measured).

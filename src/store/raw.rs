@@ -1,5 +1,6 @@
 //! `raw.csv`: one row per observation, appended after every case, so that a
-//! killed run keeps what it measured and `analyze` can decide again.
+//! killed run keeps what it measured and `analyze` can decide again. An
+//! observation discarded for a late start has a row too, without seconds.
 
 use crate::analyse::Results;
 use crate::candidates::native::DEFAULT;
@@ -22,7 +23,17 @@ pub struct RawRow {
     pub root: usize,
     pub candidate: String,
     pub round: u32,
-    pub seconds: f64,
+    /// False for an observation discarded because a rank started late.
+    #[serde(default = "valid_by_default")]
+    pub valid: bool,
+    /// Empty when not valid.
+    pub seconds: Option<f64>,
+}
+
+/// Files written before the `valid` column held valid observations only
+/// (their invalid observations are not counted).
+fn valid_by_default() -> bool {
+    true
 }
 
 impl RawRow {
@@ -52,7 +63,9 @@ pub fn append(dir: &Path, case: &CaseData) -> std::io::Result<()> {
         .from_writer(file);
     let k = &case.key;
     for sample in &case.samples {
-        for (&round, &seconds) in sample.rounds.iter().zip(&sample.seconds) {
+        let valid = sample.rounds.iter().zip(sample.seconds.iter().map(Some));
+        let invalid = sample.invalid_rounds.iter().zip(std::iter::repeat(None));
+        for (&round, seconds) in valid.chain(invalid) {
             writer.serialize(RawRow {
                 collective: k.collective,
                 size_bytes: k.size_bytes,
@@ -62,7 +75,8 @@ pub fn append(dir: &Path, case: &CaseData) -> std::io::Result<()> {
                 root: k.root,
                 candidate: sample.name.clone(),
                 round,
-                seconds,
+                valid: seconds.is_some(),
+                seconds: seconds.copied(),
             })?;
         }
     }
@@ -76,8 +90,7 @@ pub fn read(path: &Path) -> anyhow::Result<Vec<RawRow>> {
 }
 
 /// Cases from `raw.csv` rows, in the order they were measured, with the
-/// candidates that `results.json` says were wrong or skipped and the
-/// observations it says were invalid.
+/// candidates that `results.json` says were wrong or skipped.
 pub fn cases(rows: &[RawRow], previous: Option<&Results>) -> Result<Vec<CaseData>, String> {
     // The cases results.json knows, in their order: a case may have no row
     // (every candidate wrong, skipped or without a valid observation).
@@ -91,13 +104,19 @@ pub fn cases(rows: &[RawRow], previous: Option<&Results>) -> Result<Vec<CaseData
         })
         .collect();
     for (i, row) in rows.iter().enumerate() {
-        if !(row.seconds.is_finite() && row.seconds >= 0.0) {
-            return Err(format!(
-                "line {}: seconds `{}` is not a duration",
-                i + 2,
-                row.seconds
-            ));
-        }
+        let seconds = match (row.valid, row.seconds) {
+            (true, Some(s)) if s.is_finite() && s >= 0.0 => Some(s),
+            (true, Some(s)) => {
+                return Err(format!("line {}: seconds `{s}` is not a duration", i + 2))
+            }
+            (true, None) => {
+                return Err(format!(
+                    "line {}: a valid observation without seconds",
+                    i + 2
+                ))
+            }
+            (false, _) => None,
+        };
         let key = row.key();
         let case = match cases.iter().position(|c| c.key == key) {
             Some(c) => &mut cases[c],
@@ -117,23 +136,26 @@ pub fn cases(rows: &[RawRow], previous: Option<&Results>) -> Result<Vec<CaseData
                     outcome: Outcome::Measured,
                     seconds: Vec::new(),
                     rounds: Vec::new(),
-                    invalid: 0,
+                    invalid_rounds: Vec::new(),
                 });
                 case.samples.last_mut().expect("just pushed")
             }
         };
-        sample.seconds.push(row.seconds);
-        sample.rounds.push(row.round);
+        match seconds {
+            Some(seconds) => {
+                sample.seconds.push(seconds);
+                sample.rounds.push(row.round);
+            }
+            None => sample.invalid_rounds.push(row.round),
+        }
     }
     for case in &mut cases {
         let verdict = previous.and_then(|p| p.checks.iter().find(|v| v.key == case.key));
         for c in verdict.map(|v| &v.candidates[..]).unwrap_or_default() {
-            // raw.csv holds valid observations only: what results.json says
-            // of the rest (invalid ones, wrong and skipped candidates, and
-            // those without a valid observation) comes from there.
-            match case.samples.iter_mut().find(|s| s.name == c.name) {
-                Some(sample) => sample.invalid = c.invalid,
-                None => case.samples.push(Sample {
+            // raw.csv holds observations only: what results.json says of
+            // the rest (wrong and skipped candidates) comes from there.
+            if !case.samples.iter().any(|s| s.name == c.name) {
+                case.samples.push(Sample {
                     name: c.name.clone(),
                     outcome: match &c.outcome {
                         Outcome::Unmeasured(_) => Outcome::Measured,
@@ -141,8 +163,8 @@ pub fn cases(rows: &[RawRow], previous: Option<&Results>) -> Result<Vec<CaseData
                     },
                     seconds: Vec::new(),
                     rounds: Vec::new(),
-                    invalid: c.invalid,
-                }),
+                    invalid_rounds: Vec::new(),
+                });
             }
         }
         // `default` first, as measured runs have it.

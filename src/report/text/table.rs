@@ -186,7 +186,7 @@ mod tests {
             outcome,
             seconds,
             rounds,
-            invalid: 0,
+            invalid_rounds: Vec::new(),
         }
     }
 
