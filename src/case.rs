@@ -34,6 +34,13 @@ impl CaseKey {
             self.op.name(),
         )
     }
+
+    /// Whether `other` is the same collective, datatype, operator and root
+    /// at some size: a series of the universal guidelines.
+    pub fn same_series(&self, other: &CaseKey) -> bool {
+        (self.collective, self.datatype, self.op, self.root)
+            == (other.collective, other.datatype, other.op, other.root)
+    }
 }
 
 #[cfg(test)]
@@ -112,9 +119,48 @@ pub struct Sample {
     pub invalid_rounds: Vec<u32>,
 }
 
+impl Sample {
+    /// A measured candidate without observations yet.
+    pub fn measured(name: &str) -> Sample {
+        Sample {
+            name: name.to_string(),
+            outcome: Outcome::Measured,
+            seconds: Vec::new(),
+            rounds: Vec::new(),
+            invalid_rounds: Vec::new(),
+        }
+    }
+}
+
 /// One case's samples.
 #[derive(Clone, Debug)]
 pub struct CaseData {
     pub key: CaseKey,
     pub samples: Vec<Sample>,
+    /// With `--universal shared`, the library's call at the next smaller
+    /// size of the series, measured in this case's rounds.
+    pub smaller: Option<Smaller>,
+}
+
+/// The library's call at a smaller size, timed beside a case's candidates
+/// (not verified there: its own case verifies it).
+#[derive(Clone, Debug)]
+pub struct Smaller {
+    pub size_bytes: u64,
+    pub sample: Sample,
+}
+
+impl Smaller {
+    /// Its name in `raw.csv` and in progress: `default@64B`.
+    pub fn name(size_bytes: u64) -> String {
+        format!("default@{size_bytes}B")
+    }
+
+    /// The size a `raw.csv` candidate name gives, if it names one.
+    pub fn size_of(name: &str) -> Option<u64> {
+        name.strip_prefix("default@")?
+            .strip_suffix('B')?
+            .parse()
+            .ok()
+    }
 }

@@ -3,7 +3,7 @@
 use crate::analyse::{Correction, Outliers, Test};
 use crate::element::{Datatype, Op};
 use crate::report::Format;
-use crate::settings::{CacheState, SyncMode};
+use crate::settings::{CacheState, SyncMode, UniversalMode};
 use crate::units::{parse_bytes, parse_duration, parse_duration_or_zero, parse_fraction};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -145,6 +145,10 @@ pub struct RunArgs {
     /// Cache state at the start of each observation.
     #[arg(long, value_enum, default_value_t = CacheState::Warm)]
     pub cache: CacheState,
+    /// How the universal guidelines compare sizes: from cases measured apart (reported only)
+    /// or with the next smaller size in every case's rounds (counted for --fail-on).
+    #[arg(long, value_enum, default_value_t = UniversalMode::Apart)]
+    pub universal: UniversalMode,
     /// With --sync roundtime, resynchronise clocks older than this.
     #[arg(long, value_parser = parse_duration, default_value = "10s")]
     pub resync: Duration,

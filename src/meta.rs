@@ -46,6 +46,9 @@ pub struct Meta {
     pub warnings: Vec<String>,
     pub sync: String,
     pub cache: String,
+    /// How the universal guidelines compared sizes: `apart` or `shared` rounds.
+    #[serde(default)]
+    pub universal: String,
     pub plan_s: f64,
     pub wall_s: f64,
     /// Of the wall time, what preparing, verifying, warming up and writing

@@ -19,6 +19,17 @@ pub struct Settings {
     pub resync_s: f64,
     /// Fit a linear drift from two synchronisations this far apart (0: offsets only).
     pub drift_s: f64,
+    pub universal: UniversalMode,
+}
+
+/// How the universal guidelines get the sizes they compare.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum UniversalMode {
+    /// From the cases of the two sizes, measured at different times: reported, not gated on.
+    Apart,
+    /// The library's call at the next smaller size of the series also runs in every case's
+    /// rounds: monotony and split-robustness against it count for --fail-on.
+    Shared,
 }
 
 /// How observations are synchronised.

@@ -341,3 +341,56 @@ fn a_bad_fault_spec_aborts() {
     );
     out.expect_in_stderr("bad PGCHECK_FAULT", "the spec's error must be on stderr");
 }
+
+/// The library's allreduce slowed at the smaller of two sizes breaks
+/// monotony (more data must not be faster). Timed in the same rounds
+/// (`--universal shared`) the finding counts for `--fail-on`; from cases
+/// measured apart it is reported but does not gate.
+#[test]
+fn a_slow_smaller_size_breaks_monotony_and_gates_only_in_shared_rounds() {
+    const SERIES: &str = "datatype: int32
+op: sum
+checks:
+  - collective: allreduce
+    sizes: [64, 128]
+    competitors: []
+";
+    for (universal, gated) in [("shared", true), ("apart", false)] {
+        let dir = scratch(&format!("faults-monotony-{universal}"));
+        let input = input(&dir, "input.yaml", SERIES);
+        let out_dir = dir.join("out");
+        let args = [
+            "run",
+            &input,
+            "--output",
+            out_dir.to_str().unwrap(),
+            "--budget",
+            "100ms",
+            "--rounds",
+            "10",
+            "--sync",
+            "barrier",
+            "--universal",
+            universal,
+            "--fail-on",
+            "low",
+        ];
+        let spec = "MPI_Allreduce:delay=300,bytes=64";
+        let outcome = with_fault(Launch::new(3, &args), spec).run();
+        let r = results(&out_dir);
+        assert_eq!(r["meta"]["universal"], universal);
+        let finding = &r["guidelines"]["monotony"][0];
+        assert_eq!(finding["size_bytes"], 128, "{}", outcome.text());
+        assert_eq!(finding["other_size_bytes"], 64);
+        assert_eq!(finding["shared_rounds"], gated, "{finding}");
+        assert!(finding["ratio"].as_f64().unwrap() > 1.5, "{finding}");
+        assert_ne!(finding["severity"], "ok", "{finding}");
+        let row = outcome.stdout.lines().find(|l| l.contains("monotony"));
+        assert!(
+            row.is_some_and(|l| l.contains(universal)),
+            "{}",
+            outcome.text()
+        );
+        assert_eq!(outcome.code, Some(i32::from(gated)), "{}", outcome.text());
+    }
+}

@@ -2,12 +2,14 @@
 //! data must not be faster) and split-robustness (one message of m_j must
 //! not be slower than k = ⌈m_j/m_i⌉ messages of m_i, 5 % tolerance).
 //!
-//! The sizes they compare are measured at different times, not in shared
-//! rounds, so a drift of the machine between them looks like a violation:
-//! the findings are reported (p-values corrected within each series) but do
-//! not count for `--fail-on`.
+//! Sizes measured in different cases are measured at different times, so a
+//! drift of the machine between them looks like a violation: such findings
+//! are reported (p-values corrected within each series) but do not count for
+//! `--fail-on`. With `--universal shared` every case also times the library's
+//! call at the next smaller size of its series in its own rounds; findings
+//! against that sample use the test in force (paired where it is) and count.
 
-use super::{compare, CaseData, CaseKey, Options, Sample, Severity};
+use super::{compare, CaseData, CaseKey, Options, Sample, Severity, Test};
 use crate::candidates::native::DEFAULT;
 use crate::stats::{correction, describe};
 use serde::{Deserialize, Serialize};
@@ -34,6 +36,11 @@ pub struct Finding {
     pub ratio: f64,
     pub p_value: f64,
     pub severity: Severity,
+    /// Whether both sizes were measured in the same rounds
+    /// (`--universal shared`): only then does the finding count for
+    /// `--fail-on`.
+    #[serde(default)]
+    pub shared_rounds: bool,
 }
 
 /// Both guidelines' findings.
@@ -46,19 +53,23 @@ pub struct Guidelines {
 }
 
 impl Guidelines {
-    pub fn worst(&self) -> Severity {
+    /// The worst severity of the findings from shared rounds: those of
+    /// sizes measured apart may be a drift of the machine between them.
+    pub fn worst_shared(&self) -> Severity {
         self.monotony
             .iter()
             .chain(&self.split_robustness)
+            .filter(|f| f.shared_rounds)
             .map(|f| f.severity)
             .max()
             .unwrap_or(Severity::Ok)
     }
 }
 
-/// The series of `default` over sizes, per (collective, datatype, op, root).
-fn series(cases: &[CaseData]) -> Vec<Vec<(&CaseKey, &Sample)>> {
-    let mut groups: Vec<Vec<(&CaseKey, &Sample)>> = Vec::new();
+/// The series of cases with a measured `default` over sizes, per
+/// (collective, datatype, op, root), smallest size first.
+fn series(cases: &[CaseData]) -> Vec<Vec<(&CaseData, &Sample)>> {
+    let mut groups: Vec<Vec<(&CaseData, &Sample)>> = Vec::new();
     for case in cases {
         let Some(default) = case.samples.iter().find(|s| {
             s.name == DEFAULT
@@ -67,20 +78,17 @@ fn series(cases: &[CaseData]) -> Vec<Vec<(&CaseKey, &Sample)>> {
         }) else {
             continue;
         };
-        let same = |k: &CaseKey| {
-            k.collective == case.key.collective
-                && k.datatype == case.key.datatype
-                && k.op == case.key.op
-                && k.root == case.key.root
-        };
-        match groups.iter_mut().find(|g| same(g[0].0)) {
-            Some(group) => group.push((&case.key, default)),
-            None => groups.push(vec![(&case.key, default)]),
+        match groups
+            .iter_mut()
+            .find(|g| g[0].0.key.same_series(&case.key))
+        {
+            Some(group) => group.push((case, default)),
+            None => groups.push(vec![(case, default)]),
         }
     }
     for group in &mut groups {
-        group.sort_by_key(|(k, _)| k.size_bytes);
-        group.dedup_by_key(|(k, _)| k.size_bytes);
+        group.sort_by_key(|(c, _)| c.key.size_bytes);
+        group.dedup_by_key(|(c, _)| c.key.size_bytes);
     }
     groups
 }
@@ -92,16 +100,33 @@ fn scaled(sample: &Sample, factor: f64) -> Sample {
     }
 }
 
+/// What to compare `large` with at `size_bytes`: `default`'s sample at that
+/// size from `large`'s own rounds when it was measured there (with the test
+/// in force, paired where it is), else `apart`, the sample of its own case
+/// (with an unpaired test); and whether the rounds were shared.
+fn smaller_sample<'a>(
+    large: &'a CaseData,
+    size_bytes: u64,
+    apart: &'a Sample,
+    options: &Options,
+) -> (&'a Sample, Test, bool) {
+    match &large.smaller {
+        Some(shared) if shared.size_bytes == size_bytes && !shared.sample.seconds.is_empty() => {
+            (&shared.sample, options.test, true)
+        }
+        _ => (apart, options.test.unpaired(), false),
+    }
+}
+
 /// Checks both guidelines on every series.
 pub fn check(cases: &[CaseData], options: &Options) -> Guidelines {
     let mut guidelines = Guidelines::default();
-    // Different sizes are measured at different times, so no pairing by
-    // round: the unpaired per-round test where a paired one is in force.
-    let test = options.test.unpaired();
     for group in series(cases) {
         let first = guidelines.monotony.len();
         for pair in group.windows(2) {
-            let ((small_key, small), (large_key, large)) = (pair[0], pair[1]);
+            let ((small_case, small), (large_case, large)) = (pair[0], pair[1]);
+            let (small, test, shared_rounds) =
+                smaller_sample(large_case, small_case.key.size_bytes, small, options);
             let (small_median, large_median) = (
                 describe::median(&small.seconds),
                 describe::median(&large.seconds),
@@ -110,18 +135,15 @@ pub fn check(cases: &[CaseData], options: &Options) -> Guidelines {
             let p_value = compare(small, large, test).p_value;
             let ratio = small_median / large_median;
             guidelines.monotony.push(Finding {
-                key: (*large_key).clone(),
-                other_size_bytes: small_key.size_bytes,
+                key: large_case.key.clone(),
+                other_size_bytes: small_case.key.size_bytes,
                 k: None,
                 median_s: large_median,
                 bound_s: small_median,
                 ratio,
                 p_value,
-                severity: if p_value < options.alpha {
-                    Severity::of_slowdown(ratio)
-                } else {
-                    Severity::Ok
-                },
+                severity: Severity::Ok,
+                shared_rounds,
             });
         }
         // Holm within the series' monotony pairs.
@@ -138,24 +160,27 @@ pub fn check(cases: &[CaseData], options: &Options) -> Guidelines {
         // Bonferroni over the series' split comparisons: the search stops
         // at the first violation, so not every p-value is known.
         let comparisons = (group.len() * group.len().saturating_sub(1) / 2).max(1);
-        for (j, &(large_key, large)) in group.iter().enumerate() {
+        for (j, &(large_case, large)) in group.iter().enumerate() {
             let large_median = describe::median(&large.seconds);
             // The largest smaller size that violates, searched from the largest down.
-            let violation = group[..j].iter().rev().find_map(|&(small_key, small)| {
-                let k = large_key.size_bytes.div_ceil(small_key.size_bytes);
+            let violation = group[..j].iter().rev().find_map(|&(small_case, small)| {
+                let size = small_case.key.size_bytes;
+                let (small, test, shared_rounds) = smaller_sample(large_case, size, small, options);
+                let k = large_case.key.size_bytes.div_ceil(size.max(1));
                 let bound = scaled(small, k as f64 * SPLIT_TOLERANCE);
                 let bound_median = describe::median(&bound.seconds);
                 let ratio = large_median / bound_median;
                 let p_value = (compare(large, &bound, test).p_value * comparisons as f64).min(1.0);
                 (ratio > 1.0 && p_value < options.alpha).then(|| Finding {
-                    key: large_key.clone(),
-                    other_size_bytes: small_key.size_bytes,
+                    key: large_case.key.clone(),
+                    other_size_bytes: size,
                     k: Some(k),
                     median_s: large_median,
                     bound_s: bound_median,
                     ratio,
                     p_value,
                     severity: Severity::of_slowdown(ratio),
+                    shared_rounds,
                 })
             });
             guidelines.split_robustness.extend(violation);
@@ -188,6 +213,7 @@ mod tests {
                 seconds,
                 invalid_rounds: Vec::new(),
             }],
+            smaller: None,
         }
     }
 
@@ -249,5 +275,39 @@ mod tests {
             check(&tolerant, &options()).split_robustness.is_empty(),
             "within 5 %"
         );
+    }
+
+    /// `case` with its 40 observations in 10 rounds.
+    fn in_rounds(size: u64, seconds: Vec<f64>) -> CaseData {
+        let mut c = case(size, seconds);
+        c.samples[0].rounds = (0..40).map(|i| i / 4).collect();
+        c
+    }
+
+    #[test]
+    fn a_smaller_size_from_shared_rounds_is_compared_in_pairs_and_counts() {
+        // Apart, 16 B looks faster than 8 B; in 16 B's own rounds 8 B is
+        // faster still: a drift between the cases, not a violation.
+        let mut large = in_rounds(16, around(5e-6));
+        large.smaller = Some(crate::case::Smaller {
+            size_bytes: 8,
+            sample: in_rounds(8, around(4e-6)).samples.remove(0),
+        });
+        let options = Options {
+            test: Test::Paired,
+            ..options()
+        };
+        let small = in_rounds(8, around(10e-6));
+        let apart = check(&[small.clone(), in_rounds(16, around(5e-6))], &options);
+        assert!(!apart.monotony[0].shared_rounds);
+        assert_ne!(apart.monotony[0].severity, Severity::Ok);
+        assert_eq!(apart.worst_shared(), Severity::Ok, "apart never gates");
+        let shared = check(&[small.clone(), large.clone()], &options);
+        assert!(shared.monotony[0].shared_rounds);
+        assert_eq!(shared.monotony[0].severity, Severity::Ok);
+        // A shared violation gates.
+        large.smaller.as_mut().unwrap().sample.seconds = around(10e-6);
+        let violated = check(&[small, large], &options);
+        assert_eq!(violated.worst_shared(), Severity::MediumHigh);
     }
 }

@@ -354,14 +354,15 @@ impl Results {
         decisions.results(meta, complete, options)
     }
 
-    /// The worst severity of any check. The universal guidelines do not
-    /// count: they compare sizes measured at different times.
+    /// The worst severity of any check, and of the universal guidelines
+    /// where they compared sizes measured in shared rounds.
     pub fn worst(&self) -> Severity {
         self.checks
             .iter()
             .map(|c| c.severity)
             .max()
             .unwrap_or(Severity::Ok)
+            .max(self.guidelines.worst_shared())
     }
 }
 
@@ -388,6 +389,7 @@ impl Decisions {
                 .filter(|s| s.name == DEFAULT)
                 .cloned()
                 .collect(),
+            smaller: case.smaller.clone(),
         });
     }
 
@@ -732,6 +734,7 @@ mod tests {
                 sample(DEFAULT, default, 10),
                 sample("other", competitor, 10),
             ],
+            smaller: None,
         }
     }
 

@@ -235,6 +235,7 @@ mod tests {
                     sample(&mut rng, DEFAULT, 12e-6, round_sigma, delayed),
                     sample(&mut rng, "competitor", 10e-6, round_sigma, delayed),
                 ],
+                smaller: None,
             })
             .collect()
     }

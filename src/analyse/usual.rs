@@ -124,6 +124,7 @@ mod tests {
         CaseData {
             key: CaseKey::allreduce_bytes(8),
             samples,
+            smaller: None,
         }
     }
 

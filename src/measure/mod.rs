@@ -14,7 +14,7 @@ use observe::{assemble, observe_until, Pace};
 use verify::{agree_on_failure, Check};
 
 use crate::candidates::{self, Call, NotApplicable, Setup, Tuning};
-use crate::case::{CaseData, CaseKey, Outcome, Sample};
+use crate::case::{CaseData, CaseKey, Outcome, Sample, Smaller};
 use crate::collective::Shape;
 use crate::element::Element;
 use crate::meta::Meta;
@@ -123,6 +123,9 @@ struct Entry<T> {
     call: Option<Call<T>>,
     pace: Pace,
     sample: Sample,
+    /// The size of the library's call at a smaller size ([`Smaller`]):
+    /// timed with the others, verified in its own case.
+    smaller: Option<u64>,
 }
 
 impl<T> Entry<T> {
@@ -131,12 +134,10 @@ impl<T> Entry<T> {
             call,
             pace: Pace::default(),
             sample: Sample {
-                name: name.to_string(),
                 outcome,
-                seconds: Vec::new(),
-                rounds: Vec::new(),
-                invalid_rounds: Vec::new(),
+                ..Sample::measured(name)
             },
+            smaller: None,
         }
     }
 }
@@ -172,6 +173,16 @@ impl<T: Element> Prepared<T> {
                 .iter()
                 .map(|(name, why)| Entry::new(name, None, Outcome::Skipped(why.clone()))),
         );
+        if let Some((size_bytes, count)) = case.smaller.filter(|_| !case.candidates.is_empty()) {
+            entries.push(Entry {
+                smaller: Some(size_bytes),
+                ..Entry::new(
+                    &Smaller::name(size_bytes),
+                    Some(smaller_call(ctx, case, count)),
+                    Outcome::Measured,
+                )
+            });
+        }
         // A case whose buffers exceed --max-memory has no candidates left.
         let (send_len, recv_len) = match case.candidates.is_empty() {
             true => (0, 0),
@@ -217,6 +228,9 @@ impl<T: Element> Prepared<T> {
                 (op, Check::new(&self.shape, inputs))
             });
         for e in 0..self.entries.len() {
+            if self.entries[e].smaller.is_some() {
+                continue;
+            }
             let Some(mut call) = self.entries[e].call.take() else {
                 continue;
             };
@@ -337,11 +351,30 @@ impl<T: Element> Prepared<T> {
     }
 
     fn finish(self, case: &Case) -> CaseData {
+        let (smaller, entries): (Vec<_>, Vec<_>) =
+            self.entries.into_iter().partition(|e| e.smaller.is_some());
         CaseData {
             key: case.key.clone(),
-            samples: self.entries.into_iter().map(|e| e.sample).collect(),
+            samples: entries.into_iter().map(|e| e.sample).collect(),
+            smaller: smaller.into_iter().next().and_then(|e| {
+                let size_bytes = e.smaller?;
+                Some(Smaller {
+                    size_bytes,
+                    sample: e.sample,
+                })
+            }),
         }
     }
+}
+
+/// The library's call with `count` elements, on the first elements of the
+/// case's buffers (which are at least as long).
+fn smaller_call<T: Element>(ctx: &Context, case: &Case, count: usize) -> Call<T> {
+    let key = &case.key;
+    let shape = Shape::new(key.collective, ctx.size(), ctx.rank(), key.root, count);
+    let (send_len, recv_len) = (shape.send_len(), shape.recv_len());
+    let mut call = candidates::native::prepare::<T>(&setup(ctx, case, &shape, key.op));
+    Box::new(move |send, recv| call(&send[..send_len], &mut recv[..recv_len]))
 }
 
 /// What candidates of a case are prepared with, for operator `op`.

@@ -8,7 +8,7 @@ use crate::collective::Collective;
 use crate::config::{Config, InputError};
 use crate::element::{Datatype, Op};
 use crate::meta::Meta;
-use crate::settings::Settings;
+use crate::settings::{Settings, UniversalMode};
 use crate::stats::power;
 use std::time::Duration;
 
@@ -24,6 +24,9 @@ pub struct Case {
     pub skipped: Vec<(String, String)>,
     /// Blocks of the n-block circulant broadcast, if set.
     pub blocks: Option<usize>,
+    /// With `--universal shared`: the next smaller size of the series
+    /// (bytes, count), whose library call runs in this case's rounds too.
+    pub smaller: Option<(u64, usize)>,
 }
 
 /// Everything a run will do.
@@ -55,6 +58,7 @@ impl Plan {
         meta.seed = s.seed;
         meta.sync = format!("{:?}", s.sync).to_lowercase();
         meta.cache = format!("{:?}", s.cache).to_lowercase();
+        meta.universal = format!("{:?}", s.universal).to_lowercase();
         meta.plan_s = self.expected().as_secs_f64();
     }
 }
@@ -181,6 +185,23 @@ pub fn from_config(config: &Config, settings: Settings, world: &World) -> Result
             ));
         }
     }
+    if settings.universal == UniversalMode::Shared {
+        let smaller: Vec<Option<(u64, usize)>> = cases
+            .iter()
+            .map(|case| {
+                cases
+                    .iter()
+                    .filter(|c| {
+                        c.key.same_series(&case.key) && c.key.size_bytes < case.key.size_bytes
+                    })
+                    .max_by_key(|c| c.key.size_bytes)
+                    .map(|c| (c.key.size_bytes, c.key.count))
+            })
+            .collect();
+        for (case, smaller) in cases.iter_mut().zip(smaller) {
+            case.smaller = smaller;
+        }
+    }
     Ok(Plan { settings, cases })
 }
 
@@ -240,6 +261,7 @@ pub fn case(
         candidates,
         skipped,
         blocks,
+        smaller: None,
     }
 }
 

@@ -7,7 +7,7 @@ use crate::candidates::{self, native::DEFAULT, Family};
 use crate::collective::Collective;
 use crate::config::{self, Config};
 use crate::element::{Datatype, Op};
-use crate::settings::{CacheState, Settings, SyncMode};
+use crate::settings::{CacheState, Settings, SyncMode, UniversalMode};
 use std::time::Duration;
 
 /// What the user asked to verify (empty lists select everything).
@@ -36,6 +36,7 @@ pub fn plan(config: Option<&Config>, selection: &Selection, world: &World) -> Re
         cache: CacheState::Warm,
         resync_s: 0.0,
         drift_s: 0.0,
+        universal: UniversalMode::Apart,
     };
     let mut plan = match config {
         Some(config) => {

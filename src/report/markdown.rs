@@ -434,9 +434,12 @@ fn universal_guidelines(results: &Results) -> String {
     use Align::{Left, Right};
     out += &table(
         &details::FINDING_COLUMNS,
-        &[Left, Left, Right, Right, Right, Right, Right, Right, Left],
+        &[
+            Left, Left, Right, Right, Left, Right, Right, Right, Right, Left,
+        ],
         &rows,
     );
+    out += &format!("\n{}\n", details::FINDING_ROUNDS);
     out
 }
 
@@ -586,7 +589,7 @@ mod tests {
             "### Violations",
             "worst **very-high** (1 hold, 0 inconclusive, 1 unmeasured), ❌ 1 regression(s) against the baseline\n",
             "### Universal guidelines (PGMPI)",
-            "| monotony | allreduce | 8192 | 8 B | 5.00 µs | 10.00 µs | 2.000 | 1.00e-4 | 🟠 **medium-high** |",
+            "| monotony | allreduce | 8192 | 8 B | apart | 5.00 µs | 10.00 µs | 2.000 | 1.00e-4 | 🟠 **medium-high** |",
             "### Baseline\n\nCompared with `main/results.json`: 1 cases, tolerance 5.0 %.",
             "| MPI_Bcast, 8 B (8 × byte), root 2 | 300.00 µs | 600.00 µs | 2.000 | 1.00e-5 |",
             "Only in the baseline: MPI_Gather, 8 B per process (8 × byte), root 0",

@@ -469,17 +469,22 @@ pub enum Universal {
 }
 
 /// The columns of a universal-guideline finding (see [`finding_row`]).
-pub const FINDING_COLUMNS: [&str; 9] = [
+pub const FINDING_COLUMNS: [&str; 10] = [
     "guideline",
     "collective",
     "size [B]",
     "compared with",
+    "rounds",
     "default",
     "bound",
     "ratio",
     "p-value",
     "severity",
 ];
+
+/// What the `rounds` column of the universal guidelines means.
+pub const FINDING_ROUNDS: &str = "rounds: shared = both sizes timed in the same rounds \
+     (counts for --fail-on); apart = from cases measured at different times (reported only)";
 
 /// The universal guidelines' violations (monotony with a severity, every
 /// split-robustness finding), and how many pairs of sizes monotony compared.
@@ -500,14 +505,18 @@ pub fn universal_findings(results: &Results) -> (usize, Vec<(Universal, &Finding
 }
 
 /// One finding's cells after the guideline's name, up to the severity:
-/// collective, size, compared with, default, bound, ratio, p-value.
-pub fn finding_row(f: &Finding) -> [String; 7] {
+/// collective, size, compared with, rounds, default, bound, ratio, p-value.
+pub fn finding_row(f: &Finding) -> [String; 8] {
     [
         f.key.collective.name().to_string(),
         f.key.size_bytes.to_string(),
         match f.k {
             Some(k) => format!("{k} × {} B", f.other_size_bytes),
             None => format!("{} B", f.other_size_bytes),
+        },
+        match f.shared_rounds {
+            true => "shared".to_string(),
+            false => "apart".to_string(),
         },
         seconds(f.median_s),
         seconds(f.bound_s),

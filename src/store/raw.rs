@@ -4,7 +4,7 @@
 
 use crate::analyse::Results;
 use crate::candidates::native::DEFAULT;
-use crate::case::{CaseData, CaseKey, Outcome, Sample};
+use crate::case::{CaseData, CaseKey, Outcome, Sample, Smaller};
 use crate::collective::Collective;
 use crate::element::{Datatype, Op};
 use serde::{Deserialize, Serialize};
@@ -62,7 +62,11 @@ pub fn append(dir: &Path, case: &CaseData) -> std::io::Result<()> {
         .has_headers(empty)
         .from_writer(file);
     let k = &case.key;
-    for sample in &case.samples {
+    for sample in case
+        .samples
+        .iter()
+        .chain(case.smaller.as_ref().map(|s| &s.sample))
+    {
         let valid = sample.rounds.iter().zip(sample.seconds.iter().map(Some));
         let invalid = sample.invalid_rounds.iter().zip(std::iter::repeat(None));
         for (&round, seconds) in valid.chain(invalid) {
@@ -101,6 +105,7 @@ pub fn cases(rows: &[RawRow], previous: Option<&Results>) -> Result<Vec<CaseData
         .map(|v| CaseData {
             key: v.key.clone(),
             samples: Vec::new(),
+            smaller: None,
         })
         .collect();
     for (i, row) in rows.iter().enumerate() {
@@ -124,22 +129,26 @@ pub fn cases(rows: &[RawRow], previous: Option<&Results>) -> Result<Vec<CaseData
                 cases.push(CaseData {
                     key,
                     samples: Vec::new(),
+                    smaller: None,
                 });
                 cases.last_mut().expect("just pushed")
             }
         };
-        let sample = match case.samples.iter().position(|s| s.name == row.candidate) {
-            Some(s) => &mut case.samples[s],
-            None => {
-                case.samples.push(Sample {
-                    name: row.candidate.clone(),
-                    outcome: Outcome::Measured,
-                    seconds: Vec::new(),
-                    rounds: Vec::new(),
-                    invalid_rounds: Vec::new(),
+        let sample = match Smaller::size_of(&row.candidate) {
+            Some(size_bytes) => {
+                let smaller = case.smaller.get_or_insert_with(|| Smaller {
+                    size_bytes,
+                    sample: Sample::measured(&row.candidate),
                 });
-                case.samples.last_mut().expect("just pushed")
+                &mut smaller.sample
             }
+            None => match case.samples.iter().position(|s| s.name == row.candidate) {
+                Some(s) => &mut case.samples[s],
+                None => {
+                    case.samples.push(Sample::measured(&row.candidate));
+                    case.samples.last_mut().expect("just pushed")
+                }
+            },
         };
         match seconds {
             Some(seconds) => {

@@ -102,7 +102,7 @@ pub fn render_guidelines(results: &Results) -> String {
         row.push(Cell::new(f.severity.label()));
         table.add_row(row);
     }
-    format!("\nUniversal guidelines (PGMPI) violated by default\n{table}\n")
+    format!("\nUniversal guidelines (PGMPI) violated by default\n{table}\n{FINDING_ROUNDS}\n")
 }
 
 /// The comparison with the baseline run: regressions, and the cases only
@@ -194,6 +194,7 @@ mod tests {
         CaseData {
             key: CaseKey::allreduce_bytes(size_bytes),
             samples,
+            smaller: None,
         }
     }
 
