@@ -37,9 +37,14 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// Candidate measurements in the plan.
+    /// Candidate measurements in the plan (with the library's call at a
+    /// smaller size, where a case times it too).
     pub fn measurements(&self) -> usize {
-        self.cases.iter().map(|c| c.candidates.len()).sum()
+        let smaller = |c: &Case| usize::from(c.smaller.is_some() && !c.candidates.is_empty());
+        self.cases
+            .iter()
+            .map(|c| c.candidates.len() + smaller(c))
+            .sum()
     }
 
     /// How long measuring takes: every candidate of every case for the budget.
