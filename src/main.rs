@@ -44,6 +44,8 @@ fn main() {
         Command::List => commands::list::list(leader),
         Command::Analyze(args) if leader => commands::analyze::analyze(&args),
         Command::Analyze(_) => Exit::Pass,
+        Command::Compare(args) if leader => commands::compare::compare(&args),
+        Command::Compare(_) => Exit::Pass,
         command => with_mpi(command),
     };
     std::process::exit(exit.code());
@@ -71,7 +73,9 @@ fn with_mpi(command: Command) -> Exit {
             },
         },
         Command::Clocks(args) => commands::clocks::clocks(&comm, &args),
-        Command::List | Command::Analyze(_) => unreachable!("offline commands"),
+        Command::List | Command::Analyze(_) | Command::Compare(_) => {
+            unreachable!("offline commands")
+        }
     };
     drop(comm);
     drop(universe);

@@ -3,6 +3,7 @@
 
 pub mod analyze;
 pub mod clocks;
+pub mod compare;
 pub mod list;
 pub mod run;
 pub mod verify;
@@ -117,17 +118,21 @@ fn options(a: &AnalysisArgs, report: &ReportArgs, meta: &Meta) -> Options {
 
 /// How the report is shown: colour only for a person at a terminal.
 fn view(args: &ReportArgs) -> View {
-    let color = match args.color {
+    View {
+        format: args.format,
+        details: args.details,
+        color: colour(args.color),
+    }
+}
+
+/// Whether to colour standard output: `auto` only for a person at a terminal.
+fn colour(choice: ColorChoice) -> bool {
+    match choice {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
         ColorChoice::Auto => {
             std::env::var_os("NO_COLOR").is_none() && report::interactive(&std::io::stdout())
         }
-    };
-    View {
-        format: args.format,
-        details: args.details,
-        color,
     }
 }
 

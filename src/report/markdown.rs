@@ -177,7 +177,7 @@ fn meta_table(results: &Results) -> String {
 }
 
 /// A severity as a cell: an emoji for scanning, bold for violations.
-fn mark_cell(mark: Mark) -> String {
+pub(crate) fn mark_cell(mark: Mark) -> String {
     match mark {
         Mark::Blank => String::new(),
         Mark::Unmeasured => "⚪ n/a".into(),
@@ -494,7 +494,7 @@ fn baseline(results: &Results) -> String {
 
 /// How a column's cells line up.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Align {
+pub(crate) enum Align {
     Left,
     Right,
     Center,
@@ -512,7 +512,7 @@ impl Align {
 }
 
 /// A GFM table; the header is escaped, the cells must be already.
-fn table(header: &[&str], align: &[Align], rows: &[Vec<String>]) -> String {
+pub(crate) fn table(header: &[&str], align: &[Align], rows: &[Vec<String>]) -> String {
     let line = |cells: Vec<String>| format!("| {} |\n", cells.join(" | "));
     let mut out = line(header.iter().map(|h| text(h)).collect());
     out += &line(
@@ -532,7 +532,7 @@ fn table(header: &[&str], align: &[Align], rows: &[Vec<String>]) -> String {
 }
 
 /// Text safe in a table cell: no HTML, no emphasis, no cell breaks, one line.
-fn text(s: &str) -> String {
+pub(crate) fn text(s: &str) -> String {
     let mut escaped = String::with_capacity(s.len());
     for c in s.chars() {
         // Not `_`: GFM ignores it inside words, and `MPI_Bcast` stays readable.

@@ -3,6 +3,7 @@
 //! The only stage that prints; it decides no exit status and writes no file
 //! (`store` writes what these modules render).
 
+pub mod compare;
 pub mod csv;
 #[cfg(test)]
 mod fixture;

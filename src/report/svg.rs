@@ -51,27 +51,27 @@ fn unique_stem(check: &Verdict, used: &mut HashSet<String>) -> String {
     stem
 }
 
-const FONT: f64 = 13.0;
-const MARGIN: f64 = 16.0;
+pub(crate) const FONT: f64 = 13.0;
+pub(crate) const MARGIN: f64 = 16.0;
 
 /// Width of `s` in pixels at `size`: an estimate, as nothing measures fonts here.
-fn text_width(s: &str, size: f64) -> f64 {
+pub(crate) fn text_width(s: &str, size: f64) -> f64 {
     s.chars().count() as f64 * size * 0.6
 }
 
 /// An SVG document under construction.
-struct Svg {
+pub(crate) struct Svg {
     body: String,
 }
 
 impl Svg {
-    fn new() -> Svg {
+    pub(crate) fn new() -> Svg {
         Svg {
             body: String::new(),
         }
     }
 
-    fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, fill: &str) {
+    pub(crate) fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, fill: &str) {
         let _ = writeln!(
             self.body,
             r#"<rect x="{x:.1}" y="{y:.1}" width="{:.1}" height="{h:.1}" fill="{fill}"/>"#,
@@ -107,7 +107,7 @@ impl Svg {
 
     /// Text whose baseline sits a third of the font size under `y`, so that
     /// `y` is its visual middle. `anchor`: start, middle or end.
-    fn text(&mut self, x: f64, y: f64, anchor: &str, style: TextStyle, content: &str) {
+    pub(crate) fn text(&mut self, x: f64, y: f64, anchor: &str, style: TextStyle, content: &str) {
         let TextStyle { size, bold, fill } = style;
         let weight = if bold { r#" font-weight="bold""# } else { "" };
         let _ = writeln!(
@@ -118,7 +118,7 @@ impl Svg {
         );
     }
 
-    fn finish(self, width: f64, height: f64, title: &str) -> String {
+    pub(crate) fn finish(self, width: f64, height: f64, title: &str) -> String {
         format!(
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
              <svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width:.0}\" height=\"{height:.0}\" \
@@ -131,28 +131,28 @@ impl Svg {
 }
 
 #[derive(Clone, Copy)]
-struct TextStyle {
-    size: f64,
-    bold: bool,
-    fill: &'static str,
+pub(crate) struct TextStyle {
+    pub(crate) size: f64,
+    pub(crate) bold: bool,
+    pub(crate) fill: &'static str,
 }
 
-const PLAIN: TextStyle = TextStyle {
+pub(crate) const PLAIN: TextStyle = TextStyle {
     size: FONT,
     bold: false,
     fill: "#212121",
 };
-const BOLD: TextStyle = TextStyle {
+pub(crate) const BOLD: TextStyle = TextStyle {
     size: FONT,
     bold: true,
     fill: "#212121",
 };
-const TITLE: TextStyle = TextStyle {
+pub(crate) const TITLE: TextStyle = TextStyle {
     size: 16.0,
     bold: true,
     fill: "#212121",
 };
-const SMALL: TextStyle = TextStyle {
+pub(crate) const SMALL: TextStyle = TextStyle {
     size: 11.0,
     bold: false,
     fill: "#616161",
@@ -160,7 +160,7 @@ const SMALL: TextStyle = TextStyle {
 
 /// XML text and attribute content: markup escaped, and the control
 /// characters XML forbids dropped.
-fn escape(s: &str) -> String {
+pub(crate) fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -178,7 +178,7 @@ fn escape(s: &str) -> String {
 }
 
 /// Fill and text colour of a grid mark: green to dark red as severity grows.
-fn colours(mark: Mark) -> (&'static str, &'static str) {
+pub(crate) fn colours(mark: Mark) -> (&'static str, &'static str) {
     match mark {
         Mark::Blank => ("#fafafa", "#212121"),
         Mark::Unmeasured => ("#e0e0e0", "#616161"),

@@ -8,6 +8,7 @@ pub mod results;
 use crate::analyse::Results;
 use crate::case::CaseData;
 use crate::report;
+use crate::report::compare::Comparison;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -42,6 +43,30 @@ pub fn load_baseline(path: &Path) -> Result<Vec<CaseData>, String> {
     load(&dir)
         .map(|saved| saved.cases)
         .map_err(|e| format!("--baseline: {e}"))
+}
+
+/// The `results.json` of the run at `path` (its directory or the file itself).
+pub fn load_results(path: &Path) -> Result<Results, String> {
+    if !path.exists() {
+        return Err(format!("{}: no such run directory", path.display()));
+    }
+    let file = match path.is_dir() {
+        true => path.join("results.json"),
+        false => path.to_path_buf(),
+    };
+    results::read(&file).map_err(|e| format!("{}: {e}", file.display()))
+}
+
+/// Writes a comparison of runs into `dir`: `compare.md` and `compare.svg`.
+pub fn write_comparison(dir: &Path, comparison: &Comparison) -> Result<(), WriteError> {
+    std::fs::create_dir_all(dir).map_err(|error| WriteError {
+        path: dir.to_path_buf(),
+        error,
+    })?;
+    let markdown = report::compare::markdown::render(comparison);
+    write_atomically(dir, "compare.md", markdown.as_bytes())?;
+    let svg = report::compare::svg::render(comparison);
+    write_atomically(dir, "compare.svg", svg.as_bytes())
 }
 
 /// Creates the output directory with an empty `raw.csv`.

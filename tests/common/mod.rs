@@ -74,6 +74,56 @@ pub fn is_open_mpi() -> bool {
     })
 }
 
+/// The launcher's MPI library and version: `Open MPI 4.1.4`, `MPICH 4.0.2`
+/// (from `mpirun --version`; the launcher comes with the library).
+pub fn library() -> String {
+    static LIBRARY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    LIBRARY
+        .get_or_init(|| {
+            let out = Command::new(mpirun()).arg("--version").output();
+            let text = out.map(|o| String::from_utf8_lossy(&o.stdout).into_owned());
+            let text = text.unwrap_or_default();
+            if is_open_mpi() {
+                // `mpirun (Open MPI) 5.0.11`, `mpirun.openmpi (OpenRTE) 4.1.4`.
+                let first = text.lines().next().unwrap_or("");
+                format!(
+                    "Open MPI {}",
+                    first.split_whitespace().last().unwrap_or("?")
+                )
+            } else {
+                // Hydra: `HYDRA build details:` then `    Version:   4.0.2`.
+                let version = text
+                    .lines()
+                    .find_map(|l| l.trim().strip_prefix("Version:"))
+                    .map_or("?", str::trim);
+                format!("MPICH {version}")
+            }
+        })
+        .clone()
+}
+
+/// A bug of the library under test that makes its own collectives wrong
+/// for `datatype` and `op`, which pgcheck must then report.
+pub fn known_library_bug(datatype: &str, op: &str) -> Option<&'static str> {
+    // MPICH 4.0.2 reduces unsigned integers as signed ones on its yaksa
+    // path (pmodels/mpich#6083, fixed by #6085 after 4.0.2): MPI_MAX over
+    // uint8 244 and 79 gives 79. A C program calling MPI_Allreduce alone
+    // shows the same here; MPICH 5.0.2 is right.
+    (library() == "MPICH 4.0.2" && datatype == "byte" && matches!(op, "max" | "min"))
+        .then_some("MPICH 4.0.2 reduces unsigned integers as signed (pmodels/mpich#6083)")
+}
+
+/// The collectives that reduce: a library whose reductions are wrong
+/// makes these, and only these, fail.
+pub const REDUCTIONS: [&str; 6] = [
+    "allreduce",
+    "reduce",
+    "reduce_scatter",
+    "reduce_scatter_block",
+    "scan",
+    "exscan",
+];
+
 /// A launch of `pgcheck` on `np` processes.
 pub struct Launch {
     command: Command,
@@ -92,8 +142,12 @@ impl Launch {
             // to create the shared session directory /tmp/ompi.HOST.UID
             // ("mkdir: File exists", orte_init fails): each launch gets a
             // session root of its own.
+            // Open MPI 5's launcher (PRRTE) reads its own variable.
             session = Some(session_root());
-            command.env("OMPI_MCA_orte_tmpdir_base", session.as_ref().unwrap());
+            let root = session.as_ref().unwrap();
+            command
+                .env("OMPI_MCA_orte_tmpdir_base", root)
+                .env("PRTE_MCA_prte_tmpdir_base", root);
         }
         command
             .args(["-np", &np.to_string()])
@@ -203,6 +257,47 @@ pub fn input(dir: &Path, name: &str, yaml: &str) -> String {
     let path = dir.join(name);
     std::fs::write(&path, yaml).unwrap();
     path.to_string_lossy().into_owned()
+}
+
+/// Runs `pgcheck verify ARGS --datatype DATATYPE --op OP` and asserts that
+/// every candidate passed; where the library has a known bug for that
+/// datatype and operator (`known_library_bug`), asserts instead that
+/// pgcheck reports it: status 3, the library's own collective wrong, and
+/// no candidate failing but of a reduction whose library call failed too.
+pub fn assert_verifies_elements(np: usize, args: &[&str], datatype: &str, op: &str) -> Outcome {
+    let mut all = args.to_vec();
+    all.extend(["--datatype", datatype, "--op", op]);
+    let Some(bug) = known_library_bug(datatype, op) else {
+        return assert_verifies(np, &all);
+    };
+    let mut verify = vec!["verify"];
+    verify.extend_from_slice(&all);
+    let out = pgcheck(np, &verify);
+    assert_eq!(out.code, Some(3), "{bug}: must be reported\n{}", out.text());
+    // (collective, candidate) of every row marked FAIL.
+    let failed: Vec<(&str, &str)> = out
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with('|'))
+        .filter_map(|l| {
+            let words: Vec<&str> = l.trim_matches('|').split_whitespace().collect();
+            (words.get(2) == Some(&"FAIL")).then(|| (words[0], words[1]))
+        })
+        .collect();
+    assert!(
+        failed.contains(&("allreduce", "default")),
+        "{bug}: the library's MPI_Allreduce must be reported wrong\n{}",
+        out.text()
+    );
+    for (collective, candidate) in &failed {
+        assert!(
+            REDUCTIONS.contains(collective) && failed.contains(&(collective, "default")),
+            "{collective} {candidate} failed, which {bug} does not explain\n{}",
+            out.text()
+        );
+    }
+    out.expect_in_stdout("the library's collective is wrong: MPI_Allreduce", bug);
+    out
 }
 
 /// Runs `pgcheck verify ARGS` and asserts that every candidate passed.

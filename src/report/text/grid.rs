@@ -43,7 +43,7 @@ pub fn render(results: &Results, color: bool) -> String {
 
 /// Green for ok, yellow to orange for the middling severities, red for the
 /// high ones, reversed bold red for very-high.
-fn paint(cell: Cell, mark: Mark) -> Cell {
+pub(crate) fn paint(cell: Cell, mark: Mark) -> Cell {
     match mark {
         Mark::Blank => cell,
         Mark::Unmeasured | Mark::Inconclusive => cell.fg(Color::DarkGrey),

@@ -1,0 +1,38 @@
+//! `pgcheck compare`: runs of the same input (on other libraries or
+//! machines) side by side, without MPI: their results.json → a comparison →
+//! the table, Markdown or SVG, and the files.
+
+use super::{colour, input_error};
+use crate::cli::{CompareArgs, CompareFormat};
+use crate::exit::Exit;
+use crate::report::{self, compare::Comparison};
+use crate::store;
+
+/// Compares the runs of `args.runs`; a run that cannot be read, or runs
+/// without a case in common, are input errors.
+pub fn compare(args: &CompareArgs) -> Exit {
+    let mut runs = Vec::new();
+    for path in &args.runs {
+        match store::load_results(path) {
+            Ok(results) => runs.push((path.display().to_string(), results)),
+            Err(e) => return input_error(true, &e),
+        }
+    }
+    let comparison = match Comparison::of(&runs) {
+        Ok(comparison) => comparison,
+        Err(e) => return input_error(true, &e),
+    };
+    report::show(&match args.format {
+        CompareFormat::Table => report::compare::text::render(&comparison, colour(args.color)),
+        CompareFormat::Markdown => report::compare::markdown::render(&comparison),
+        CompareFormat::Svg => report::compare::svg::render(&comparison),
+    });
+    if let Some(dir) = &args.output {
+        if let Err(e) = store::write_comparison(dir, &comparison) {
+            report::error(&format!("cannot write {e}"));
+            return Exit::Internal;
+        }
+        report::remark(&format!("files in {}\n", dir.display()));
+    }
+    Exit::Pass
+}
