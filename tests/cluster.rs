@@ -24,9 +24,16 @@ fn can_emulate() -> bool {
 }
 
 /// Whether this machine lets us make network namespaces and shape links
-/// (`LINK`); says SKIPPED if not.
+/// (`LINK`), and the library ends its jobs over TCP; says SKIPPED if not.
 fn can_shape_links() -> bool {
     if !can_emulate() {
+        return false;
+    }
+    if !is_open_mpi() {
+        // Seen here: about one launch in eight never ends, a rank spinning
+        // in UCX's TCP progress inside MPI_Finalize while the others wait
+        // in PMI (openucx/ucx#8738).
+        eprintln!("SKIPPED: MPICH 4.0.2 over UCX 1.13 TCP hangs now and then in MPI_Finalize");
         return false;
     }
     let probe = format!("pgcheck-probe-{}", std::process::id());
