@@ -211,7 +211,6 @@ fn processes_of_node(uts: &str) -> Vec<u32> {
         .collect()
 }
 
-
 /// The rate of the shaped-link test and tbf's bucket that ci/cluster gives
 /// it (1 ms of the rate, at least 16 KiB): what may cross a link at once.
 const SLOW_RATE_BITS: f64 = 20e6;
@@ -394,7 +393,10 @@ fn fault_during_a_run(name: &str, fault: Fault, link: &str) {
     let ended = faulted.elapsed();
     let stderr = std::fs::read_to_string(&stderr).unwrap();
     eprintln!("{name}: the job ended {ended:?} after the fault, {status:?}");
-    assert!(!status.success(), "a faulted job fails: {status:?}\n{stderr}");
+    assert!(
+        !status.success(),
+        "a faulted job fails: {status:?}\n{stderr}"
+    );
     while let Some(pid) = job.iter().find(|&&pid| !is_gone(pid)) {
         assert!(
             faulted.elapsed() < ended + Duration::from_secs(10),

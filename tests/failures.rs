@@ -204,7 +204,16 @@ fn in_mount_namespace(script: &str, args: &[&str], pgcheck_args: &[&str]) -> Opt
         eprintln!("SKIPPED: cannot mount a tmpfs in a mount namespace of our own here");
         return None;
     }
-    let mut wrapper = vec!["unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh"];
+    let mut wrapper = vec![
+        "unshare",
+        "-m",
+        "--propagation",
+        "private",
+        "sh",
+        "-c",
+        script,
+        "sh",
+    ];
     wrapper.extend_from_slice(args);
     Some(
         Launch::new(2, pgcheck_args)
@@ -263,8 +272,14 @@ exit $status"#;
     assert!((1..3).contains(&kept), "{kept} cases kept");
     let raw = std::fs::read_to_string(after.join("raw.csv")).unwrap();
     assert!(raw.lines().skip(1).all(|l| l.split(',').count() == 9));
-    assert!(raw.contains("allreduce,8,"), "the first case is kept:\n{raw}");
-    assert!(!after.join("report.md").exists(), "no report of a whole run");
+    assert!(
+        raw.contains("allreduce,8,"),
+        "the first case is kept:\n{raw}"
+    );
+    assert!(
+        !after.join("report.md").exists(),
+        "no report of a whole run"
+    );
 
     // The same directory read-only from the start.
     let (before, again) = (after, dir.join("again"));
