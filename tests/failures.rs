@@ -188,3 +188,120 @@ fn a_full_disk_is_named_and_leaves_no_half_written_file() {
         assert!(!out_dir.join(full).exists(), "no half-written {full}");
     }
 }
+
+/// Runs `script` (sh) in a mount namespace of its own with arguments `args`
+/// and the launch of `pgcheck ARGS` on two ranks after them; None, with a
+/// SKIPPED line, where this machine does not let us mount a tmpfs there.
+fn in_mount_namespace(script: &str, args: &[&str], pgcheck_args: &[&str]) -> Option<Outcome> {
+    let probe = scratch("fail-ro-probe");
+    let mountable = std::process::Command::new("unshare")
+        .args(["-m", "--propagation", "private", "mount", "-t", "tmpfs"])
+        .args(["-o", "ro,size=1m", "pgcheck-probe", probe.to_str().unwrap()])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mountable {
+        eprintln!("SKIPPED: cannot mount a tmpfs in a mount namespace of our own here");
+        return None;
+    }
+    let mut wrapper = vec![
+        "unshare",
+        "-m",
+        "--propagation",
+        "private",
+        "sh",
+        "-c",
+        script,
+        "sh",
+    ];
+    wrapper.extend_from_slice(args);
+    Some(
+        Launch::new(2, pgcheck_args)
+            .under(&wrapper)
+            .timeout(Duration::from_secs(120))
+            .run(),
+    )
+}
+
+/// The output directory's file system turns read-only in the middle of a
+/// run (a small tmpfs, remounted read-only once results.json holds a case):
+/// every later write is refused, the error names the file, the status is 4,
+/// and the files written before stay whole. A run that starts on the
+/// read-only file system stops before measuring, naming the directory, and
+/// leaves a previous run's files as they were.
+#[test]
+fn a_read_only_disk_is_named_and_leaves_the_files_written_before() {
+    let dir = scratch("fail-read-only");
+    let input = input(
+        &dir,
+        "three.yaml",
+        "budget: 500ms\nrounds: 4\nchecks:\n  - collective: allreduce\n    sizes: [8, 64, 512]\n    competitors: [allreduce_as_reduce_bcast]\n",
+    );
+    let (mount, after) = (dir.join("disk"), dir.join("after"));
+    let (mount_s, after_s) = (mount.to_str().unwrap(), after.to_str().unwrap());
+    std::fs::create_dir_all(&mount).unwrap();
+    std::fs::create_dir_all(&after).unwrap();
+    // Mount, run in the background, remount read-only (retried while a file
+    // is open for writing), then copy what the disk holds to `after`.
+    let midway = r#"disk=$1 after=$2; shift 2
+mount -t tmpfs -o size=1m pgcheck-ro "$disk" || exit 97
+"$@" & job=$!
+until grep -q '"collective"' "$disk/results.json" 2>/dev/null; do
+  kill -0 $job 2>/dev/null || break; sleep 0.05
+done
+tries=0
+until mount -o remount,ro "$disk" 2>/dev/null; do
+  tries=$((tries + 1)); [ $tries -lt 500 ] || exit 98; sleep 0.01
+done
+wait $job; status=$?
+cp -a "$disk/." "$after/"
+exit $status"#;
+    let args = ["run", &input, "--output", mount_s, "--allow-powerless"];
+    let Some(out) = in_mount_namespace(midway, &[mount_s, after_s], &args) else {
+        return;
+    };
+    assert_eq!(out.code, Some(4), "{}", out.text());
+    out.expect_in_stderr(
+        &format!("cannot write {}/results.json", mount_s),
+        "the error names the file",
+    );
+    out.expect_in_stderr("Read-only file system", "and says why");
+    let r = results(&after);
+    assert_eq!(r["complete"], false, "the last results.json written");
+    let kept = r["checks"].as_array().unwrap().len();
+    assert!((1..3).contains(&kept), "{kept} cases kept");
+    let raw = std::fs::read_to_string(after.join("raw.csv")).unwrap();
+    assert!(raw.lines().skip(1).all(|l| l.split(',').count() == 9));
+    assert!(
+        raw.contains("allreduce,8,"),
+        "the first case is kept:\n{raw}"
+    );
+    assert!(
+        !after.join("report.md").exists(),
+        "no report of a whole run"
+    );
+
+    // The same directory read-only from the start.
+    let (before, again) = (after, dir.join("again"));
+    std::fs::create_dir_all(&again).unwrap();
+    let from_start = r#"disk=$1 before=$2 after=$3; shift 3
+mount -t tmpfs -o size=1m pgcheck-ro "$disk" && cp -a "$before/." "$disk/" &&
+  mount -o remount,ro "$disk" || exit 97
+"$@"; status=$?
+cp -a "$disk/." "$after/"
+exit $status"#;
+    let dirs = [mount_s, before.to_str().unwrap(), again.to_str().unwrap()];
+    let out = in_mount_namespace(from_start, &dirs, &args).unwrap();
+    assert_eq!(out.code, Some(2), "{}", out.text());
+    out.expect_in_stderr(
+        &format!("output directory {mount_s}: Read-only file system"),
+        "the error names the directory and says why",
+    );
+    for name in ["raw.csv", "results.json"] {
+        assert_eq!(
+            std::fs::read(before.join(name)).unwrap(),
+            std::fs::read(again.join(name)).unwrap(),
+            "{name} as the previous run left it"
+        );
+    }
+}

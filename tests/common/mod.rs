@@ -405,3 +405,28 @@ pub fn untagged(text: &str) -> String {
     plain.push_str(&text[from..]);
     plain
 }
+
+impl Launch {
+    /// Runs the launch under `wrapper` (a program and its first arguments;
+    /// the launcher's command line follows them), e.g. in a namespace of
+    /// its own.
+    pub fn under(self, wrapper: &[&str]) -> Launch {
+        let mut command = Command::new(wrapper[0]);
+        command
+            .args(&wrapper[1..])
+            .arg(self.command.get_program())
+            .args(self.command.get_args());
+        for (key, value) in self.command.get_envs() {
+            match value {
+                Some(value) => command.env(key, value),
+                None => command.env_remove(key),
+            };
+        }
+        command.stdin(Stdio::null());
+        Launch {
+            command,
+            timeout: self.timeout,
+            session: self.session,
+        }
+    }
+}
