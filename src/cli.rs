@@ -235,7 +235,7 @@ pub struct VerifyArgs {
     /// Only these competitors (comma-separated).
     #[arg(long, value_delimiter = ',')]
     pub competitor: Vec<String>,
-    /// Only competitors of these families: mockup, lane, hier, circulant (comma-separated).
+    /// Only competitors of these families: mockup, lane, hier, circulant, library (comma-separated).
     #[arg(long, value_delimiter = ',', value_enum)]
     pub family: Vec<FamilyArg>,
     /// Sizes in bytes (comma-separated) instead of the built-in set.
@@ -264,7 +264,8 @@ value_enum_of!(
     Mockup,
     Lane,
     Hier,
-    Circulant
+    Circulant,
+    Library
 );
 value_enum_of!(DatatypeArg, Datatype, Byte, Int32, Int64, Float32, Float64);
 value_enum_of!(OpArg, Op, Sum, Prod, Min, Max, Band, Bor, Bxor);

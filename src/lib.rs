@@ -13,6 +13,7 @@ pub mod element;
 pub mod exit;
 pub mod measure;
 pub mod meta;
+pub mod mpit;
 pub mod plan;
 pub mod reference;
 pub mod report;

@@ -41,7 +41,10 @@ fn main() {
     let leader = launcher_rank().unwrap_or(0) == 0;
     let exit = match cli.command {
         // Offline commands need no MPI; rank 0 speaks for all.
-        Command::List => commands::list::list(leader),
+        Command::List => {
+            let _tools = discover_library_algorithms();
+            commands::list::list(leader)
+        }
         Command::Analyze(args) if leader => commands::analyze::analyze(&args),
         Command::Analyze(_) => Exit::Pass,
         command => with_mpi(command),
@@ -52,6 +55,7 @@ fn main() {
 /// The commands that run on every rank.
 fn with_mpi(command: Command) -> Exit {
     let universe = mpi::initialize().expect("MPI initialises");
+    let tools = discover_library_algorithms();
     commands::abort_on_panic();
     let comm = Rc::new(universe.world().duplicate());
     let leader = comm.rank() == 0;
@@ -74,6 +78,16 @@ fn with_mpi(command: Command) -> Exit {
         Command::List | Command::Analyze(_) => unreachable!("offline commands"),
     };
     drop(comm);
+    // MPI_T ends before MPI: Open MPI 4.1 crashes in an MPI_T_finalize after MPI_Finalize.
+    drop(tools);
     drop(universe);
     exit
+}
+
+/// Starts the MPI tools interface for the run and registers the library's
+/// own algorithms (family `library`); without MPI_T that family is empty.
+fn discover_library_algorithms() -> Option<pgcheck::mpit::Session> {
+    let session = pgcheck::mpit::Session::start().ok()?;
+    pgcheck::candidates::library::discover(&session);
+    Some(session)
 }
