@@ -123,7 +123,6 @@ impl Session {
             name: text(&name),
             description: text(&description),
             items: (!enumeration.is_null()).then(|| items(enumeration)),
-            bound: bind != ffi::MPI_T_BIND_NO_OBJECT as c_int,
         })
     }
 }
@@ -178,23 +177,16 @@ pub struct Variable {
     pub description: String,
     /// Its enumeration, when it has one.
     pub items: Option<Vec<Item>>,
-    /// Bound to an MPI object (a communicator, …) rather than global.
-    pub bound: bool,
 }
 
 impl Variable {
-    /// A handle on this global, integer-valued variable (as enumerations
-    /// and MPICH's algorithm selectors are).
+    /// A handle on this global (bound to no MPI object), integer-valued
+    /// variable, as enumerations and MPICH's algorithm selectors are.
     pub fn handle(&self, _session: &Session) -> Result<Handle, Error> {
-        if self.bound {
-            return Err(Error {
-                function: "MPI_T_cvar_handle_alloc",
-                code: ffi::MPI_T_ERR_INVALID_HANDLE as i32,
-            });
-        }
         let mut handle: ffi::MPI_T_cvar_handle = std::ptr::null_mut();
         let mut count: c_int = 0;
-        // SAFETY: a global variable takes no object; out-parameters.
+        // SAFETY: a global variable takes no object (a bound one fails
+        // here); out-parameters.
         check("MPI_T_cvar_handle_alloc", unsafe {
             ffi::MPI_T_cvar_handle_alloc(self.index, std::ptr::null_mut(), &mut handle, &mut count)
         })?;

@@ -104,7 +104,7 @@ pub fn algorithms_in(variables: &[Variable]) -> Vec<Algorithm> {
     let mut found = Vec::new();
     for collective in Collective::ALL {
         let name = library.variable(collective);
-        let Some(variable) = variables.iter().find(|v| v.name == name && !v.bound) else {
+        let Some(variable) = variables.iter().find(|v| v.name == name) else {
             continue;
         };
         let items = match (&variable.items, library) {
@@ -239,7 +239,7 @@ pub fn algorithm(name: &str) -> Option<&'static Algorithm> {
 pub fn prepare<T: Element>(name: &str, setup: &Setup) -> Result<Call<T>, NotApplicable> {
     let algorithm = algorithm(name)
         .ok_or_else(|| NotApplicable(format!("{name} is not an algorithm of this library")))?;
-    if let Some(why) = restriction(algorithm, setup.shape.size) {
+    if let Some(why) = restriction(algorithm, &setup.shape) {
         return Err(NotApplicable(why));
     }
     let no = |e: crate::mpit::Error| NotApplicable(format!("{}: {e}", algorithm.variable));
@@ -283,14 +283,24 @@ pub fn prepare<T: Element>(name: &str, setup: &Setup) -> Result<Call<T>, NotAppl
     }
 }
 
-/// Why `algorithm` cannot run on `processes` processes, where the library
-/// answers with an error (fatal under the default error handler) rather
-/// than falling back to another algorithm.
-fn restriction(algorithm: &Algorithm, processes: usize) -> Option<String> {
-    match (algorithm.library, algorithm.item.as_str()) {
-        (Library::OpenMpi, "two_proc") if processes != 2 => Some(format!(
-            "Open MPI's two_proc algorithm runs on 2 processes only, not {processes}"
+/// Why `algorithm` cannot run on `shape`, where the library answers with
+/// an error or a failed assertion (fatal either way) rather than falling
+/// back to another algorithm.
+fn restriction(algorithm: &Algorithm, shape: &crate::collective::Shape) -> Option<String> {
+    let p = shape.size;
+    let uneven = shape.counts.windows(2).any(|w| w[0] != w[1]);
+    match (algorithm.library, algorithm.collective, algorithm.item.as_str()) {
+        (Library::OpenMpi, _, "two_proc") if p != 2 => Some(format!(
+            "Open MPI's two_proc algorithm runs on 2 processes only, not {p}"
         )),
+        (Library::Mpich, Collective::ReduceScatter | Collective::ReduceScatterBlock, "noncommutative")
+            if !p.is_power_of_two() || uneven =>
+        {
+            Some(format!(
+                "MPICH's noncommutative algorithm needs a power-of-two number of processes \
+                 (not {p}) and equal blocks"
+            ))
+        }
         _ => None,
     }
 }
@@ -366,7 +376,6 @@ mod tests {
                     })
                     .collect()
             }),
-            bound: false,
         }
     }
 
