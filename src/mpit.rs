@@ -47,7 +47,11 @@ fn check(function: &'static str, code: c_int) -> Result<(), Error> {
 
 /// Text of at most `len` bytes that MPI_T wrote into `buf` (NUL-terminated).
 fn text(buf: &[c_char]) -> String {
-    let bytes: Vec<u8> = buf.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
+    let bytes: Vec<u8> = buf
+        .iter()
+        .take_while(|&&c| c != 0)
+        .map(|&c| c as u8)
+        .collect();
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
@@ -74,10 +78,16 @@ impl Session {
     pub fn variables(&self) -> Vec<Variable> {
         let mut count: c_int = 0;
         // SAFETY: out-parameter.
-        if check("MPI_T_cvar_get_num", unsafe { ffi::MPI_T_cvar_get_num(&mut count) }).is_err() {
+        if check("MPI_T_cvar_get_num", unsafe {
+            ffi::MPI_T_cvar_get_num(&mut count)
+        })
+        .is_err()
+        {
             return Vec::new();
         }
-        (0..count).filter_map(|i| self.variable_at(i).ok()).collect()
+        (0..count)
+            .filter_map(|i| self.variable_at(i).ok())
+            .collect()
     }
 
     /// The control variable called `name`.
@@ -263,7 +273,9 @@ impl Override<'_> {
     /// Writes the previous value back and reads it back.
     pub fn restore(mut self) -> Result<(), String> {
         self.restored = true;
-        self.handle.write(self.previous).map_err(|e| e.to_string())?;
+        self.handle
+            .write(self.previous)
+            .map_err(|e| e.to_string())?;
         match self.handle.read().map_err(|e| e.to_string())? {
             v if v == self.previous => Ok(()),
             v => Err(format!(

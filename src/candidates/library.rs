@@ -232,7 +232,11 @@ pub fn competitors() -> &'static [Competitor] {
 
 /// The algorithm behind a registry entry.
 pub fn algorithm(name: &str) -> Option<&'static Algorithm> {
-    DISCOVERED.get()?.algorithms.iter().find(|a| a.name() == name)
+    DISCOVERED
+        .get()?
+        .algorithms
+        .iter()
+        .find(|a| a.name() == name)
 }
 
 /// Prepares the library algorithm `name` for `setup.shape`.
@@ -289,18 +293,22 @@ pub fn prepare<T: Element>(name: &str, setup: &Setup) -> Result<Call<T>, NotAppl
 fn restriction(algorithm: &Algorithm, shape: &crate::collective::Shape) -> Option<String> {
     let p = shape.size;
     let uneven = shape.counts.windows(2).any(|w| w[0] != w[1]);
-    match (algorithm.library, algorithm.collective, algorithm.item.as_str()) {
+    match (
+        algorithm.library,
+        algorithm.collective,
+        algorithm.item.as_str(),
+    ) {
         (Library::OpenMpi, _, "two_proc") if p != 2 => Some(format!(
             "Open MPI's two_proc algorithm runs on 2 processes only, not {p}"
         )),
-        (Library::Mpich, Collective::ReduceScatter | Collective::ReduceScatterBlock, "noncommutative")
-            if !p.is_power_of_two() || uneven =>
-        {
-            Some(format!(
-                "MPICH's noncommutative algorithm needs a power-of-two number of processes \
+        (
+            Library::Mpich,
+            Collective::ReduceScatter | Collective::ReduceScatterBlock,
+            "noncommutative",
+        ) if !p.is_power_of_two() || uneven => Some(format!(
+            "MPICH's noncommutative algorithm needs a power-of-two number of processes \
                  (not {p}) and equal blocks"
-            ))
-        }
+        )),
         _ => None,
     }
 }
@@ -483,7 +491,10 @@ mod tests {
         assert_eq!(
             names,
             [
-                ("reducescatterblock_as_library_noncommutative".to_string(), 1),
+                (
+                    "reducescatterblock_as_library_noncommutative".to_string(),
+                    1
+                ),
                 ("reducescatterblock_as_library_pairwise".to_string(), 2),
             ]
         );
@@ -492,7 +503,11 @@ mod tests {
 
     #[test]
     fn a_library_without_tuning_variables_has_no_algorithms() {
-        let variables = [variable("coll_tuned_allreduce_algorithm", "", Some(&[(4, "ring")]))];
+        let variables = [variable(
+            "coll_tuned_allreduce_algorithm",
+            "",
+            Some(&[(4, "ring")]),
+        )];
         assert!(algorithms_in(&variables).is_empty());
     }
 }
