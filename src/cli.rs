@@ -39,6 +39,17 @@ pub enum Command {
     List,
     /// Synchronise clocks as --sync roundtime does and show how far every rank is from rank 0.
     Clocks(ClocksArgs),
+    /// Write the library's tuning file that selects its algorithms significantly faster than its own choice.
+    Tune(TuneArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct TuneArgs {
+    /// A directory written by `pgcheck run --output DIR` with `competitors: library`.
+    pub dir: PathBuf,
+    /// The tuning file to write: Open MPI's coll_tuned rules, or MPICH's variables.
+    #[arg(long, short)]
+    pub output: PathBuf,
 }
 
 #[derive(Args, Debug)]

@@ -20,4 +20,5 @@ pub mod report;
 pub mod settings;
 pub mod stats;
 pub mod store;
+pub mod tuning;
 pub mod units;

@@ -47,6 +47,8 @@ fn main() {
         }
         Command::Analyze(args) if leader => commands::analyze::analyze(&args),
         Command::Analyze(_) => Exit::Pass,
+        Command::Tune(args) if leader => commands::tune::tune(&args),
+        Command::Tune(_) => Exit::Pass,
         command => with_mpi(command),
     };
     std::process::exit(exit.code());
@@ -75,7 +77,9 @@ fn with_mpi(command: Command) -> Exit {
             },
         },
         Command::Clocks(args) => commands::clocks::clocks(&comm, &args),
-        Command::List | Command::Analyze(_) => unreachable!("offline commands"),
+        Command::List | Command::Analyze(_) | Command::Tune(_) => {
+            unreachable!("offline commands")
+        }
     };
     drop(comm);
     // MPI_T ends before MPI: Open MPI 4.1 crashes in an MPI_T_finalize after MPI_Finalize.

@@ -91,6 +91,30 @@ impl Algorithm {
     }
 }
 
+impl Library {
+    /// As `results.json` names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Library::OpenMpi => "open_mpi",
+            Library::Mpich => "mpich",
+        }
+    }
+}
+
+impl Algorithm {
+    /// As `results.json` keeps it (`meta.library_algorithms`).
+    pub fn record(&self) -> crate::meta::LibraryAlgorithm {
+        crate::meta::LibraryAlgorithm {
+            name: self.name(),
+            library: self.library.name().into(),
+            collective: self.collective.name().into(),
+            variable: self.variable.clone(),
+            value: self.value,
+            item: self.item.clone(),
+        }
+    }
+}
+
 /// The items that mean "let the library decide".
 fn is_library_choice(item: &str) -> bool {
     matches!(item, "ignore" | "auto" | "default")
@@ -228,6 +252,11 @@ pub fn discover(session: &Session) {
 /// The family's registry entries: the running library's algorithms.
 pub fn competitors() -> &'static [Competitor] {
     DISCOVERED.get().map_or(&[], |d| &d.competitors)
+}
+
+/// The algorithms found by [`discover`].
+pub fn algorithms() -> &'static [Algorithm] {
+    DISCOVERED.get().map_or(&[], |d| &d.algorithms)
 }
 
 /// The algorithm behind a registry entry.

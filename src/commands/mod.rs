@@ -5,6 +5,7 @@ pub mod analyze;
 pub mod clocks;
 pub mod list;
 pub mod run;
+pub mod tune;
 pub mod verify;
 
 use crate::analyse::{self, Options, Results};
