@@ -191,3 +191,98 @@ fn the_forced_algorithm_is_the_one_that_runs_and_everything_is_restored() {
         assert!(!forced.stderr.contains("NOT restored"), "{}", forced.text());
     }
 }
+
+/// Open MPI's coll/base function of a tuned allreduce algorithm.
+fn allreduce_function(item: &str) -> &'static str {
+    match item {
+        "basic_linear" => "basic_linear",
+        "nonoverlapping" => "nonoverlapping",
+        "recursive_doubling" => "recursivedoubling",
+        "ring" => "ring",
+        "segmented_ring" => "ring_segmented",
+        "rabenseifner" => "redscat_allgather",
+        other => panic!("no probe for allreduce algorithm {other}"),
+    }
+}
+
+#[test]
+fn tune_writes_rules_that_open_mpi_follows_in_the_confirmation_run() {
+    if !is_open_mpi() {
+        eprintln!("SKIPPED: the rules file is Open MPI's (MPICH's variables are unit-tested)");
+        return;
+    }
+    if !cfg!(feature = "testing") {
+        eprintln!("SKIPPED: needs the testing feature (PGCHECK_TEST_SLOW_DEFAULT)");
+        return;
+    }
+    let dir = scratch("library-tune");
+    let input = |name: &str, competitors: &str| {
+        let path = dir.join(name);
+        let text = format!(
+            "budget: 100ms\nrounds: 10\nsync: barrier\nchecks:\n  - collective: allreduce\n    sizes: [65536]\n    competitors: {competitors}\n"
+        );
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let (first, tuned) = (dir.join("first"), dir.join("tuned"));
+    let rules = dir.join("rules.conf");
+    // `default` slowed 3×: every library algorithm is significantly faster.
+    let out = library_launch(
+        4,
+        &[
+            "run",
+            &input("library.yaml", "library"),
+            "--output",
+            first.to_str().unwrap(),
+        ],
+    )
+    .env("PGCHECK_TEST_SLOW_DEFAULT", "3")
+    .run();
+    assert!(first.join("results.json").exists(), "{}", out.text());
+    let tune = Launch::new(
+        1,
+        &[
+            "tune",
+            first.to_str().unwrap(),
+            "--output",
+            rules.to_str().unwrap(),
+        ],
+    )
+    .run();
+    assert_eq!(tune.code, Some(0), "{}", tune.text());
+    tune.expect_in_stdout("coll_tuned_dynamic_rules_filename=", "how to load it");
+    let file = std::fs::read_to_string(&rules).unwrap();
+    let rule = file
+        .lines()
+        .find(|l| l.starts_with("0 "))
+        .unwrap_or_else(|| panic!("no rule from size 0:\n{file}\n{}", tune.text()));
+    let item = rule.split("# ").nth(1).unwrap().trim();
+    assert!(
+        file.contains("2  # MPI_Allreduce\n1  # communicator sizes\n4  # processes\n"),
+        "{file}"
+    );
+    // The confirmation run: the library's own call, now under the rules,
+    // runs the chosen algorithm (no library candidate forces it here).
+    let confirm = library_launch(
+        4,
+        &[
+            "run",
+            &input("confirm.yaml", "[allreduce_as_reduce_bcast]"),
+            "--output",
+            tuned.to_str().unwrap(),
+            "--baseline",
+            first.to_str().unwrap(),
+        ],
+    )
+    .env(
+        "OMPI_MCA_coll_tuned_dynamic_rules_filename",
+        rules.to_str().unwrap(),
+    );
+    let confirm = with_probe(confirm).run();
+    confirm.expect_in_stdout("Baseline", "compared with the first run");
+    let function = allreduce_function(item);
+    confirm.expect_in_stderr(
+        &format!("probe: ran ompi_coll_base_allreduce_intra_{function}\n"),
+        &format!("the rules select {item}"),
+    );
+}

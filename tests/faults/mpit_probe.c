@@ -106,6 +106,7 @@ ALLREDUCE(ompi_coll_base_allreduce_intra_basic_linear)
 ALLREDUCE(ompi_coll_base_allreduce_intra_nonoverlapping)
 ALLREDUCE(ompi_coll_base_allreduce_intra_recursivedoubling)
 ALLREDUCE(ompi_coll_base_allreduce_intra_ring)
+ALLREDUCE(ompi_coll_base_allreduce_intra_ring_segmented)
 ALLREDUCE(ompi_coll_base_allreduce_intra_redscat_allgather)
 #else
 int MPI_Allreduce(const void *s, void *r, int c, MPI_Datatype d, MPI_Op o, MPI_Comm comm) {
