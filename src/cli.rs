@@ -41,6 +41,17 @@ pub enum Command {
     Clocks(ClocksArgs),
     /// Put runs of the same input (on other libraries or machines) side by side, without MPI.
     Compare(CompareArgs),
+    /// Write the library's tuning file that selects its algorithms significantly faster than its own choice.
+    Tune(TuneArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct TuneArgs {
+    /// A directory written by `pgcheck run --output DIR` with `competitors: library`.
+    pub dir: PathBuf,
+    /// The tuning file to write: Open MPI's coll_tuned rules, or MPICH's variables.
+    #[arg(long, short)]
+    pub output: PathBuf,
 }
 
 #[derive(Args, Debug)]
@@ -265,7 +276,7 @@ pub struct VerifyArgs {
     /// Only these competitors (comma-separated).
     #[arg(long, value_delimiter = ',')]
     pub competitor: Vec<String>,
-    /// Only competitors of these families: mockup, lane, hier, circulant (comma-separated).
+    /// Only competitors of these families: mockup, lane, hier, circulant, library (comma-separated).
     #[arg(long, value_delimiter = ',', value_enum)]
     pub family: Vec<FamilyArg>,
     /// Sizes in bytes (comma-separated) instead of the built-in set.
@@ -294,7 +305,8 @@ value_enum_of!(
     Mockup,
     Lane,
     Hier,
-    Circulant
+    Circulant,
+    Library
 );
 value_enum_of!(DatatypeArg, Datatype, Byte, Int32, Int64, Float32, Float64);
 value_enum_of!(OpArg, Op, Sum, Prod, Min, Max, Band, Bor, Bxor);

@@ -41,11 +41,16 @@ fn main() {
     let leader = launcher_rank().unwrap_or(0) == 0;
     let exit = match cli.command {
         // Offline commands need no MPI; rank 0 speaks for all.
-        Command::List => commands::list::list(leader),
+        Command::List => {
+            let _tools = discover_library_algorithms();
+            commands::list::list(leader)
+        }
         Command::Analyze(args) if leader => commands::analyze::analyze(&args),
         Command::Analyze(_) => Exit::Pass,
         Command::Compare(args) if leader => commands::compare::compare(&args),
         Command::Compare(_) => Exit::Pass,
+        Command::Tune(args) if leader => commands::tune::tune(&args),
+        Command::Tune(_) => Exit::Pass,
         command => with_mpi(command),
     };
     std::process::exit(exit.code());
@@ -54,6 +59,7 @@ fn main() {
 /// The commands that run on every rank.
 fn with_mpi(command: Command) -> Exit {
     let universe = mpi::initialize().expect("MPI initialises");
+    let tools = discover_library_algorithms();
     commands::abort_on_panic();
     let comm = Rc::new(universe.world().duplicate());
     let leader = comm.rank() == 0;
@@ -73,11 +79,21 @@ fn with_mpi(command: Command) -> Exit {
             },
         },
         Command::Clocks(args) => commands::clocks::clocks(&comm, &args),
-        Command::List | Command::Analyze(_) | Command::Compare(_) => {
+        Command::List | Command::Analyze(_) | Command::Compare(_) | Command::Tune(_) => {
             unreachable!("offline commands")
         }
     };
     drop(comm);
+    // MPI_T ends before MPI: Open MPI 4.1 crashes in an MPI_T_finalize after MPI_Finalize.
+    drop(tools);
     drop(universe);
     exit
+}
+
+/// Starts the MPI tools interface for the run and registers the library's
+/// own algorithms (family `library`); without MPI_T that family is empty.
+fn discover_library_algorithms() -> Option<pgcheck::mpit::Session> {
+    let session = pgcheck::mpit::Session::start().ok()?;
+    pgcheck::candidates::library::discover(&session);
+    Some(session)
 }

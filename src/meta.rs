@@ -59,6 +59,26 @@ pub struct Meta {
     /// the numbers (see `analyse::noise`); set by the analysis.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub noise: Option<Noise>,
+    /// The library's own algorithms this run could select (family
+    /// `library`): what `pgcheck tune` writes into the library's tuning file.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub library_algorithms: Vec<LibraryAlgorithm>,
+}
+
+/// One of the library's own algorithms, as its tuning variable selects it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LibraryAlgorithm {
+    /// The candidate's name, `allreduce_as_library_ring`.
+    pub name: String,
+    /// `open_mpi` or `mpich`.
+    pub library: String,
+    /// pgcheck's name of the collective, `allreduce`.
+    pub collective: String,
+    /// The control variable and the value that select it.
+    pub variable: String,
+    pub value: i32,
+    /// The library's name of the algorithm, `ring`.
+    pub item: String,
 }
 
 /// A Slurm job: what finds it again in the cluster's accounting.

@@ -1,6 +1,7 @@
 //! Candidates: the ways to perform one collective. `default` is the
-//! library's own call; competitors are mock-ups built from other collectives
-//! and lane, hierarchical and circulant algorithms.
+//! library's own call; competitors are mock-ups built from other collectives,
+//! lane, hierarchical and circulant algorithms, and the library's own
+//! internal algorithms (found at run time, [`library`]).
 //!
 //! A candidate is prepared once per (collective, size) outside the timed
 //! region and returns a [`Call`]: a closure that performs the collective on
@@ -95,6 +96,7 @@ macro_rules! call {
 pub mod circulant;
 pub mod hier;
 pub mod lane;
+pub mod library;
 pub mod mockups;
 pub mod native;
 #[cfg(feature = "testing")]
@@ -122,6 +124,8 @@ pub enum Family {
     Hier,
     /// Circulant-graph algorithm (Träff et al. 2023).
     Circulant,
+    /// The library's own internal algorithms, forced through MPI_T.
+    Library,
     /// Test-only competitors (see [`testing`]).
     #[cfg(feature = "testing")]
     Testing,
@@ -172,7 +176,8 @@ pub fn competitors() -> impl Iterator<Item = &'static Competitor> + Clone {
         .iter()
         .chain(lane::COMPETITORS)
         .chain(hier::COMPETITORS)
-        .chain(circulant::COMPETITORS);
+        .chain(circulant::COMPETITORS)
+        .chain(library::competitors());
     #[cfg(feature = "testing")]
     let all = all.chain(testing::COMPETITORS);
     all
@@ -184,12 +189,39 @@ pub fn competitors_of(collective: Collective) -> impl Iterator<Item = &'static C
 }
 
 /// What `competitors: all` (or no list) means for `collective`: its
-/// competitors but the test-only ones, which run only when named.
+/// built-in competitors; the library's own algorithms (`library`) and the
+/// test-only ones run only when asked for.
 pub fn all_of(collective: Collective) -> impl Iterator<Item = &'static Competitor> + Clone {
-    let all = competitors_of(collective);
+    let all = competitors_of(collective).filter(|c| c.family != Family::Library);
     #[cfg(feature = "testing")]
     let all = all.filter(|c| c.family != Family::Testing);
     all
+}
+
+/// What a competitor list may hold besides names: `all` (see [`all_of`])
+/// and `library` (every algorithm of the running library).
+pub const SELECTORS: [&str; 2] = ["all", "library"];
+
+/// The competitors of `collective` a list of names and [`SELECTORS`]
+/// means, each once, in the list's order.
+pub fn select(collective: Collective, list: &[String]) -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = Vec::new();
+    for entry in list {
+        let found: Vec<&'static str> = match entry.as_str() {
+            "all" => all_of(collective).map(|c| c.name).collect(),
+            "library" => competitors_of(collective)
+                .filter(|c| c.family == Family::Library)
+                .map(|c| c.name)
+                .collect(),
+            name => find(name).map(|c| c.name).into_iter().collect(),
+        };
+        for name in found {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    names
 }
 
 /// Looks up a competitor by name.
@@ -221,6 +253,7 @@ pub fn prepare<T: Element>(name: &str, setup: &Setup) -> Result<Call<T>, NotAppl
         Family::Lane => lane::prepare(name, setup),
         Family::Hier => hier::prepare(name, setup),
         Family::Circulant => circulant::prepare(name, setup),
+        Family::Library => library::prepare(name, setup),
         #[cfg(feature = "testing")]
         Family::Testing => testing::prepare(name, setup),
     }

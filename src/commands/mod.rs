@@ -6,6 +6,7 @@ pub mod clocks;
 pub mod compare;
 pub mod list;
 pub mod run;
+pub mod tune;
 pub mod verify;
 
 use crate::analyse::{self, Options, Results};

@@ -12,6 +12,9 @@
 //!     sizes: [8, 8192]
 //!     root: 0
 //!     competitors: [bcast_as_scatter_allgather]
+//!   - collective: allreduce
+//!     sizes: [65536]
+//!     competitors: [all, library]   # or `library`: the library's own algorithms
 //! ```
 //!
 //! Every value is checked while parsing, inside serde visitors, so that its
@@ -245,10 +248,12 @@ pub fn parse(path: &Path, text: &str) -> Result<Config, InputError> {
     })
 }
 
-/// Every name is a competitor of `collective`, and none is listed twice.
+/// Every name is a competitor of `collective` or a selector (`all`,
+/// `library`), and none is listed twice.
 fn check_competitors(collective: Collective, names: &[String]) -> Result<(), String> {
     let valid: Vec<&str> = candidates::competitors_of(collective)
         .map(|c| c.name)
+        .chain(candidates::SELECTORS)
         .collect();
     for (j, name) in names.iter().enumerate() {
         if !valid.contains(&name.as_str()) {

@@ -81,7 +81,7 @@ fn values_are_reported_at_their_own_line() {
     fails_at(
         "checks:\n  - collective: bcast\n    sizes: [8]\n    competitors: 5\n",
         4,
-        "`all` or a list",
+        "`all`, `library` or a list",
     );
 }
 
@@ -164,4 +164,27 @@ fn rejects_settings_that_do_not_apply() {
         2,
         "is a competitor of bcast",
     );
+}
+
+#[test]
+fn library_and_all_select_families_in_a_competitor_list() {
+    let config = parse_str(
+        "checks:\n  - collective: allreduce\n    sizes: [8]\n    competitors: library\n  - collective: bcast\n    sizes: [8]\n    competitors: [all, library]\n",
+    )
+    .unwrap();
+    assert_eq!(
+        config.checks[0].competitors,
+        Some(vec!["library".to_string()])
+    );
+    assert_eq!(
+        config.checks[1].competitors,
+        Some(vec!["all".to_string(), "library".to_string()])
+    );
+    // `all` expands to the built-in competitors, never the library's.
+    let names = crate::candidates::select(
+        crate::collective::Collective::Bcast,
+        &config.checks[1].competitors.clone().unwrap(),
+    );
+    assert!(names.contains(&"bcast_as_scatter_allgather"));
+    assert!(names.iter().all(|n| !n.contains("_as_library_")));
 }

@@ -256,14 +256,15 @@ impl<'de> Visitor<'de> for CompetitorsVisitor {
     type Value = Option<Vec<String>>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("`all` or a list of competitor names")
+        f.write_str("`all`, `library` or a list of competitor names")
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
         match v {
             "all" => Ok(None),
+            "library" => Ok(Some(vec![v.to_string()])),
             other => Err(E::custom(format!(
-                "competitors must be `all` or a list of names, not `{other}`"
+                "competitors must be `all`, `library` or a list of names, not `{other}`"
             ))),
         }
     }

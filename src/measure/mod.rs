@@ -429,6 +429,10 @@ pub fn machine(ctx: &Context) -> Meta {
         slurm: crate::meta::Slurm::from_env(),
         timer: "MPI_Wtime".into(),
         timer_resolution_s: mpi::time_resolution(),
+        library_algorithms: candidates::library::algorithms()
+            .iter()
+            .map(candidates::library::Algorithm::record)
+            .collect(),
         ..Meta::default()
     }
 }

@@ -172,7 +172,7 @@ pub fn from_config(config: &Config, settings: Settings, world: &World) -> Result
             }
         }
         let names: Vec<&str> = match &check.competitors {
-            Some(list) => list.iter().map(String::as_str).collect(),
+            Some(list) => candidates::select(check.collective, list),
             None => candidates::all_of(check.collective)
                 .map(|c| c.name)
                 .collect(),

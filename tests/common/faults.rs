@@ -1,5 +1,6 @@
-//! The PMPI fault-injection library (`tests/faults/pmpi_faults.c`): built
-//! once per test process, preloaded into the ranks of a `Launch`.
+//! The PMPI fault-injection library (`tests/faults/pmpi_faults.c`) and the
+//! library-algorithm probe (`tests/faults/mpit_probe.c`): built once per
+//! test process, preloaded into the ranks of a `Launch`.
 
 use super::{is_open_mpi, Launch};
 use std::path::{Path, PathBuf};
@@ -11,22 +12,30 @@ use std::sync::OnceLock;
 /// same MPI as `pgcheck`, which the wrapper of the launcher's MPI does.
 pub fn library() -> PathBuf {
     static LIBRARY: OnceLock<PathBuf> = OnceLock::new();
-    LIBRARY.get_or_init(build).clone()
+    LIBRARY.get_or_init(|| build("pmpi_faults")).clone()
 }
 
-fn build() -> PathBuf {
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/faults/pmpi_faults.c");
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("pmpi_faults");
+/// The probe (`tests/faults/mpit_probe.c`), built like [`library`].
+pub fn probe() -> PathBuf {
+    static PROBE: OnceLock<PathBuf> = OnceLock::new();
+    PROBE.get_or_init(|| build("mpit_probe")).clone()
+}
+
+/// `tests/faults/<name>.c` as `lib<name>.so`.
+fn build(name: &str) -> PathBuf {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/faults/{name}.c"));
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
     std::fs::create_dir_all(&dir).unwrap();
-    let library = dir.join("libpmpi_faults.so");
+    let library = dir.join(format!("lib{name}.so"));
     // Written under a name of this process's own, then renamed: another
     // test process building at the same time never sees half a library.
-    let partial = dir.join(format!("libpmpi_faults.so.{}", std::process::id()));
+    let partial = dir.join(format!("lib{name}.so.{}", std::process::id()));
     let compiler = std::env::var("MPICC").unwrap_or_else(|_| "mpicc".into());
     let out = Command::new(&compiler)
         .args(["-shared", "-fPIC", "-O2", "-o"])
         .arg(&partial)
         .arg(&source)
+        .arg("-ldl")
         .stdin(Stdio::null())
         .output()
         .unwrap_or_else(|e| panic!("{compiler} does not start: {e}"));
@@ -60,6 +69,13 @@ pub fn with_fault(launch: Launch, spec: &str) -> Launch {
     let library = library();
     let mut args = forward("LD_PRELOAD", library.to_str().expect("a UTF-8 path"));
     args.extend(forward("PGCHECK_FAULT", spec));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    launch.launcher_args(&args)
+}
+
+/// `launch` with the probe preloaded into its ranks.
+pub fn with_probe(launch: Launch) -> Launch {
+    let args = forward("LD_PRELOAD", probe().to_str().expect("a UTF-8 path"));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     launch.launcher_args(&args)
 }

@@ -1,13 +1,14 @@
 //! Plain text for the terminal: `run`'s and `analyze`'s report (the verdict
 //! tables, the universal guidelines, the baseline comparison, optional
-//! details, the overview grid), and the tables of `verify`, `list` and
-//! `clocks`.
+//! details, the overview grid), the tables of `verify`, `list` and
+//! `clocks`, and what `tune` changed.
 
 pub mod clocks;
 pub mod details;
 pub mod grid;
 pub mod list;
 pub mod table;
+pub mod tune;
 pub mod verify;
 
 use crate::analyse::Results;

@@ -1,0 +1,288 @@
+//! Family `library`: the library's own algorithms, forced through MPI_T.
+//! Verified like every candidate at many process counts and sizes; the
+//! probe (`tests/faults/mpit_probe.c`) shows that the forced algorithm is
+//! the one that runs and that every variable is back as it was at the end.
+
+mod common;
+use common::faults::with_probe;
+use common::*;
+
+/// Open MPI 4.1 lets the tuned component use a forced algorithm only when
+/// the run starts with dynamic rules on (MPI_T cannot switch them on).
+fn library_launch(np: usize, args: &[&str]) -> Launch {
+    Launch::new(np, args).env("OMPI_MCA_coll_tuned_use_dynamic_rules", "1")
+}
+
+/// `verify ARGS` on `np` processes with dynamic rules on; it must pass.
+fn assert_library_verifies(np: usize, args: &[&str]) -> Outcome {
+    let mut all = vec!["verify", "--family", "library"];
+    all.extend_from_slice(args);
+    let out = library_launch(np, &all).run();
+    assert_eq!(
+        out.code,
+        Some(0),
+        "verify -np {np} {args:?}:\n{}",
+        out.text()
+    );
+    out.expect_in_stdout("0 candidate runs failed", "");
+    out
+}
+
+#[test]
+fn the_library_algorithms_are_listed() {
+    let out = Launch::new(1, &["list"]).run();
+    // Both Open MPI and MPICH have a recursive-doubling allreduce.
+    out.expect_in_stdout("allreduce_as_library_recursive_doubling", "");
+    assert!(
+        !out.stdout.contains("_as_library_ignore") && !out.stdout.contains("_as_library_auto"),
+        "the library's own choice is `default`, not a competitor:\n{}",
+        out.text()
+    );
+}
+
+#[test]
+fn library_algorithms_match_the_reference_at_many_process_counts() {
+    // 0 and 1 element, fewer elements than processes, not divisible by them.
+    for np in [1, 2, 3, 4, 5, 8] {
+        let out = assert_library_verifies(np, &["--sizes", "0,1,7,1000", "--roots", "first,last"]);
+        if np > 1 {
+            // Passed and measured, not skipped: the switch works here.
+            let passed = out
+                .stdout
+                .lines()
+                .filter(|l| l.contains("_as_library_") && l.contains(" pass "))
+                .count();
+            assert!(
+                passed >= 20,
+                "np {np}: only {passed} library rows passed:\n{}",
+                out.text()
+            );
+        }
+    }
+}
+
+#[test]
+fn library_algorithms_match_with_other_datatypes_and_operators() {
+    for (np, datatype, op) in [
+        (4, "float64", "sum"),
+        (3, "int32", "max"),
+        (6, "int64", "bxor"),
+    ] {
+        assert_library_verifies(
+            np,
+            &[
+                "--datatype",
+                datatype,
+                "--op",
+                op,
+                "--collective",
+                "allreduce,reduce,reduce_scatter,scan",
+            ],
+        );
+    }
+}
+
+#[test]
+fn open_mpi_4_without_dynamic_rules_says_how_to_start_the_run() {
+    if !is_open_mpi() {
+        eprintln!("SKIPPED: Open MPI only");
+        return;
+    }
+    let out = pgcheck(
+        2,
+        &[
+            "verify",
+            "--family",
+            "library",
+            "--collective",
+            "allreduce",
+            "--sizes",
+            "8",
+        ],
+    );
+    let version = std::process::Command::new(mpirun())
+        .arg("--version")
+        .output()
+        .unwrap();
+    if !String::from_utf8_lossy(&version.stdout).contains(" 4.") {
+        eprintln!("SKIPPED: Open MPI 5 switches dynamic rules on through MPI_T");
+        return;
+    }
+    assert_eq!(out.code, Some(0), "{}", out.text());
+    out.expect_in_stdout(
+        "start the run with OMPI_MCA_coll_tuned_use_dynamic_rules=1",
+        "",
+    );
+    let library_rows = out.stdout.lines().filter(|l| l.contains("_as_library_"));
+    assert!(
+        library_rows.clone().count() >= 5 && library_rows.clone().all(|l| l.contains(" skipped ")),
+        "{}",
+        out.text()
+    );
+}
+
+/// `verify` of one allreduce competitor at 64 KiB on 4 processes, with the probe.
+fn probed(competitor: &str) -> Outcome {
+    let launch = library_launch(
+        4,
+        &[
+            "verify",
+            "--collective",
+            "allreduce",
+            "--competitor",
+            competitor,
+            "--sizes",
+            "65536",
+        ],
+    );
+    let out = with_probe(launch).run();
+    assert_eq!(out.code, Some(0), "{}", out.text());
+    out.expect_in_stdout("0 candidate runs failed", "");
+    out
+}
+
+#[test]
+fn the_forced_algorithm_is_the_one_that_runs_and_everything_is_restored() {
+    if is_open_mpi() {
+        // Open MPI's tuned component calls the coll/base function of the
+        // algorithm; `default` at 64 KiB on 4 processes calls neither of
+        // the two below, so each shows up only when forced.
+        let runs = |out: &Outcome, f: &str| {
+            out.stderr
+                .contains(&format!("probe: ran ompi_coll_base_allreduce_intra_{f}\n"))
+        };
+        let linear = probed("allreduce_as_library_basic_linear");
+        let nonoverlapping = probed("allreduce_as_library_nonoverlapping");
+        let neither = probed("allreduce_as_allreduce_lane");
+        assert!(runs(&linear, "basic_linear"), "{}", linear.text());
+        assert!(!runs(&linear, "nonoverlapping"), "{}", linear.text());
+        assert!(
+            runs(&nonoverlapping, "nonoverlapping"),
+            "{}",
+            nonoverlapping.text()
+        );
+        assert!(
+            !runs(&nonoverlapping, "basic_linear"),
+            "{}",
+            nonoverlapping.text()
+        );
+        assert!(
+            !runs(&neither, "basic_linear") && !runs(&neither, "nonoverlapping"),
+            "{}",
+            neither.text()
+        );
+        for out in [&linear, &nonoverlapping, &neither] {
+            out.expect_in_stderr("probe: restored", "every algorithm variable is back");
+            assert!(!out.stderr.contains("NOT restored"), "{}", out.text());
+        }
+    } else {
+        // MPICH reads its variable at each call: the value seen by the
+        // call is the algorithm it runs.
+        let forced = probed("allreduce_as_library_recursive_doubling");
+        forced.expect_in_stderr(
+            "probe: MPI_Allreduce with MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=3",
+            "forced",
+        );
+        forced.expect_in_stderr(
+            "probe: MPI_Allreduce with MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=0",
+            "default",
+        );
+        forced.expect_in_stderr("probe: restored", "every algorithm variable is back");
+        assert!(!forced.stderr.contains("NOT restored"), "{}", forced.text());
+    }
+}
+
+/// Open MPI's coll/base function of a tuned allreduce algorithm.
+fn allreduce_function(item: &str) -> &'static str {
+    match item {
+        "basic_linear" => "basic_linear",
+        "nonoverlapping" => "nonoverlapping",
+        "recursive_doubling" => "recursivedoubling",
+        "ring" => "ring",
+        "segmented_ring" => "ring_segmented",
+        "rabenseifner" => "redscat_allgather",
+        other => panic!("no probe for allreduce algorithm {other}"),
+    }
+}
+
+#[test]
+fn tune_writes_rules_that_open_mpi_follows_in_the_confirmation_run() {
+    if !is_open_mpi() {
+        eprintln!("SKIPPED: the rules file is Open MPI's (MPICH's variables are unit-tested)");
+        return;
+    }
+    if !cfg!(feature = "testing") {
+        eprintln!("SKIPPED: needs the testing feature (PGCHECK_TEST_SLOW_DEFAULT)");
+        return;
+    }
+    let dir = scratch("library-tune");
+    let input = |name: &str, competitors: &str| {
+        let path = dir.join(name);
+        let text = format!(
+            "budget: 100ms\nrounds: 10\nsync: barrier\nchecks:\n  - collective: allreduce\n    sizes: [65536]\n    competitors: {competitors}\n"
+        );
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let (first, tuned) = (dir.join("first"), dir.join("tuned"));
+    let rules = dir.join("rules.conf");
+    // `default` slowed 3×: every library algorithm is significantly faster.
+    let out = library_launch(
+        4,
+        &[
+            "run",
+            &input("library.yaml", "library"),
+            "--output",
+            first.to_str().unwrap(),
+        ],
+    )
+    .env("PGCHECK_TEST_SLOW_DEFAULT", "3")
+    .run();
+    assert!(first.join("results.json").exists(), "{}", out.text());
+    let tune = Launch::new(
+        1,
+        &[
+            "tune",
+            first.to_str().unwrap(),
+            "--output",
+            rules.to_str().unwrap(),
+        ],
+    )
+    .run();
+    assert_eq!(tune.code, Some(0), "{}", tune.text());
+    tune.expect_in_stdout("coll_tuned_dynamic_rules_filename=", "how to load it");
+    let file = std::fs::read_to_string(&rules).unwrap();
+    let rule = file
+        .lines()
+        .find(|l| l.starts_with("0 "))
+        .unwrap_or_else(|| panic!("no rule from size 0:\n{file}\n{}", tune.text()));
+    let item = rule.split("# ").nth(1).unwrap().trim();
+    assert!(
+        file.contains("2  # MPI_Allreduce\n1  # communicator sizes\n4  # processes\n"),
+        "{file}"
+    );
+    // The confirmation run: the library's own call, now under the rules,
+    // runs the chosen algorithm (no library candidate forces it here).
+    let confirm = library_launch(
+        4,
+        &[
+            "run",
+            &input("confirm.yaml", "[allreduce_as_reduce_bcast]"),
+            "--output",
+            tuned.to_str().unwrap(),
+            "--baseline",
+            first.to_str().unwrap(),
+        ],
+    )
+    .env(
+        "OMPI_MCA_coll_tuned_dynamic_rules_filename",
+        rules.to_str().unwrap(),
+    );
+    let confirm = with_probe(confirm).run();
+    confirm.expect_in_stdout("Baseline", "compared with the first run");
+    let function = allreduce_function(item);
+    confirm.expect_in_stderr(
+        &format!("probe: ran ompi_coll_base_allreduce_intra_{function}\n"),
+        &format!("the rules select {item}"),
+    );
+}
