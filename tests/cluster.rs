@@ -363,7 +363,15 @@ fn fault_during_a_run(name: &str, fault: Fault, link: &str) {
         assert!(start.elapsed() < Duration::from_secs(90), "no progress");
         std::thread::sleep(Duration::from_millis(50));
     }
-    let ranks = ranks();
+    // This job's ranks only: other jobs may run pgcheck on this machine.
+    let ours_only = out_dir.to_str().unwrap().to_owned();
+    let ranks: Vec<Rank> = ranks()
+        .into_iter()
+        .filter(|r| {
+            std::fs::read(format!("/proc/{}/cmdline", r.pid))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains(&ours_only))
+        })
+        .collect();
     let victim = ranks.iter().find(|r| r.rank == 3).expect("rank 3 runs");
     let ours = std::fs::read_link("/proc/self/ns/uts").unwrap();
     assert_ne!(
