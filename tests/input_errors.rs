@@ -116,7 +116,7 @@ fn corpus() -> Vec<Case> {
         file("unknown_datatype", "datatype: flot64\nchecks:\n  - collective: allreduce\n    sizes: [8]\n", 1, &["unknown datatype `flot64`", "did you mean `float64`"]),
         file("unknown_op", "checks:\n  - collective: allreduce\n    sizes: [8]\n    op: summ\n", 4, &["unknown op `summ`", "did you mean `sum`"]),
         file("competitors_keyword", "checks:\n  - collective: bcast\n    sizes: [8]\n    competitors: some\n", 4, &["competitors must be `all`, `library` or a list of names, not `some`"]),
-        file("competitors_number", "checks:\n  - collective: bcast\n    sizes: [8]\n    competitors: 3\n", 4, &["expected `all` or a list of competitor names"]),
+        file("competitors_number", "checks:\n  - collective: bcast\n    sizes: [8]\n    competitors: 3\n", 4, &["expected `all`, `library` or a list of competitor names"]),
         // Checks.
         file("duplicate_check", "checks:\n  - collective: allreduce\n    sizes: [8, 64]\n  - collective: allreduce\n    sizes: [64]\n", 4, &["duplicate check", "already at line 2"]),
         file("root_outside", "checks:\n- collective: allreduce\n  sizes: [8]\n- collective: bcast\n  sizes: [8]\n  root: 7\n", 4, &["root 7 is outside the communicator of 3 processes"]),
