@@ -431,7 +431,10 @@ fn fault_during_a_run(name: &str, fault: Fault, link: &str) {
     );
     let raw = std::fs::read_to_string(out_dir.join("raw.csv")).unwrap();
     let rows: Vec<&str> = raw.lines().skip(1).collect();
-    assert!(rows.iter().all(|l| l.split(',').count() == 9), "whole rows");
+    assert!(
+        rows.iter().all(|l| l.split(',').count() == 10),
+        "whole rows"
+    );
     for size in ["8", "64"] {
         let prefix = format!("allreduce,{size},");
         assert!(rows.iter().any(|l| l.starts_with(&prefix)), "{size} B kept");

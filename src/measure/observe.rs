@@ -45,6 +45,7 @@ impl Pace {
     /// duration ([`slot_of`]). The estimate of the lost time is a moving
     /// average over chunks in which a chunk of fewer than eight
     /// observations counts for less, and such a chunk leaves the slot alone.
+    /// Most starts late doubles the slack whatever the chunk's size.
     pub(super) fn follow(&mut self, n: usize, late: f64, slot: f64, typical: f64) {
         let slot_s = self.slot + self.slack;
         let lost = late * (slot_s - typical).max(0.0) / slot_s;
@@ -53,7 +54,9 @@ impl Pace {
         if n >= 8 || self.slot == 0.0 {
             self.slot = slot;
         }
-        let escape = late > 0.5 && n >= 8;
+        // Even a chunk of one: a start that was late at once needs more
+        // slack now, and too much costs only until later chunks halve it.
+        let escape = late > 0.5;
         self.slack = next_slack(self.slack, self.slot, typical, self.lost, escape);
     }
 }
