@@ -98,7 +98,7 @@ fn sigterm_stops_the_run_with_partial_files_marked_incomplete() {
     assert!((1..4).contains(&done), "{done} checks");
     let raw = std::fs::read_to_string(out_dir.join("raw.csv")).unwrap();
     assert!(
-        raw.lines().skip(1).all(|l| l.split(',').count() == 9),
+        raw.lines().skip(1).all(|l| l.split(',').count() == 10),
         "raw.csv rows are whole"
     );
 }
@@ -244,7 +244,7 @@ fn a_read_only_disk_is_named_and_leaves_the_files_written_before() {
     // Mount, run in the background, remount read-only (retried while a file
     // is open for writing), then copy what the disk holds to `after`.
     let midway = r#"disk=$1 after=$2; shift 2
-mount -t tmpfs -o size=1m pgcheck-ro "$disk" || exit 97
+mount -t tmpfs -o size=64m pgcheck-ro "$disk" || exit 97
 "$@" & job=$!
 until grep -q '"collective"' "$disk/results.json" 2>/dev/null; do
   kill -0 $job 2>/dev/null || break; sleep 0.05
@@ -271,7 +271,7 @@ exit $status"#;
     let kept = r["checks"].as_array().unwrap().len();
     assert!((1..3).contains(&kept), "{kept} cases kept");
     let raw = std::fs::read_to_string(after.join("raw.csv")).unwrap();
-    assert!(raw.lines().skip(1).all(|l| l.split(',').count() == 9));
+    assert!(raw.lines().skip(1).all(|l| l.split(',').count() == 10));
     assert!(
         raw.contains("allreduce,8,"),
         "the first case is kept:\n{raw}"
@@ -285,7 +285,7 @@ exit $status"#;
     let (before, again) = (after, dir.join("again"));
     std::fs::create_dir_all(&again).unwrap();
     let from_start = r#"disk=$1 before=$2 after=$3; shift 3
-mount -t tmpfs -o size=1m pgcheck-ro "$disk" && cp -a "$before/." "$disk/" &&
+mount -t tmpfs -o size=64m pgcheck-ro "$disk" && cp -a "$before/." "$disk/" &&
   mount -o remount,ro "$disk" || exit 97
 "$@"; status=$?
 cp -a "$disk/." "$after/"
