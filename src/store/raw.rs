@@ -165,14 +165,11 @@ pub fn cases(rows: &[RawRow], previous: Option<&Results>) -> Result<Vec<CaseData
             // the rest (wrong and skipped candidates) comes from there.
             if !case.samples.iter().any(|s| s.name == c.name) {
                 case.samples.push(Sample {
-                    name: c.name.clone(),
                     outcome: match &c.outcome {
                         Outcome::Unmeasured(_) => Outcome::Measured,
                         outcome => outcome.clone(),
                     },
-                    seconds: Vec::new(),
-                    rounds: Vec::new(),
-                    invalid_rounds: Vec::new(),
+                    ..Sample::measured(&c.name)
                 });
             }
         }
