@@ -1,8 +1,8 @@
 //! The gate against a previous run: a `default` that got significantly
 //! slower than in the baseline by more than the tolerance is a regression.
 
+use super::defaults::{measured_default, Defaults};
 use super::{compare, CaseData, CaseKey, Options, Sample};
-use crate::candidates::native::DEFAULT;
 use crate::stats::describe;
 use serde::{Deserialize, Serialize};
 
@@ -38,17 +38,12 @@ impl Comparison {
     }
 }
 
-fn default_sample(case: &CaseData) -> Option<&Sample> {
-    case.samples.iter().find(|s| {
-        s.name == DEFAULT && s.outcome == crate::case::Outcome::Measured && !s.seconds.is_empty()
-    })
-}
-
-/// Compares `default` in every case present in both runs.
-pub fn compare_runs(
+/// Compares `default` in every case present in both runs, reading one
+/// case of each run at a time.
+pub fn compare_runs<B: Defaults + ?Sized, C: Defaults + ?Sized>(
     baseline_name: &str,
-    baseline: &[CaseData],
-    current: &[CaseData],
+    baseline: &B,
+    current: &C,
     tolerance: f64,
     options: &Options,
 ) -> Comparison {
@@ -57,18 +52,17 @@ pub fn compare_runs(
         tolerance,
         ..Comparison::default()
     };
-    for case in current {
-        let Some(now) = default_sample(case) else {
-            continue;
-        };
-        let Some(before) = baseline
-            .iter()
-            .find(|b| b.key == case.key)
-            .and_then(default_sample)
+    for case in (0..current.cases()).filter(|&c| current.measured(c)) {
+        let key = current.key(case);
+        let Some(before) = (0..baseline.cases())
+            .find(|&b| baseline.key(b) == key)
+            .filter(|&b| baseline.measured(b))
         else {
-            comparison.only_in_current.push(case.key.clone());
+            comparison.only_in_current.push(key.clone());
             continue;
         };
+        let (now, before) = (current.load(case), baseline.load(before));
+        let (now, before) = (measured(&now), measured(&before));
         let bound = Sample {
             seconds: before
                 .seconds
@@ -83,7 +77,7 @@ pub fn compare_runs(
         );
         let p_value = compare(now, &bound, options.test.unpaired()).p_value;
         comparison.changes.push(Change {
-            key: case.key.clone(),
+            key: key.clone(),
             baseline_median_s: baseline_median,
             median_s: median,
             ratio: median / baseline_median,
@@ -91,10 +85,15 @@ pub fn compare_runs(
             regression: p_value < options.alpha && median > baseline_median * (1.0 + tolerance),
         });
     }
-    comparison.only_in_baseline = baseline
-        .iter()
-        .filter(|b| default_sample(b).is_some() && !current.iter().any(|c| c.key == b.key))
-        .map(|b| b.key.clone())
+    comparison.only_in_baseline = (0..baseline.cases())
+        .filter(|&b| {
+            baseline.measured(b) && !(0..current.cases()).any(|c| current.key(c) == baseline.key(b))
+        })
+        .map(|b| baseline.key(b).clone())
         .collect();
     comparison
+}
+
+fn measured(case: &CaseData) -> &Sample {
+    measured_default(case).expect("a measured default")
 }

@@ -9,8 +9,8 @@
 //! call at the next smaller size of its series in its own rounds; findings
 //! against that sample use the test in force (paired where it is) and count.
 
+use super::defaults::{measured_default, Defaults};
 use super::{compare, CaseData, CaseKey, Options, Sample, Severity, Test};
-use crate::candidates::native::DEFAULT;
 use crate::stats::{correction, describe};
 use serde::{Deserialize, Serialize};
 
@@ -67,28 +67,23 @@ impl Guidelines {
 }
 
 /// The series of cases with a measured `default` over sizes, per
-/// (collective, datatype, op, root), smallest size first.
-fn series(cases: &[CaseData]) -> Vec<Vec<(&CaseData, &Sample)>> {
-    let mut groups: Vec<Vec<(&CaseData, &Sample)>> = Vec::new();
-    for case in cases {
-        let Some(default) = case.samples.iter().find(|s| {
-            s.name == DEFAULT
-                && s.outcome == crate::case::Outcome::Measured
-                && !s.seconds.is_empty()
-        }) else {
-            continue;
-        };
+/// (collective, datatype, op, root), smallest size first: indices into
+/// `defaults`, the first case of each size.
+fn series<D: Defaults + ?Sized>(defaults: &D) -> Vec<Vec<usize>> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for case in (0..defaults.cases()).filter(|&c| defaults.measured(c)) {
+        let key = defaults.key(case);
         match groups
             .iter_mut()
-            .find(|g| g[0].0.key.same_series(&case.key))
+            .find(|g| defaults.key(g[0]).same_series(key))
         {
-            Some(group) => group.push((case, default)),
-            None => groups.push(vec![(case, default)]),
+            Some(group) => group.push(case),
+            None => groups.push(vec![case]),
         }
     }
     for group in &mut groups {
-        group.sort_by_key(|(c, _)| c.key.size_bytes);
-        group.dedup_by_key(|(c, _)| c.key.size_bytes);
+        group.sort_by_key(|&c| defaults.key(c).size_bytes);
+        group.dedup_by_key(|c| defaults.key(*c).size_bytes);
     }
     groups
 }
@@ -100,91 +95,135 @@ fn scaled(sample: &Sample, factor: f64) -> Sample {
     }
 }
 
-/// What to compare `large` with at `size_bytes`: `default`'s sample at that
-/// size from `large`'s own rounds when it was measured there (with the test
-/// in force, paired where it is), else `apart`, the sample of its own case
-/// (with an unpaired test); and whether the rounds were shared.
-fn smaller_sample<'a>(
+/// `default`'s sample at `size_bytes` from `large`'s own rounds, if it was
+/// measured there, with the test in force (paired where it is).
+fn shared<'a>(
     large: &'a CaseData,
     size_bytes: u64,
-    apart: &'a Sample,
     options: &Options,
-) -> (&'a Sample, Test, bool) {
+) -> Option<(&'a Sample, Test)> {
     match &large.smaller {
         Some(shared) if shared.size_bytes == size_bytes && !shared.sample.seconds.is_empty() => {
-            (&shared.sample, options.test, true)
+            Some((&shared.sample, options.test))
         }
-        _ => (apart, options.test.unpaired(), false),
+        _ => None,
     }
 }
 
+/// `default`'s sample of a case of a series.
+fn measured(case: &CaseData) -> &Sample {
+    measured_default(case).expect("a series holds cases with a measured default")
+}
+
 /// Checks both guidelines on every series.
-pub fn check(cases: &[CaseData], options: &Options) -> Guidelines {
+pub fn check<D: Defaults + ?Sized>(defaults: &D, options: &Options) -> Guidelines {
     let mut guidelines = Guidelines::default();
-    for group in series(cases) {
-        let first = guidelines.monotony.len();
-        for pair in group.windows(2) {
-            let ((small_case, small), (large_case, large)) = (pair[0], pair[1]);
-            let (small, test, shared_rounds) =
-                smaller_sample(large_case, small_case.key.size_bytes, small, options);
-            let (small_median, large_median) = (
-                describe::median(&small.seconds),
-                describe::median(&large.seconds),
-            );
-            // Violated when the larger size is significantly faster.
-            let p_value = compare(small, large, test).p_value;
-            let ratio = small_median / large_median;
-            guidelines.monotony.push(Finding {
+    for group in series(defaults) {
+        let found = check_group(defaults, &group, options);
+        guidelines.monotony.extend(found.monotony);
+        guidelines.split_robustness.extend(found.split_robustness);
+    }
+    guidelines
+}
+
+/// Checks both guidelines on the series of `key`, as [`check`] does: the
+/// findings of the other series do not depend on it.
+pub fn check_series<D: Defaults + ?Sized>(
+    defaults: &D,
+    key: &CaseKey,
+    options: &Options,
+) -> Guidelines {
+    series(defaults)
+        .into_iter()
+        .find(|g| defaults.key(g[0]).same_series(key))
+        .map(|group| check_group(defaults, &group, options))
+        .unwrap_or_default()
+}
+
+/// Checks one series, reading at most two cases' samples at a time.
+fn check_group<D: Defaults + ?Sized>(
+    defaults: &D,
+    group: &[usize],
+    options: &Options,
+) -> Guidelines {
+    let mut guidelines = Guidelines::default();
+    for pair in group.windows(2) {
+        let small_size = defaults.key(pair[0]).size_bytes;
+        let large_case = defaults.load(pair[1]);
+        let large = measured(&large_case);
+        let apart;
+        let (small, test, shared_rounds) = match shared(&large_case, small_size, options) {
+            Some((small, test)) => (small, test, true),
+            None => {
+                apart = defaults.load(pair[0]);
+                (measured(&apart), options.test.unpaired(), false)
+            }
+        };
+        let (small_median, large_median) = (
+            describe::median(&small.seconds),
+            describe::median(&large.seconds),
+        );
+        // Violated when the larger size is significantly faster.
+        let p_value = compare(small, large, test).p_value;
+        let ratio = small_median / large_median;
+        guidelines.monotony.push(Finding {
+            key: large_case.key.clone(),
+            other_size_bytes: small_size,
+            k: None,
+            median_s: large_median,
+            bound_s: small_median,
+            ratio,
+            p_value,
+            severity: Severity::Ok,
+            shared_rounds,
+        });
+    }
+    // Holm within the series' monotony pairs.
+    let raw: Vec<f64> = guidelines.monotony.iter().map(|f| f.p_value).collect();
+    for (finding, adjusted) in guidelines.monotony.iter_mut().zip(correction::holm(&raw)) {
+        finding.p_value = adjusted;
+        finding.severity = if adjusted < options.alpha {
+            Severity::of_slowdown(finding.ratio)
+        } else {
+            Severity::Ok
+        };
+    }
+    // Bonferroni over the series' split comparisons: the search stops
+    // at the first violation, so not every p-value is known.
+    let comparisons = (group.len() * group.len().saturating_sub(1) / 2).max(1);
+    for (j, &large_index) in group.iter().enumerate() {
+        let large_case = defaults.load(large_index);
+        let large = measured(&large_case);
+        let large_median = describe::median(&large.seconds);
+        // The largest smaller size that violates, searched from the largest down.
+        let violation = group[..j].iter().rev().find_map(|&small_index| {
+            let size = defaults.key(small_index).size_bytes;
+            let apart;
+            let (small, test, shared_rounds) = match shared(&large_case, size, options) {
+                Some((small, test)) => (small, test, true),
+                None => {
+                    apart = defaults.load(small_index);
+                    (measured(&apart), options.test.unpaired(), false)
+                }
+            };
+            let k = large_case.key.size_bytes.div_ceil(size.max(1));
+            let bound = scaled(small, k as f64 * SPLIT_TOLERANCE);
+            let bound_median = describe::median(&bound.seconds);
+            let ratio = large_median / bound_median;
+            let p_value = (compare(large, &bound, test).p_value * comparisons as f64).min(1.0);
+            (ratio > 1.0 && p_value < options.alpha).then(|| Finding {
                 key: large_case.key.clone(),
-                other_size_bytes: small_case.key.size_bytes,
-                k: None,
+                other_size_bytes: size,
+                k: Some(k),
                 median_s: large_median,
-                bound_s: small_median,
+                bound_s: bound_median,
                 ratio,
                 p_value,
-                severity: Severity::Ok,
+                severity: Severity::of_slowdown(ratio),
                 shared_rounds,
-            });
-        }
-        // Holm within the series' monotony pairs.
-        let pairs = &mut guidelines.monotony[first..];
-        let raw: Vec<f64> = pairs.iter().map(|f| f.p_value).collect();
-        for (finding, adjusted) in pairs.iter_mut().zip(correction::holm(&raw)) {
-            finding.p_value = adjusted;
-            finding.severity = if adjusted < options.alpha {
-                Severity::of_slowdown(finding.ratio)
-            } else {
-                Severity::Ok
-            };
-        }
-        // Bonferroni over the series' split comparisons: the search stops
-        // at the first violation, so not every p-value is known.
-        let comparisons = (group.len() * group.len().saturating_sub(1) / 2).max(1);
-        for (j, &(large_case, large)) in group.iter().enumerate() {
-            let large_median = describe::median(&large.seconds);
-            // The largest smaller size that violates, searched from the largest down.
-            let violation = group[..j].iter().rev().find_map(|&(small_case, small)| {
-                let size = small_case.key.size_bytes;
-                let (small, test, shared_rounds) = smaller_sample(large_case, size, small, options);
-                let k = large_case.key.size_bytes.div_ceil(size.max(1));
-                let bound = scaled(small, k as f64 * SPLIT_TOLERANCE);
-                let bound_median = describe::median(&bound.seconds);
-                let ratio = large_median / bound_median;
-                let p_value = (compare(large, &bound, test).p_value * comparisons as f64).min(1.0);
-                (ratio > 1.0 && p_value < options.alpha).then(|| Finding {
-                    key: large_case.key.clone(),
-                    other_size_bytes: size,
-                    k: Some(k),
-                    median_s: large_median,
-                    bound_s: bound_median,
-                    ratio,
-                    p_value,
-                    severity: Severity::of_slowdown(ratio),
-                    shared_rounds,
-                })
-            });
-            guidelines.split_robustness.extend(violation);
-        }
+            })
+        });
+        guidelines.split_robustness.extend(violation);
     }
     guidelines
 }
@@ -193,6 +232,7 @@ pub fn check(cases: &[CaseData], options: &Options) -> Guidelines {
 mod tests {
     use super::*;
     use crate::analyse::{Correction, Outliers, Test, DEFAULT_MARGIN};
+    use crate::candidates::native::DEFAULT;
     use crate::collective::Collective;
     use crate::element::{Datatype, Op};
 
@@ -237,12 +277,12 @@ mod tests {
 
     #[test]
     fn finds_a_larger_size_that_is_faster() {
-        let cases = vec![
+        let cases = [
             case(8, around(10e-6)),
             case(16, around(5e-6)),
             case(32, around(6e-6)),
         ];
-        let g = check(&cases, &options());
+        let g = check(&cases[..], &options());
         assert_eq!(g.monotony.len(), 2);
         assert_eq!(
             g.monotony[0].severity,
@@ -256,12 +296,12 @@ mod tests {
     #[test]
     fn split_robustness_reports_the_largest_violating_smaller_size() {
         // 1024 B takes 100 µs, but 4 × 256 B take 8 µs and 2 × 512 B take 60 µs.
-        let cases = vec![
+        let cases = [
             case(256, around(2e-6)),
             case(512, around(30e-6)),
             case(1024, around(100e-6)),
         ];
-        let g = check(&cases, &options());
+        let g = check(&cases[..], &options());
         let at_1024: Vec<_> = g
             .split_robustness
             .iter()
@@ -270,9 +310,9 @@ mod tests {
         assert_eq!(at_1024.len(), 1);
         assert_eq!(at_1024[0].other_size_bytes, 512);
         assert_eq!(at_1024[0].k, Some(2));
-        let tolerant = vec![case(256, around(10e-6)), case(1024, around(41e-6))];
+        let tolerant = [case(256, around(10e-6)), case(1024, around(41e-6))];
         assert!(
-            check(&tolerant, &options()).split_robustness.is_empty(),
+            check(&tolerant[..], &options()).split_robustness.is_empty(),
             "within 5 %"
         );
     }
@@ -298,16 +338,16 @@ mod tests {
             ..options()
         };
         let small = in_rounds(8, around(10e-6));
-        let apart = check(&[small.clone(), in_rounds(16, around(5e-6))], &options);
+        let apart = check(&[small.clone(), in_rounds(16, around(5e-6))][..], &options);
         assert!(!apart.monotony[0].shared_rounds);
         assert_ne!(apart.monotony[0].severity, Severity::Ok);
         assert_eq!(apart.worst_shared(), Severity::Ok, "apart never gates");
-        let shared = check(&[small.clone(), large.clone()], &options);
+        let shared = check(&[small.clone(), large.clone()][..], &options);
         assert!(shared.monotony[0].shared_rounds);
         assert_eq!(shared.monotony[0].severity, Severity::Ok);
         // A shared violation gates.
         large.smaller.as_mut().unwrap().sample.seconds = around(10e-6);
-        let violated = check(&[small, large], &options);
+        let violated = check(&[small, large][..], &options);
         assert_eq!(violated.worst_shared(), Severity::MediumHigh);
     }
 }

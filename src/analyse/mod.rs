@@ -7,10 +7,12 @@ use crate::candidates::native::DEFAULT;
 pub use crate::case::{CaseData, CaseKey, Outcome, Sample};
 use crate::meta::Meta;
 use crate::stats::{self, correction, describe, mann_whitney, power, Alternative};
+use defaults::{Defaults, Spilled};
 use guidelines::Guidelines;
 use serde::{Deserialize, Serialize};
 
 pub mod baseline;
+pub mod defaults;
 pub mod guidelines;
 pub mod noise;
 pub mod usual;
@@ -346,12 +348,16 @@ pub struct Results {
 
 impl Results {
     /// Verdicts, universal guidelines and the noise verdict of `cases`.
-    pub fn of(meta: Meta, complete: bool, cases: &[CaseData], options: &Options) -> Results {
-        let mut decisions = Decisions::default();
-        for case in cases {
-            decisions.add(case, options);
+    pub fn of(mut meta: Meta, complete: bool, cases: &[CaseData], options: &Options) -> Results {
+        let checks = verdicts(cases, options);
+        meta.noise = noise::assess(&checks, options);
+        Results {
+            meta,
+            complete,
+            checks,
+            guidelines: guidelines::check(cases, options),
+            baseline: None,
         }
-        decisions.results(meta, complete, options)
     }
 
     /// The worst severity of any check, and of the universal guidelines
@@ -367,34 +373,41 @@ impl Results {
 }
 
 /// A run's verdicts, decided one case at a time: of each case only its
-/// verdict and the library's own sample are kept (the universal guidelines
-/// and a baseline compare those), so that a run holds one case's
-/// observations at a time whatever its number of cases.
-#[derive(Clone, Debug, Default)]
+/// verdict stays in memory, and the library's own sample goes to a
+/// temporary file (the universal guidelines and a baseline compare those),
+/// so that a run holds one case's observations at a time whatever its
+/// number of cases.
+#[derive(Debug, Default)]
 pub struct Decisions {
     checks: Vec<Verdict>,
     /// Every case with `default`'s sample alone.
-    defaults: Vec<CaseData>,
+    defaults: Spilled,
+    /// The universal guidelines' findings of each series, in the order of
+    /// its first measured case, updated when a case of it is decided.
+    series: Vec<(CaseKey, Guidelines)>,
 }
 
 impl Decisions {
     /// Decides `case` and keeps what later decisions need of it.
     pub fn add(&mut self, case: &CaseData, options: &Options) {
         self.checks.push(verdict(case, options));
-        self.defaults.push(CaseData {
-            key: case.key.clone(),
-            samples: case
-                .samples
-                .iter()
-                .filter(|s| s.name == DEFAULT)
-                .cloned()
-                .collect(),
-            smaller: case.smaller.clone(),
-        });
+        self.defaults.push(case);
+        let added = self.defaults.cases() - 1;
+        if self.defaults.measured(added) {
+            let findings = guidelines::check_series(&self.defaults, &case.key, options);
+            match self
+                .series
+                .iter_mut()
+                .find(|(k, _)| k.same_series(&case.key))
+            {
+                Some((_, of_series)) => *of_series = findings,
+                None => self.series.push((case.key.clone(), findings)),
+            }
+        }
     }
 
     /// The cases decided so far, with `default`'s samples only.
-    pub fn defaults(&self) -> &[CaseData] {
+    pub fn defaults(&self) -> &Spilled {
         &self.defaults
     }
 
@@ -406,11 +419,20 @@ impl Decisions {
     /// Verdicts, universal guidelines and the noise verdict of the cases so far.
     pub fn results(&self, mut meta: Meta, complete: bool, options: &Options) -> Results {
         meta.noise = noise::assess(&self.checks, options);
+        let mut guidelines = Guidelines::default();
+        for (_, of_series) in &self.series {
+            guidelines
+                .monotony
+                .extend(of_series.monotony.iter().cloned());
+            guidelines
+                .split_robustness
+                .extend(of_series.split_robustness.iter().cloned());
+        }
         Results {
             meta,
             complete,
             checks: self.checks.clone(),
-            guidelines: guidelines::check(&self.defaults, options),
+            guidelines,
             baseline: None,
         }
     }
@@ -703,6 +725,7 @@ fn settle(verdict: &mut Verdict, options: &Options) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::collective::Collective;
     use rand::{Rng, SeedableRng};
 
     fn sample(name: &str, seconds: Vec<f64>, rounds: u32) -> Sample {
@@ -841,6 +864,70 @@ mod tests {
             .map(|c| c.p_adjusted.unwrap())
             .collect();
         assert_eq!(adjusted, correction::holm(&raw));
+    }
+
+    #[test]
+    fn decisions_one_case_at_a_time_give_the_results_of_all_cases_at_once() {
+        // Two series in shuffled sizes, a size measured twice, a case
+        // without observations, and smaller sizes from shared rounds: the
+        // spilled samples and the per-series findings must give the same
+        // results, to the bit, as every case in memory.
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let mut cases = Vec::new();
+        for (size, collective) in [
+            (64, Collective::Allreduce),
+            (8, Collective::Bcast),
+            (8, Collective::Allreduce),
+            (256, Collective::Allreduce),
+            (16, Collective::Allreduce),
+            (32, Collective::Bcast),
+            (16, Collective::Allreduce),
+            (4096, Collective::Allreduce),
+            (128, Collective::Bcast),
+        ] {
+            let scale = 1.0 + (size as f64).ln() / rng.gen_range(1.0..8.0);
+            let mut c = case(
+                timings(&mut rng, 60).iter().map(|t| t * scale).collect(),
+                timings(&mut rng, 60),
+            );
+            c.key = CaseKey {
+                collective,
+                ..CaseKey::allreduce_bytes(size)
+            };
+            if size >= 128 {
+                c.smaller = Some(crate::case::Smaller {
+                    size_bytes: size / 4,
+                    sample: sample(
+                        &crate::case::Smaller::name(size / 4),
+                        timings(&mut rng, 60),
+                        10,
+                    ),
+                });
+            }
+            cases.push(c);
+        }
+        cases[2].samples[0].seconds.clear();
+        cases[2].samples[0].rounds.clear();
+        for test in [Test::Mwu, Test::Paired] {
+            let options = options(test);
+            let mut decisions = Decisions::default();
+            for c in &cases {
+                decisions.add(c, &options);
+            }
+            let at_once = Results::of(Meta::default(), true, &cases, &options);
+            let one_by_one = decisions.results(Meta::default(), true, &options);
+            assert!(at_once.guidelines.monotony.len() >= 5);
+            assert!(decisions.defaults().bytes_in_memory() == 0);
+            let json = |r: &Results| serde_json::to_string(r).unwrap();
+            assert_eq!(json(&one_by_one), json(&at_once), "{test:?}");
+            // A baseline of the later cases, spilled or in memory.
+            let json_of = |c: baseline::Comparison| serde_json::to_string(&c).unwrap();
+            let old = Spilled::of(&cases[3..]);
+            let spilled = baseline::compare_runs("b", &old, decisions.defaults(), 0.05, &options);
+            let in_memory = baseline::compare_runs("b", &cases[3..], &cases[..], 0.05, &options);
+            assert!(!in_memory.changes.is_empty() && !in_memory.only_in_current.is_empty());
+            assert_eq!(json_of(spilled), json_of(in_memory));
+        }
     }
 
     #[test]

@@ -24,7 +24,13 @@ pub fn analyze(args: &AnalyzeArgs) -> Exit {
     options.record(&mut meta);
     let complete = previous.is_none_or(|p| p.complete);
     let mut results = Results::of(meta, complete, &saved.cases, &options);
-    compare_with_baseline(&mut results, baseline, &saved.cases, &args.report, &options);
+    compare_with_baseline(
+        &mut results,
+        baseline.as_deref(),
+        &saved.cases[..],
+        &args.report,
+        &options,
+    );
     let dir = args
         .output
         .clone()

@@ -9,6 +9,7 @@ pub mod run;
 pub mod tune;
 pub mod verify;
 
+use crate::analyse::defaults::Defaults;
 use crate::analyse::{self, Options, Results};
 use crate::case::CaseData;
 use crate::cli::{AnalysisArgs, ColorChoice, ReportArgs, SetupArgs};
@@ -147,17 +148,17 @@ fn baseline(args: &ReportArgs) -> Result<Option<Vec<CaseData>>, String> {
 }
 
 /// Compares `results` with the baseline's cases, if there is one.
-fn compare_with_baseline(
+fn compare_with_baseline<B: Defaults + ?Sized, C: Defaults + ?Sized>(
     results: &mut Results,
-    baseline: Option<Vec<CaseData>>,
-    cases: &[CaseData],
+    baseline: Option<&B>,
+    cases: &C,
     args: &ReportArgs,
     options: &Options,
 ) {
     if let (Some(old), Some(path)) = (baseline, &args.baseline) {
         results.baseline = Some(analyse::baseline::compare_runs(
             &path.display().to_string(),
-            &old,
+            old,
             cases,
             args.tolerance,
             options,

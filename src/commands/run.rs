@@ -1,6 +1,7 @@
 //! `pgcheck run`: measure every candidate of every check, decide, report.
 
 use super::{agree, compare_with_baseline, elements, finish, input_error, options, world};
+use crate::analyse::defaults::Spilled;
 use crate::analyse::Decisions;
 use crate::cli::RunArgs;
 use crate::config::Config;
@@ -30,8 +31,9 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
         return input_error(leader, &e);
     }
     // Every rank reads the baseline so that all agree on its errors.
+    // Rank 0 alone keeps its `default` samples, out of memory.
     let baseline = match super::baseline(&args.report) {
-        Ok(b) => b,
+        Ok(b) => b.filter(|_| leader).map(|cases| Spilled::of(&cases)),
         Err(e) => return input_error(leader, &e),
     };
     let mut meta = measure::machine(ctx);
@@ -91,7 +93,13 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
     let exit = if leader {
         let mut results = decisions.results(meta, !harness.stopped, &options);
         let defaults = decisions.defaults();
-        compare_with_baseline(&mut results, baseline, defaults, &args.report, &options);
+        compare_with_baseline(
+            &mut results,
+            baseline.as_ref(),
+            defaults,
+            &args.report,
+            &options,
+        );
         match finish(&results, &args.report, &args.output) {
             _ if harness.stopped => {
                 report::remark(&format!(
