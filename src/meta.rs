@@ -54,6 +54,16 @@ pub struct Meta {
     /// Of the wall time, what preparing, verifying, warming up and writing
     /// files took outside the planned slices.
     pub outside_s: f64,
+    /// Of `outside_s`, what preparing candidates (buffers,
+    /// sub-communicators) and verifying them took on rank 0.
+    pub prepare_s: f64,
+    pub verify_s: f64,
+    /// What synchronising clocks took on rank 0 (`roundtime`: at the start
+    /// and at every `--resync`), and how many times it ran.
+    pub clock_sync_s: f64,
+    pub clock_syncs: usize,
+    /// Rank 0's largest resident set so far, in bytes, after the last case measured.
+    pub peak_rss_bytes: u64,
     pub noise_floor_s: f64,
     /// Whether the run was too noisy for the slowdowns asked about, with
     /// the numbers (see `analyse::noise`); set by the analysis.

@@ -71,8 +71,7 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
                 report::warning(&format!("cannot append to raw.csv: {e}"));
             }
             decisions.add(&data, &options);
-            meta.wall_s = harness.elapsed();
-            meta.outside_s = harness.outside_s;
+            record_costs(&mut meta, &harness);
             if let Some(progress) = progress.as_mut() {
                 progress.case_done(i + 1, plan.cases.len(), meta.wall_s);
             }
@@ -85,8 +84,7 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
     }
     // The last case's files, too, were written outside its slices.
     harness.rebase();
-    meta.wall_s = harness.elapsed();
-    meta.outside_s = harness.outside_s;
+    record_costs(&mut meta, &harness);
     if let Some(progress) = progress {
         progress.finish();
     }
@@ -115,6 +113,18 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
         Exit::Pass
     };
     agree(ctx, exit)
+}
+
+/// What the run has cost so far: wall time, time outside the slices, and
+/// of it preparing, verifying and clock synchronisation; rank 0's memory.
+fn record_costs(meta: &mut crate::meta::Meta, harness: &Harness) {
+    meta.wall_s = harness.elapsed();
+    meta.outside_s = harness.outside_s;
+    meta.prepare_s = harness.prepare_s;
+    meta.verify_s = harness.verify_s;
+    meta.clock_sync_s = harness.clock_sync_s;
+    meta.clock_syncs = harness.clock_syncs;
+    meta.peak_rss_bytes = measure::peak_rss_bytes();
 }
 
 /// The plan: the input with the command line's overrides, on this world.

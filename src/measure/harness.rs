@@ -38,6 +38,13 @@ pub struct Harness {
     /// Seconds spent outside the slices (preparing, verifying, warming up,
     /// writing files) that moved the plan.
     pub outside_s: f64,
+    /// What synchronising clocks took on this rank, and how often it ran.
+    pub clock_sync_s: f64,
+    pub clock_syncs: usize,
+    /// What preparing candidates (buffers, sub-communicators) and verifying
+    /// them took on this rank, over all cases.
+    pub prepare_s: f64,
+    pub verify_s: f64,
 }
 
 impl Harness {
@@ -60,6 +67,10 @@ impl Harness {
             signalled: std::sync::Arc::default(),
             stopped: false,
             outside_s: 0.0,
+            clock_sync_s: 0.0,
+            clock_syncs: 0,
+            prepare_s: 0.0,
+            verify_s: 0.0,
         };
         for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
             // A second signal terminates at once, as if there were no handler.
@@ -79,10 +90,13 @@ impl Harness {
     }
 
     pub(super) fn synchronise(&mut self, ctx: &Context) {
+        let start = mpi::time();
         self.clock = clock::synchronise(&ctx.comm, 20, self.drift_s);
         self.synced_at = mpi::time();
         // A start must reach every rank before it passes.
         self.lead = (4.0 * broadcast_time(ctx)).max(20e-6);
+        self.clock_sync_s += mpi::time() - start;
+        self.clock_syncs += 1;
     }
 
     /// Gives up `roundtime` for `barrier` when a barrier takes longer than

@@ -91,8 +91,12 @@ pub fn measure_case(
 ) -> CaseData {
     harness.refresh(ctx);
     with_element!(case.key.datatype, T => {
+        let start = mpi::time();
         let mut prepared = Prepared::<T>::new(ctx, case);
+        let prepared_at = mpi::time();
         prepared.verify(ctx);
+        harness.prepare_s += prepared_at - start;
+        harness.verify_s += mpi::time() - prepared_at;
         // A wrong library collective is the finding; nothing is judged
         // against it, so nothing is timed.
         if !prepared.default_is_wrong() {
@@ -116,6 +120,25 @@ pub fn barrier_floor(ctx: &Context, repetitions: usize) -> f64 {
     let mut max = vec![0.0; repetitions];
     comm.all_reduce_into(&local[..], &mut max[..], SystemOperation::max());
     crate::stats::describe::median(&max)
+}
+
+/// The largest resident set this process has had, in bytes (`getrusage`);
+/// 0 where unknown.
+pub fn peak_rss_bytes() -> u64 {
+    // SAFETY: getrusage only writes the struct it is given.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        if libc::getrusage(libc::RUSAGE_SELF, &mut usage) != 0 {
+            return 0;
+        }
+        usage
+    };
+    let maxrss = u64::try_from(usage.ru_maxrss).unwrap_or(0);
+    // Kibibytes on Linux and the BSDs, bytes on macOS.
+    match cfg!(target_os = "macos") {
+        true => maxrss,
+        false => maxrss * 1024,
+    }
 }
 
 /// A candidate ready to run, and what it has gathered.
