@@ -62,6 +62,13 @@ pub struct Meta {
     /// and at every `--resync`), and how many times it ran.
     pub clock_sync_s: f64,
     pub clock_syncs: usize,
+    /// On rank 0: time in the slices (the calls, waiting for their starts,
+    /// agreeing on chunks, reducing observations), of it inside the timed
+    /// calls, and how many calls: (measuring − calling) / calls is the
+    /// harness's cost per observation.
+    pub measuring_s: f64,
+    pub calling_s: f64,
+    pub calls: usize,
     /// Rank 0's largest resident set so far, in bytes, after the last case measured.
     pub peak_rss_bytes: u64,
     pub noise_floor_s: f64,

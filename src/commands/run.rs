@@ -116,7 +116,8 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
 }
 
 /// What the run has cost so far: wall time, time outside the slices, and
-/// of it preparing, verifying and clock synchronisation; rank 0's memory.
+/// of it preparing, verifying and clock synchronisation; time in the
+/// slices and in the calls; rank 0's memory.
 fn record_costs(meta: &mut crate::meta::Meta, harness: &Harness) {
     meta.wall_s = harness.elapsed();
     meta.outside_s = harness.outside_s;
@@ -124,6 +125,9 @@ fn record_costs(meta: &mut crate::meta::Meta, harness: &Harness) {
     meta.verify_s = harness.verify_s;
     meta.clock_sync_s = harness.clock_sync_s;
     meta.clock_syncs = harness.clock_syncs;
+    meta.measuring_s = harness.measuring_s;
+    meta.calling_s = harness.calling_s;
+    meta.calls = harness.calls;
     meta.peak_rss_bytes = measure::peak_rss_bytes();
 }
 

@@ -45,6 +45,12 @@ pub struct Harness {
     /// them took on this rank, over all cases.
     pub prepare_s: f64,
     pub verify_s: f64,
+    /// On this rank: time in the slices (chunks, their agreements and the
+    /// reduction of their observations), of it inside the timed calls, and
+    /// how many calls; the rest is the harness's cost.
+    pub measuring_s: f64,
+    pub calling_s: f64,
+    pub calls: usize,
 }
 
 impl Harness {
@@ -71,6 +77,9 @@ impl Harness {
             clock_syncs: 0,
             prepare_s: 0.0,
             verify_s: 0.0,
+            measuring_s: 0.0,
+            calling_s: 0.0,
+            calls: 0,
         };
         for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
             // A second signal terminates at once, as if there were no handler.

@@ -340,6 +340,7 @@ impl<T: Element> Prepared<T> {
                 let entry = &mut self.entries[e];
                 let call = entry.call.as_mut().expect("verified");
                 local.clear();
+                let slice_start = mpi::time();
                 observe_until(
                     comm,
                     harness,
@@ -369,6 +370,7 @@ impl<T: Element> Prepared<T> {
                         .invalid_rounds
                         .extend(std::iter::repeat_n(round, late));
                 }
+                harness.measuring_s += mpi::time() - slice_start;
             }
         }
     }

@@ -126,6 +126,7 @@ pub(super) fn observe_until<T>(
                     call(send, recv);
                     let duration = mpi::time() - start;
                     local.extend_from_slice(&[duration, 0.0, 0.0]);
+                    harness.calling_s += duration;
                 }
                 SyncMode::Roundtime => {
                     let due = harness.clock.local(decision[1] + i as f64 * decision[2]);
@@ -134,6 +135,7 @@ pub(super) fn observe_until<T>(
                     let start = mpi::time();
                     call(send, recv);
                     let end = mpi::time();
+                    harness.calling_s += end - start;
                     let clock = &harness.clock;
                     local.extend_from_slice(&[
                         clock.global(end),
@@ -144,6 +146,7 @@ pub(super) fn observe_until<T>(
             }
         }
         spent += mpi::time() - chunk_start;
+        harness.calls += next as usize;
         if harness.sync == SyncMode::Roundtime {
             let chunk = &local[local.len() - 3 * next as usize..];
             durations.clear();
