@@ -139,26 +139,33 @@ fn colour(choice: ColorChoice) -> bool {
 
 /// The baseline named by `--baseline`, read before measuring so that its
 /// errors stop the run early.
-fn baseline(args: &ReportArgs) -> Result<Option<Vec<CaseData>>, String> {
+fn baseline(args: &ReportArgs) -> Result<Option<store::Saved>, String> {
     args.baseline
         .as_deref()
         .map(store::load_baseline)
         .transpose()
 }
 
-/// Compares `results` with the baseline's cases, if there is one.
+/// Compares `results` with the baseline run, if there is one: its verdicts
+/// as its `results.json` has them (those `tune` decided from), else decided
+/// again from its `raw.csv` with this run's options.
 fn compare_with_baseline(
     results: &mut Results,
-    baseline: Option<Vec<CaseData>>,
+    baseline: Option<store::Saved>,
     cases: &[CaseData],
     args: &ReportArgs,
     options: &Options,
 ) {
     if let (Some(old), Some(path)) = (baseline, &args.baseline) {
+        let verdicts = match old.results {
+            Some(r) => r.checks,
+            None => analyse::verdicts(&old.cases, options),
+        };
         results.baseline = Some(analyse::baseline::compare_runs(
             &path.display().to_string(),
-            &old,
+            &old.cases,
             cases,
+            (&verdicts, &results.checks),
             args.tolerance,
             options,
         ));
