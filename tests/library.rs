@@ -386,3 +386,69 @@ fn tune_writes_a_selection_file_that_mpich_follows_in_the_confirmation_run() {
         without.text()
     );
 }
+
+/// `(cvar writes, allreduce calls)` from the probe's last line.
+fn probe_counts(out: &Outcome) -> (u64, u64) {
+    let line = out
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("probe: ") && l.ends_with(" allreduce calls"))
+        .unwrap_or_else(|| panic!("no probe counts\n{}", out.text()));
+    let numbers: Vec<u64> = line
+        .split_whitespace()
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    (numbers[0], numbers[1])
+}
+
+#[test]
+fn mpich_s_variable_is_written_around_chunks_not_around_each_timed_call() {
+    if is_open_mpi() {
+        eprintln!("SKIPPED: Open MPI's forced algorithm lives in a communicator, no variable is written per call");
+        return;
+    }
+    let dir = scratch("library-switch");
+    let input = dir.join("switch.yaml");
+    std::fs::write(
+        &input,
+        "budget: 300ms\nrounds: 5\nsync: barrier\nchecks:\n  - collective: allreduce\n    sizes: [8]\n    competitors: [allreduce_as_library_recursive_doubling]\n",
+    )
+    .unwrap();
+    let out_dir = dir.join("out");
+    let launch = Launch::new(
+        2,
+        &[
+            "run",
+            input.to_str().unwrap(),
+            "--output",
+            out_dir.to_str().unwrap(),
+        ],
+    );
+    let out = with_probe(launch).run();
+    assert!(matches!(out.code, Some(0 | 1)), "{}", out.text());
+    let r = results(&out_dir);
+    let forced = r["checks"][0]["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "allreduce_as_library_recursive_doubling")
+        .expect("the candidate's summary")
+        .clone();
+    let timed = forced["n"].as_u64().unwrap();
+    let (writes, calls) = probe_counts(&out);
+    // Written around each call, the variable would take two writes per
+    // timed call; around chunks, a few per slice.
+    assert!(timed >= 100, "too few timed calls to tell: {forced}");
+    assert!(
+        writes * 4 < timed,
+        "{writes} writes for {timed} timed calls ({calls} allreduce calls)\n{}",
+        out.text()
+    );
+    // The timed calls saw the forced value, and it is back at the end.
+    out.expect_in_stderr(
+        "probe: MPI_Allreduce with MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=3",
+        "forced",
+    );
+    out.expect_in_stderr("probe: restored", "every algorithm variable is back");
+    assert!(!out.stderr.contains("NOT restored"), "{}", out.text());
+}
