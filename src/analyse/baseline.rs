@@ -265,7 +265,7 @@ mod tests {
         let violated_then = case(&[library]);
         let held_then = case(&[slower]);
         // Removed: the library algorithm that set it then is named.
-        let removed = violation_changes(&[violated_then.clone()], &[case(&[slower])]);
+        let removed = violation_changes(std::slice::from_ref(&violated_then), &[case(&[slower])]);
         assert_eq!(removed[0].transition, Transition::Removed);
         assert_eq!(
             removed[0].baseline.violated_by.as_deref(),
@@ -275,7 +275,10 @@ mod tests {
         assert_eq!(removed[0].now.verdict, Conclusion::Holds);
         assert_eq!(removed[0].now.violated_by, None);
         // Remaining, a library algorithm still faster: tune again.
-        let still = violation_changes(&[violated_then.clone()], &[case(&[library, lane])]);
+        let still = violation_changes(
+            std::slice::from_ref(&violated_then),
+            &[case(&[library, lane])],
+        );
         assert_eq!(still[0].transition, Transition::Remaining);
         assert_eq!(
             still[0].library_competitor.as_deref(),
@@ -292,8 +295,12 @@ mod tests {
         );
         assert_eq!(only_new[0].new_algorithm_family.as_deref(), Some("lane"));
         // New; and a case that held in both runs is not listed.
-        let new = violation_changes(&[held_then.clone()], &[case(&[lane])]);
+        let new = violation_changes(std::slice::from_ref(&held_then), &[case(&[lane])]);
         assert_eq!(new[0].transition, Transition::New);
-        assert!(violation_changes(&[held_then.clone()], &[held_then]).is_empty());
+        assert!(violation_changes(
+            std::slice::from_ref(&held_then),
+            std::slice::from_ref(&held_then)
+        )
+        .is_empty());
     }
 }
