@@ -286,3 +286,169 @@ fn tune_writes_rules_that_open_mpi_follows_in_the_confirmation_run() {
         &format!("the rules select {item}"),
     );
 }
+
+#[test]
+fn tune_writes_a_selection_file_that_mpich_follows_in_the_confirmation_run() {
+    if is_open_mpi() {
+        eprintln!("SKIPPED: the collective-selection JSON is MPICH's (Open MPI's rules file is tested above)");
+        return;
+    }
+    if !cfg!(feature = "testing") {
+        eprintln!("SKIPPED: needs the testing feature (PGCHECK_TEST_SLOW_DEFAULT)");
+        return;
+    }
+    let dir = scratch("library-tune-mpich");
+    let input = |name: &str, competitor: &str| {
+        let path = dir.join(name);
+        let text = format!(
+            "budget: 100ms\nrounds: 10\nsync: barrier\ndatatype: int32\nop: sum\nchecks:\n  - collective: reduce\n    sizes: [1024]\n    competitors: [{competitor}]\n"
+        );
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let (first, tuned, control) = (dir.join("first"), dir.join("tuned"), dir.join("control"));
+    let file = dir.join("selection.json");
+    // `default` slowed 8×: the nonblocking reduce is significantly faster.
+    let out = Launch::new(
+        2,
+        &[
+            "run",
+            &input("library.yaml", "reduce_as_library_nb"),
+            "--output",
+            first.to_str().unwrap(),
+        ],
+    )
+    .env("PGCHECK_TEST_SLOW_DEFAULT", "8")
+    .run();
+    assert!(first.join("results.json").exists(), "{}", out.text());
+    let tune = Launch::new(
+        1,
+        &[
+            "tune",
+            first.to_str().unwrap(),
+            "--output",
+            file.to_str().unwrap(),
+        ],
+    )
+    .run();
+    assert_eq!(tune.code, Some(0), "{}", tune.text());
+    tune.expect_in_stdout(
+        "MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=",
+        "how to load it",
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    // Complete: the library's other collectives are in the file.
+    assert!(json.get("collective=allreduce").is_some(), "{json}");
+    let reduce = &json["collective=reduce"]["comm_type=intra"]["comm_size<=2"];
+    assert_eq!(
+        reduce["avg_msg_size=any"],
+        serde_json::json!({"algorithm=MPIR_Reduce_allcomm_nb": {}}),
+        "{}",
+        tune.text()
+    );
+    // The confirmation run, with MPICH's schedule dump on: the library's own
+    // reduce (no library candidate forces it here) now runs the nonblocking
+    // algorithm, whose schedules MPICH prints; without the file it does not.
+    let confirm = |out_dir: &std::path::Path, selection: Option<&std::path::Path>| {
+        let mut launch = Launch::new(
+            2,
+            &[
+                "run",
+                &input("confirm.yaml", "reduce_as_library_binomial"),
+                "--output",
+                out_dir.to_str().unwrap(),
+                "--baseline",
+                first.to_str().unwrap(),
+            ],
+        )
+        .env("MPIR_CVAR_COLL_SCHED_DUMP", "1");
+        if let Some(f) = selection {
+            launch = launch.env(
+                "MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE",
+                f.to_str().unwrap(),
+            );
+        }
+        with_probe(launch).run()
+    };
+    let with_file = confirm(&tuned, Some(&file));
+    with_file.expect_in_stdout("violations: ", "compared with the first run's verdicts");
+    assert!(
+        with_file.text().contains("s->num_entries"),
+        "no schedule dump: default did not run the nonblocking reduce\n{}",
+        with_file.text()
+    );
+    with_file.expect_in_stderr("probe: restored", "every algorithm variable is back");
+    let without = confirm(&control, None);
+    assert!(
+        !without.text().contains("s->num_entries"),
+        "a schedule dump without the file\n{}",
+        without.text()
+    );
+}
+
+/// `(cvar writes, allreduce calls)` from the probe's last line.
+fn probe_counts(out: &Outcome) -> (u64, u64) {
+    let line = out
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("probe: ") && l.ends_with(" allreduce calls"))
+        .unwrap_or_else(|| panic!("no probe counts\n{}", out.text()));
+    let numbers: Vec<u64> = line
+        .split_whitespace()
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    (numbers[0], numbers[1])
+}
+
+#[test]
+fn mpich_s_variable_is_written_around_chunks_not_around_each_timed_call() {
+    if is_open_mpi() {
+        eprintln!("SKIPPED: Open MPI's forced algorithm lives in a communicator, no variable is written per call");
+        return;
+    }
+    let dir = scratch("library-switch");
+    let input = dir.join("switch.yaml");
+    std::fs::write(
+        &input,
+        "budget: 300ms\nrounds: 5\nsync: barrier\nchecks:\n  - collective: allreduce\n    sizes: [8]\n    competitors: [allreduce_as_library_recursive_doubling]\n",
+    )
+    .unwrap();
+    let out_dir = dir.join("out");
+    let launch = Launch::new(
+        2,
+        &[
+            "run",
+            input.to_str().unwrap(),
+            "--output",
+            out_dir.to_str().unwrap(),
+        ],
+    );
+    let out = with_probe(launch).run();
+    assert!(matches!(out.code, Some(0 | 1)), "{}", out.text());
+    let r = results(&out_dir);
+    let forced = r["checks"][0]["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "allreduce_as_library_recursive_doubling")
+        .expect("the candidate's summary")
+        .clone();
+    let timed = forced["n"].as_u64().unwrap();
+    let (writes, calls) = probe_counts(&out);
+    // Written around each call, the variable would take two writes per
+    // timed call; around chunks, a few per slice.
+    assert!(timed >= 100, "too few timed calls to tell: {forced}");
+    assert!(
+        writes * 4 < timed,
+        "{writes} writes for {timed} timed calls ({calls} allreduce calls)\n{}",
+        out.text()
+    );
+    // The timed calls saw the forced value, and it is back at the end.
+    out.expect_in_stderr(
+        "probe: MPI_Allreduce with MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=3",
+        "forced",
+    );
+    out.expect_in_stderr("probe: restored", "every algorithm variable is back");
+    assert!(!out.stderr.contains("NOT restored"), "{}", out.text());
+}

@@ -480,6 +480,92 @@ fn a_known_slowdown_is_flagged_and_no_slowdown_is_not() {
     }
 }
 
+/// The confirmation run against a baseline: known truth from the slowed
+/// library call. Slowed then, not now: the violation is removed (with the
+/// competitor that set it); not slowed then, slowed now: a new one; slowed
+/// in both: it remains, and since the competitor is no library algorithm,
+/// only a new algorithm beats the library.
+#[test]
+#[cfg_attr(not(feature = "testing"), ignore = "needs --features testing")]
+fn a_baseline_run_shows_violations_removed_remaining_and_new() {
+    let dir = scratch("baseline-violations");
+    let input = input(
+        &dir,
+        "aa.yaml",
+        "budget: 200ms\nrounds: 12\nsync: barrier\ndatatype: int32\nop: sum\nchecks:\n  - collective: allreduce\n    sizes: [8192]\n    competitors: [allreduce_as_allreduce_self]\n",
+    );
+    // α = 0.001 keeps an A/A false alarm (the unslowed runs) rare.
+    let run = |name: &str, factor: &str, baseline: Option<&std::path::Path>| {
+        let out_dir = dir.join(name);
+        let mut args = vec![
+            "run".to_string(),
+            input.clone(),
+            "--alpha".into(),
+            "0.001".into(),
+            "--output".into(),
+            out_dir.to_str().unwrap().into(),
+        ];
+        if let Some(b) = baseline {
+            args.extend(["--baseline".into(), b.to_str().unwrap().into()]);
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = Launch::new(2, &args)
+            .env("PGCHECK_TEST_SLOW_DEFAULT", factor)
+            .run();
+        assert!(matches!(out.code, Some(0 | 1)), "{}", out.text());
+        (out_dir, out)
+    };
+    let change = |r: &serde_json::Value| r["baseline"]["violations"].clone();
+    let (slowed, _) = run("slowed", "3", None);
+    let (fixed, out) = run("fixed", "1", Some(&slowed));
+    let removed = change(&results(&fixed));
+    assert_eq!(
+        removed[0]["transition"],
+        "removed",
+        "{removed}\n{}",
+        out.text()
+    );
+    assert_eq!(removed[0]["baseline"]["verdict"], "violated");
+    assert_eq!(
+        removed[0]["baseline"]["violated_by"],
+        "allreduce_as_allreduce_self"
+    );
+    assert_ne!(removed[0]["now"]["verdict"], "violated");
+    out.expect_in_stdout("violations: 1 removed, 0 remaining, 0 new", "");
+    let (again, out) = run("again", "3", Some(&fixed));
+    let new = change(&results(&again));
+    assert_eq!(new[0]["transition"], "new", "{new}\n{}", out.text());
+    assert_eq!(new[0]["now"]["violated_by"], "allreduce_as_allreduce_self");
+    // Offline, against the first run: the violation remains, and only a
+    // competitor outside the library beats it.
+    let md = dir.join("again-vs-slowed");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pgcheck"))
+        .args(["analyze", again.to_str().unwrap(), "--alpha", "0.001"])
+        .args(["--baseline", slowed.to_str().unwrap(), "--output"])
+        .arg(&md)
+        .output()
+        .expect("pgcheck starts");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let remaining = change(&results(&md));
+    assert_eq!(
+        remaining[0]["transition"], "remaining",
+        "{remaining}\n{text}"
+    );
+    assert_eq!(remaining[0]["library_competitor"], serde_json::Value::Null);
+    assert_eq!(remaining[0]["new_algorithm_family"], "testing");
+    assert!(
+        text.contains(
+            "only a new algorithm beats the library: allreduce_as_allreduce_self (testing)"
+        ),
+        "{text}"
+    );
+    let report = std::fs::read_to_string(md.join("report.md")).unwrap_or_default();
+    assert!(
+        report.contains("Violations: 0 removed, 1 remaining, 0 new."),
+        "{report}"
+    );
+}
+
 /// A rank that starts late makes observations invalid: they are counted for
 /// the candidate that caused them, shown under the table, never timed.
 #[test]

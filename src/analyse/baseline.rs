@@ -1,8 +1,12 @@
-//! The gate against a previous run: a `default` that got significantly
-//! slower than in the baseline by more than the tolerance is a regression.
+//! The comparison with a previous run: a `default` that got significantly
+//! slower than in the baseline by more than the tolerance is a regression
+//! (the gate), and per case what became of the baseline's violation — the
+//! confirmation run of a tuning file shows the violations it removed, those
+//! that remain (and whether a library algorithm or only a new one still
+//! beats `default`), and new ones.
 
 use super::defaults::{measured_default, Defaults};
-use super::{compare, CaseData, CaseKey, Options, Sample};
+use super::{compare, CaseData, CaseKey, Conclusion, Options, Sample, Severity, Verdict};
 use crate::stats::describe;
 use serde::{Deserialize, Serialize};
 
@@ -30,26 +34,168 @@ pub struct Comparison {
     pub only_in_baseline: Vec<CaseKey>,
     /// Cases only this run has.
     pub only_in_current: Vec<CaseKey>,
+    /// The cases violated in either run, in this run's order.
+    #[serde(default)]
+    pub violations: Vec<ViolationChange>,
 }
 
 impl Comparison {
     pub fn regressions(&self) -> impl Iterator<Item = &Change> {
         self.changes.iter().filter(|c| c.regression)
     }
+
+    /// The violation changes of one kind.
+    pub fn violations_of(&self, kind: Transition) -> impl Iterator<Item = &ViolationChange> {
+        self.violations.iter().filter(move |v| v.transition == kind)
+    }
+}
+
+/// What became of a case's violation since the baseline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Transition {
+    /// Violated then; holds or inconclusive now.
+    Removed,
+    /// Violated in both runs.
+    Remaining,
+    /// Violated now, not then (it held or was inconclusive).
+    New,
+}
+
+impl Transition {
+    pub const ALL: [Transition; 3] = [Transition::Removed, Transition::Remaining, Transition::New];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Transition::Removed => "removed",
+            Transition::Remaining => "remaining",
+            Transition::New => "new",
+        }
+    }
+}
+
+/// One side of a case: its verdict and the competitor that set its severity.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Side {
+    pub verdict: Conclusion,
+    pub severity: Severity,
+    /// The competitor that set the severity (violated only).
+    pub violated_by: Option<String>,
+    /// Its slowdown.
+    pub slowdown: Option<f64>,
+}
+
+/// A case violated in the baseline, in this run, or in both.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ViolationChange {
+    #[serde(flatten)]
+    pub key: CaseKey,
+    pub transition: Transition,
+    pub baseline: Side,
+    pub now: Side,
+    /// Now: the fastest library algorithm (`*_as_library_*`) still
+    /// significantly faster than `default` — tuning could still help.
+    pub library_competitor: Option<String>,
+    pub library_slowdown: Option<f64>,
+    /// Now violated and no library algorithm significantly faster: the
+    /// family of the competitor that beats the library (`mockup`, `lane`,
+    /// `hier`, `circulant`): only a new algorithm would remove it.
+    pub new_algorithm_family: Option<String>,
+}
+
+/// Whether a competitor is one of the library's own algorithms.
+pub fn is_library(name: &str) -> bool {
+    name.contains("_as_library_")
+}
+
+/// The family of a competitor, as its registry names it.
+fn family(name: &str) -> String {
+    if is_library(name) {
+        return "library".into();
+    }
+    crate::candidates::find(name).map_or("unknown".into(), |c| {
+        serde_json::to_value(c.family)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_else(|| "unknown".into())
+    })
+}
+
+fn side(v: &Verdict) -> Side {
+    let violated = v.conclusion == Conclusion::Violated;
+    Side {
+        verdict: v.conclusion,
+        severity: v.severity,
+        violated_by: v.violated_by.clone().filter(|_| violated),
+        slowdown: v.slowdown.filter(|_| violated),
+    }
+}
+
+/// What became of each case violated in `baseline` or in `current`;
+/// cases unmeasured or wrong in either run are left out (their own
+/// reports say why).
+pub fn violation_changes(baseline: &[Verdict], current: &[Verdict]) -> Vec<ViolationChange> {
+    let comparable = |c: Conclusion| {
+        matches!(
+            c,
+            Conclusion::Violated | Conclusion::Holds | Conclusion::Inconclusive
+        )
+    };
+    current
+        .iter()
+        .filter_map(|now| {
+            let then = baseline.iter().find(|b| b.key == now.key)?;
+            if !comparable(then.conclusion) || !comparable(now.conclusion) {
+                return None;
+            }
+            let transition = match (
+                then.conclusion == Conclusion::Violated,
+                now.conclusion == Conclusion::Violated,
+            ) {
+                (true, true) => Transition::Remaining,
+                (true, false) => Transition::Removed,
+                (false, true) => Transition::New,
+                (false, false) => return None,
+            };
+            let library = now
+                .candidates
+                .iter()
+                .filter(|c| {
+                    is_library(&c.name) && c.significant && c.slowdown.is_some_and(|s| s > 1.0)
+                })
+                .max_by(|a, b| a.slowdown.partial_cmp(&b.slowdown).unwrap());
+            let violated = now.conclusion == Conclusion::Violated;
+            Some(ViolationChange {
+                key: now.key.clone(),
+                transition,
+                baseline: side(then),
+                now: side(now),
+                library_competitor: library.map(|c| c.name.clone()),
+                library_slowdown: library.and_then(|c| c.slowdown),
+                new_algorithm_family: match (violated, library, &now.violated_by) {
+                    (true, None, Some(by)) => Some(family(by)),
+                    _ => None,
+                },
+            })
+        })
+        .collect()
 }
 
 /// Compares `default` in every case present in both runs, reading one
-/// case of each run at a time.
+/// case of each run at a time, and what became of the baseline's violations
+/// (`verdicts`: the baseline's, then this run's).
 pub fn compare_runs<B: Defaults + ?Sized, C: Defaults + ?Sized>(
     baseline_name: &str,
     baseline: &B,
     current: &C,
+    verdicts: (&[Verdict], &[Verdict]),
     tolerance: f64,
     options: &Options,
 ) -> Comparison {
     let mut comparison = Comparison {
         baseline: baseline_name.to_string(),
         tolerance,
+        violations: violation_changes(verdicts.0, verdicts.1),
         ..Comparison::default()
     };
     for case in (0..current.cases()).filter(|&c| current.measured(c)) {
@@ -96,4 +242,64 @@ pub fn compare_runs<B: Defaults + ?Sized, C: Defaults + ?Sized>(
 
 fn measured(case: &CaseData) -> &Sample {
     measured_default(case).expect("a measured default")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collective::Collective;
+    use crate::report::fixture::check;
+
+    /// Allreduce 8 B with the given competitors (median µs, raw p) against
+    /// a default of 100 µs.
+    fn case(competitors: &[(&str, f64, f64)]) -> Verdict {
+        check(Collective::Allreduce, 8, 0, 100.0, competitors, vec![])
+    }
+
+    #[test]
+    fn violations_are_removed_remaining_or_new() {
+        let library = ("allreduce_as_library_ring", 50.0, 1e-6);
+        let lane = ("allreduce_as_allreduce_lane", 40.0, 1e-6);
+        let slower = ("allreduce_as_library_ring", 120.0, 0.9);
+        let violated_then = case(&[library]);
+        let held_then = case(&[slower]);
+        // Removed: the library algorithm that set it then is named.
+        let removed = violation_changes(std::slice::from_ref(&violated_then), &[case(&[slower])]);
+        assert_eq!(removed[0].transition, Transition::Removed);
+        assert_eq!(
+            removed[0].baseline.violated_by.as_deref(),
+            Some("allreduce_as_library_ring")
+        );
+        assert_eq!(removed[0].baseline.slowdown, Some(2.0));
+        assert_eq!(removed[0].now.verdict, Conclusion::Holds);
+        assert_eq!(removed[0].now.violated_by, None);
+        // Remaining, a library algorithm still faster: tune again.
+        let still = violation_changes(
+            std::slice::from_ref(&violated_then),
+            &[case(&[library, lane])],
+        );
+        assert_eq!(still[0].transition, Transition::Remaining);
+        assert_eq!(
+            still[0].library_competitor.as_deref(),
+            Some("allreduce_as_library_ring")
+        );
+        assert_eq!(still[0].new_algorithm_family, None);
+        // Remaining, only a new algorithm faster: it is named with its family.
+        let only_new = violation_changes(&[violated_then], &[case(&[slower, lane])]);
+        assert_eq!(only_new[0].transition, Transition::Remaining);
+        assert_eq!(only_new[0].library_competitor, None);
+        assert_eq!(
+            only_new[0].now.violated_by.as_deref(),
+            Some("allreduce_as_allreduce_lane")
+        );
+        assert_eq!(only_new[0].new_algorithm_family.as_deref(), Some("lane"));
+        // New; and a case that held in both runs is not listed.
+        let new = violation_changes(std::slice::from_ref(&held_then), &[case(&[lane])]);
+        assert_eq!(new[0].transition, Transition::New);
+        assert!(violation_changes(
+            std::slice::from_ref(&held_then),
+            std::slice::from_ref(&held_then)
+        )
+        .is_empty());
+    }
 }

@@ -923,8 +923,12 @@ mod tests {
             // A baseline of the later cases, spilled or in memory.
             let json_of = |c: baseline::Comparison| serde_json::to_string(&c).unwrap();
             let old = Spilled::of(&cases[3..]);
-            let spilled = baseline::compare_runs("b", &old, decisions.defaults(), 0.05, &options);
-            let in_memory = baseline::compare_runs("b", &cases[3..], &cases[..], 0.05, &options);
+            let then = verdicts(&cases[3..], &options);
+            let both = (&then[..], &at_once.checks[..]);
+            let spilled =
+                baseline::compare_runs("b", &old, decisions.defaults(), both, 0.05, &options);
+            let in_memory =
+                baseline::compare_runs("b", &cases[3..], &cases[..], both, 0.05, &options);
             assert!(!in_memory.changes.is_empty() && !in_memory.only_in_current.is_empty());
             assert_eq!(json_of(spilled), json_of(in_memory));
         }

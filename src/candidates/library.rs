@@ -18,12 +18,13 @@
 //! The item that lets the library decide (`ignore`, `auto`, `default`) is
 //! `default` itself and is left out.
 
-use super::{native, Call, Competitor, Family, NotApplicable, Setup};
+use super::{native, Call, Competitor, Family, NotApplicable, Setup, Switch};
 use crate::collective::Collective;
 use crate::element::Element;
-use crate::mpit::{Item, Session, Variable};
+use crate::mpit::{Handle, Item, Session, Variable};
 use mpi::collective::SystemOperation;
 use mpi::traits::*;
+use std::cell::Cell;
 use std::rc::Rc;
 use std::sync::OnceLock;
 
@@ -270,6 +271,46 @@ pub fn algorithm(name: &str) -> Option<&'static Algorithm> {
 
 /// Prepares the library algorithm `name` for `setup.shape`.
 pub fn prepare<T: Element>(name: &str, setup: &Setup) -> Result<Call<T>, NotApplicable> {
+    prepare_switched(name, setup).map(|(call, _)| call)
+}
+
+/// MPICH's algorithm variable, forced for a chunk of calls.
+struct MpichSwitch {
+    // Fields drop in order: the handle before its session.
+    handle: Handle,
+    _session: Session,
+    value: i32,
+    previous: i32,
+    entered: Cell<bool>,
+}
+
+impl MpichSwitch {
+    fn write(&self, value: i32) {
+        if self.handle.write(value).is_err() {
+            panic!("cannot set {} to {value}", self.handle.name);
+        }
+    }
+}
+
+impl Switch for MpichSwitch {
+    fn enter(&self) {
+        self.write(self.value);
+        self.entered.set(true);
+    }
+
+    fn leave(&self) {
+        self.write(self.previous);
+        self.entered.set(false);
+    }
+}
+
+/// [`prepare`], with MPICH's variable as a [`Switch`]: the harness writes it
+/// around a chunk of timed calls rather than each call around itself.
+#[allow(clippy::type_complexity)]
+pub fn prepare_switched<T: Element>(
+    name: &str,
+    setup: &Setup,
+) -> Result<(Call<T>, Option<Rc<dyn Switch>>), NotApplicable> {
     let algorithm = algorithm(name)
         .ok_or_else(|| NotApplicable(format!("{name} is not an algorithm of this library")))?;
     if let Some(why) = restriction(algorithm, &setup.shape) {
@@ -281,10 +322,11 @@ pub fn prepare<T: Element>(name: &str, setup: &Setup) -> Result<Call<T>, NotAppl
     match algorithm.library {
         Library::OpenMpi => {
             let comm = open_mpi_communicator(&session, algorithm, setup)?;
-            Ok(native::prepare(&Setup {
+            let call = native::prepare(&Setup {
                 comm: Rc::new(comm),
                 ..setup.clone()
-            }))
+            });
+            Ok((call, None))
         }
         Library::Mpich => {
             let handle = session
@@ -298,20 +340,25 @@ pub fn prepare<T: Element>(name: &str, setup: &Setup) -> Result<Call<T>, NotAppl
                 .and_then(|o| o.restore().map_err(NotApplicable));
             agree(setup, check)?;
             let previous = handle.read().map_err(no)?;
-            let value = algorithm.value;
             let mut call = native::prepare::<T>(setup);
-            // Fields drop in order: the handle before its session.
-            let switch = (handle, session);
-            Ok(Box::new(move |send, recv| {
-                let handle = &switch.0;
-                if handle.write(value).is_err() {
-                    panic!("cannot set {} to {value}", handle.name);
+            let switch = Rc::new(MpichSwitch {
+                handle,
+                _session: session,
+                value: algorithm.value,
+                previous,
+                entered: Cell::new(false),
+            });
+            let of_call = switch.clone();
+            let run: Call<T> = Box::new(move |send, recv| {
+                if of_call.entered.get() {
+                    call(send, recv);
+                } else {
+                    of_call.enter();
+                    call(send, recv);
+                    of_call.leave();
                 }
-                call(send, recv);
-                if handle.write(previous).is_err() {
-                    panic!("cannot restore {} to {previous}", handle.name);
-                }
-            }))
+            });
+            Ok((run, Some(switch as Rc<dyn Switch>)))
         }
     }
 }

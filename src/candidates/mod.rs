@@ -166,6 +166,16 @@ pub struct Setup {
     pub tuning: Tuning,
 }
 
+/// What a candidate holds set around a chunk of its timed calls, outside
+/// the timed region: MPICH's algorithm variable, written once before the
+/// chunk (`enter`) and restored once after it (`leave`) instead of around
+/// every call. A call outside a chunk (verification, warm-up) sets and
+/// restores it itself.
+pub trait Switch {
+    fn enter(&self);
+    fn leave(&self);
+}
+
 /// Why a candidate is not measured in a case.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NotApplicable(pub String);
@@ -256,6 +266,20 @@ pub fn prepare<T: Element>(name: &str, setup: &Setup) -> Result<Call<T>, NotAppl
         Family::Library => library::prepare(name, setup),
         #[cfg(feature = "testing")]
         Family::Testing => testing::prepare(name, setup),
+    }
+}
+
+/// [`prepare`], and the candidate's [`Switch`] if it has one.
+#[allow(clippy::type_complexity)]
+pub fn prepare_switched<T: Element>(
+    name: &str,
+    setup: &Setup,
+) -> Result<(Call<T>, Option<Rc<dyn Switch>>), NotApplicable> {
+    match find(name) {
+        Some(c) if c.family == Family::Library && c.collective == setup.shape.collective => {
+            library::prepare_switched(name, setup)
+        }
+        _ => prepare(name, setup).map(|call| (call, None)),
     }
 }
 

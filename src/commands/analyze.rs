@@ -1,7 +1,7 @@
 //! `pgcheck analyze`: a saved run's observations, decided again without MPI
 //! (another test, alpha, correction or baseline).
 
-use super::{compare_with_baseline, finish, input_error, options};
+use super::{baseline_verdicts, compare_with_baseline, finish, input_error, options};
 use crate::analyse::Results;
 use crate::cli::AnalyzeArgs;
 use crate::exit::Exit;
@@ -24,9 +24,13 @@ pub fn analyze(args: &AnalyzeArgs) -> Exit {
     options.record(&mut meta);
     let complete = previous.is_none_or(|p| p.complete);
     let mut results = Results::of(meta, complete, &saved.cases, &options);
+    let baseline_verdicts = baseline.as_ref().map(|b| baseline_verdicts(b, &options));
     compare_with_baseline(
         &mut results,
-        baseline.as_deref(),
+        baseline
+            .as_ref()
+            .zip(baseline_verdicts.as_deref())
+            .map(|(b, v)| (v, &b.cases[..])),
         &saved.cases[..],
         &args.report,
         &options,

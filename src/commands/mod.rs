@@ -10,8 +10,7 @@ pub mod tune;
 pub mod verify;
 
 use crate::analyse::defaults::Defaults;
-use crate::analyse::{self, Options, Results};
-use crate::case::CaseData;
+use crate::analyse::{self, Options, Results, Verdict};
 use crate::cli::{AnalysisArgs, ColorChoice, ReportArgs, SetupArgs};
 use crate::config::Config;
 use crate::exit::{self, Exit};
@@ -140,26 +139,38 @@ fn colour(choice: ColorChoice) -> bool {
 
 /// The baseline named by `--baseline`, read before measuring so that its
 /// errors stop the run early.
-fn baseline(args: &ReportArgs) -> Result<Option<Vec<CaseData>>, String> {
+fn baseline(args: &ReportArgs) -> Result<Option<store::Saved>, String> {
     args.baseline
         .as_deref()
         .map(store::load_baseline)
         .transpose()
 }
 
-/// Compares `results` with the baseline's cases, if there is one.
+/// The baseline's verdicts: as its `results.json` has them (those `tune`
+/// decided from), else decided again from its `raw.csv` with this run's
+/// options.
+fn baseline_verdicts(saved: &store::Saved, options: &Options) -> Vec<Verdict> {
+    match &saved.results {
+        Some(r) => r.checks.clone(),
+        None => analyse::verdicts(&saved.cases, options),
+    }
+}
+
+/// Compares `results` with the baseline run (its verdicts and its cases'
+/// `default` samples), if there is one.
 fn compare_with_baseline<B: Defaults + ?Sized, C: Defaults + ?Sized>(
     results: &mut Results,
-    baseline: Option<&B>,
+    baseline: Option<(&[Verdict], &B)>,
     cases: &C,
     args: &ReportArgs,
     options: &Options,
 ) {
-    if let (Some(old), Some(path)) = (baseline, &args.baseline) {
+    if let (Some((verdicts, old)), Some(path)) = (baseline, &args.baseline) {
         results.baseline = Some(analyse::baseline::compare_runs(
             &path.display().to_string(),
             old,
             cases,
+            (verdicts, &results.checks),
             args.tolerance,
             options,
         ));

@@ -1,6 +1,8 @@
 //! `pgcheck run`: measure every candidate of every check, decide, report.
 
-use super::{agree, compare_with_baseline, elements, finish, input_error, options, world};
+use super::{
+    agree, baseline_verdicts, compare_with_baseline, elements, finish, input_error, options, world,
+};
 use crate::analyse::defaults::Spilled;
 use crate::analyse::Decisions;
 use crate::cli::RunArgs;
@@ -31,9 +33,8 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
         return input_error(leader, &e);
     }
     // Every rank reads the baseline so that all agree on its errors.
-    // Rank 0 alone keeps its `default` samples, out of memory.
     let baseline = match super::baseline(&args.report) {
-        Ok(b) => b.filter(|_| leader).map(|cases| Spilled::of(&cases)),
+        Ok(b) => b.filter(|_| leader),
         Err(e) => return input_error(leader, &e),
     };
     let mut meta = measure::machine(ctx);
@@ -53,6 +54,12 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
     }
     let options = options(a, &args.report, &meta);
     options.record(&mut meta);
+    // Rank 0 alone keeps the baseline: its verdicts, and its `default`
+    // samples out of memory.
+    let baseline = baseline.map(|saved| {
+        let verdicts = baseline_verdicts(&saved, &options);
+        (verdicts, Spilled::of(&saved.cases))
+    });
     // Rank 0 keeps each case's verdict; its observations go to raw.csv.
     let mut decisions = Decisions::default();
     let mut progress = leader.then(|| Progress::start(plan.expected().as_secs_f64()));
@@ -93,7 +100,7 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
         let defaults = decisions.defaults();
         compare_with_baseline(
             &mut results,
-            baseline.as_ref(),
+            baseline.as_ref().map(|(v, d)| (&v[..], d)),
             defaults,
             &args.report,
             &options,

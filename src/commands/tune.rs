@@ -26,17 +26,53 @@ pub fn tune(args: &TuneArgs) -> Exit {
             open_mpi::rules(&tuning),
             open_mpi::mca_variables(&file.display().to_string()),
         ),
-        _ => (
-            mpich::environment(&tuning),
-            vec![format!(
-                "the variables of {} in each rank's environment",
-                file.display()
-            )],
-        ),
+        _ => match mpich_selection(&tuning, &results.meta.mpi_library) {
+            Ok(selection) => {
+                let mut how = vec![format!("{}={}", mpich::VARIABLE, file.display())];
+                how.extend(selection.variables.iter().cloned());
+                how.extend(
+                    selection
+                        .notes
+                        .iter()
+                        .map(|n| format!("(not in the file: {n})")),
+                );
+                (mpich::json(&selection), how)
+            }
+            Err(e) => {
+                report::warning(&format!(
+                    "no collective-selection JSON ({e}); writing the algorithm variables instead"
+                ));
+                (
+                    mpich::environment(&tuning),
+                    vec![format!(
+                        "the variables of {} in each rank's environment",
+                        file.display()
+                    )],
+                )
+            }
+        },
     };
     if let Err(e) = std::fs::write(&args.output, text) {
         return input_error(true, &format!("{}: {e}", args.output.display()));
     }
     report::show(&report::text::tune::render(&tuning, &file, &how));
     Exit::Pass
+}
+
+/// MPICH's selection file from the built-in tree of the library this
+/// pgcheck is linked with, which must be the run's.
+fn mpich_selection(tuning: &tuning::Tuning, run_library: &str) -> Result<mpich::Selection, String> {
+    let linked = mpi::environment::library_version().map_err(|e| format!("{e:?}"))?;
+    let first = |s: &str| s.lines().next().unwrap_or("").trim().to_string();
+    if first(&linked) != first(run_library) {
+        return Err(format!(
+            "the run used {}, this pgcheck is linked with {}: tune with the pgcheck built for the run's library (PGCHECK_MPI)",
+            first(run_library),
+            first(&linked)
+        ));
+    }
+    let path = mpich::loaded_library()?;
+    let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let builtin = mpich::builtin(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    mpich::selection(tuning, &builtin)
 }

@@ -13,7 +13,7 @@ pub use observe::LATE_CAP;
 use observe::{assemble, observe_until, Pace};
 use verify::{agree_on_failure, Check};
 
-use crate::candidates::{self, Call, NotApplicable, Setup, Tuning};
+use crate::candidates::{self, Call, NotApplicable, Setup, Switch, Tuning};
 use crate::case::{CaseData, CaseKey, Outcome, Sample, Smaller};
 use crate::collective::Shape;
 use crate::element::Element;
@@ -144,6 +144,8 @@ pub fn peak_rss_bytes() -> u64 {
 /// A candidate ready to run, and what it has gathered.
 struct Entry<T> {
     call: Option<Call<T>>,
+    /// What the candidate holds set around a chunk of its timed calls.
+    switch: Option<Rc<dyn Switch>>,
     pace: Pace,
     sample: Sample,
     /// The size of the library's call at a smaller size ([`Smaller`]):
@@ -155,6 +157,7 @@ impl<T> Entry<T> {
     fn new(name: &str, call: Option<Call<T>>, outcome: Outcome) -> Entry<T> {
         Entry {
             call,
+            switch: None,
             pace: Pace::default(),
             sample: Sample {
                 outcome,
@@ -186,10 +189,15 @@ impl<T: Element> Prepared<T> {
         let mut entries: Vec<Entry<T>> = case
             .candidates
             .iter()
-            .map(|name| match candidates::prepare::<T>(name, &setup) {
-                Ok(call) => Entry::new(name, Some(call), Outcome::Measured),
-                Err(NotApplicable(why)) => Entry::new(name, None, Outcome::Skipped(why)),
-            })
+            .map(
+                |name| match candidates::prepare_switched::<T>(name, &setup) {
+                    Ok((call, switch)) => Entry {
+                        switch,
+                        ..Entry::new(name, Some(call), Outcome::Measured)
+                    },
+                    Err(NotApplicable(why)) => Entry::new(name, None, Outcome::Skipped(why)),
+                },
+            )
             .collect();
         entries.extend(
             case.skipped
@@ -345,6 +353,7 @@ impl<T: Element> Prepared<T> {
                     comm,
                     harness,
                     call,
+                    entry.switch.as_deref(),
                     &self.send,
                     &mut self.recv,
                     deadline,

@@ -3,7 +3,7 @@
 //! next chunk follows from the last.
 
 use super::Harness;
-use crate::candidates::Call;
+use crate::candidates::{Call, Switch};
 use crate::settings::SyncMode;
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
@@ -76,6 +76,7 @@ pub(super) fn observe_until<T>(
     comm: &SimpleCommunicator,
     harness: &mut Harness,
     call: &mut Call<T>,
+    switch: Option<&dyn Switch>,
     send: &[T],
     recv: &mut [T],
     deadline: f64,
@@ -114,6 +115,11 @@ pub(super) fn observe_until<T>(
         // No reallocation (a copy of all observations so far) between two
         // timed calls.
         local.reserve(3 * next as usize);
+        // The candidate's switch (MPICH's algorithm variable) is set for
+        // the chunk, not around each timed call.
+        if let Some(switch) = switch {
+            switch.enter();
+        }
         let chunk_start = mpi::time();
         for i in 0..next {
             if !harness.flush.is_empty() {
@@ -146,6 +152,9 @@ pub(super) fn observe_until<T>(
             }
         }
         spent += mpi::time() - chunk_start;
+        if let Some(switch) = switch {
+            switch.leave();
+        }
         harness.calls += next as usize;
         if harness.sync == SyncMode::Roundtime {
             let chunk = &local[local.len() - 3 * next as usize..];

@@ -198,13 +198,30 @@ pub fn results() -> Results {
         json!({"baseline_median_s": 300e-6, "median_s": 600e-6, "ratio": 2.0,
                "p_value": 1e-5, "regression": true}),
     );
+    let side = |verdict: &str, by: Option<&str>, slowdown: Option<f64>, severity: &str| json!({"verdict": verdict, "violated_by": by, "slowdown": slowdown, "severity": severity});
+    let removed = with(
+        key(Collective::Allreduce, 8, 0),
+        json!({"transition": "removed",
+               "baseline": side("violated", Some("allreduce_as_library_ring"), Some(1.5), "medium"),
+               "now": side("holds", None, None, "ok"),
+               "library_competitor": null, "library_slowdown": null, "new_algorithm_family": null}),
+    );
+    let remaining = with(
+        key(Collective::Bcast, 8, 2),
+        json!({"transition": "remaining",
+               "baseline": side("violated", Some("bcast_as_library_binomial"), Some(3.0), "high"),
+               "now": side("violated", Some("bcast_as_scatter_allgather"), Some(6.0), "very-high"),
+               "library_competitor": null, "library_slowdown": null,
+               "new_algorithm_family": "mockup"}),
+    );
     from_json(json!({
         "meta": meta,
         "complete": true,
         "checks": checks,
         "guidelines": {"monotony": [monotony], "split_robustness": []},
         "baseline": {"baseline": "main/results.json", "tolerance": 0.05, "changes": [regression],
-                     "only_in_baseline": [key(Collective::Gather, 8, 0)], "only_in_current": []},
+                     "only_in_baseline": [key(Collective::Gather, 8, 0)], "only_in_current": [],
+                     "violations": [removed, remaining]},
     }))
 }
 

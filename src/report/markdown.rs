@@ -477,6 +477,7 @@ fn baseline(results: &Results) -> String {
             &rows,
         );
     }
+    out += &violation_changes(b);
     let list = |keys: &[CaseKey]| {
         keys.iter()
             .map(|k| text(&details::title_of(k)))
@@ -488,6 +489,49 @@ fn baseline(results: &Results) -> String {
     }
     if !b.only_in_current.is_empty() {
         out += &format!("\nOnly in this run: {}\n", list(&b.only_in_current));
+    }
+    out
+}
+
+/// The baseline's violations this run removed, those that remain (and
+/// what still beats `default`), and new ones.
+fn violation_changes(b: &crate::analyse::baseline::Comparison) -> String {
+    use crate::analyse::baseline::Transition;
+    use crate::report::model::{violation_note, violation_side};
+    let count = |kind| b.violations_of(kind).count();
+    let mut out = format!(
+        "\nViolations: {} removed, {} remaining, {} new.\n",
+        count(Transition::Removed),
+        count(Transition::Remaining),
+        count(Transition::New)
+    );
+    let rows: Vec<Vec<String>> = Transition::ALL
+        .into_iter()
+        .flat_map(|kind| b.violations_of(kind).map(move |v| (kind, v)))
+        .map(|(kind, v)| {
+            vec![
+                kind.label().to_string(),
+                text(&details::title_of(&v.key)),
+                text(&violation_side(&v.baseline)),
+                text(&violation_side(&v.now)),
+                text(&violation_note(v)),
+            ]
+        })
+        .collect();
+    if !rows.is_empty() {
+        use Align::Left;
+        out += "\n";
+        out += &table(
+            &[
+                "violation",
+                "case",
+                "baseline",
+                "now",
+                "what beats default now",
+            ],
+            &[Left; 5],
+            &rows,
+        );
     }
     out
 }
@@ -593,6 +637,9 @@ mod tests {
             "### Baseline\n\nCompared with `main/results.json`: 1 cases, tolerance 5.0 %.",
             "| MPI_Bcast, 8 B (8 × byte), root 2 | 300.00 µs | 600.00 µs | 2.000 | 1.00e-5 |",
             "Only in the baseline: MPI_Gather, 8 B per process (8 × byte), root 0",
+            "Violations: 1 removed, 1 remaining, 0 new.",
+            "| removed | MPI_Allreduce, 8 B (8 × byte, bor) | violated by allreduce_as_library_ring (1.500×, medium) | holds |  |",
+            "| remaining | MPI_Bcast, 8 B (8 × byte), root 2 | violated by bcast_as_library_binomial (3.000×, high) | violated by bcast_as_scatter_allgather (6.000×, very-high) | only a new algorithm beats the library: bcast_as_scatter_allgather (mockup) |",
             "| MPI_Bcast, 8 B (8 × byte), root 2 | `bcast_as_scatter_allgather` | 600.00 µs | 100.00 µs | 6.000 | 3.00e-9 | ⛔ **very-high** |",
         ] {
             assert!(md.contains(part), "{part}\nmissing in\n{md}");

@@ -6,7 +6,7 @@
 pub mod compare;
 pub mod csv;
 #[cfg(test)]
-mod fixture;
+pub(crate) mod fixture;
 pub mod json;
 pub mod markdown;
 pub mod model;

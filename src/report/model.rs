@@ -29,6 +29,38 @@ pub fn who_failed(candidate: &str) -> String {
     }
 }
 
+/// One side of a baseline comparison: `holds`, or `violated by NAME
+/// (1.786×, medium-high)`.
+pub fn violation_side(side: &crate::analyse::baseline::Side) -> String {
+    match (&side.violated_by, side.slowdown) {
+        (Some(by), Some(s)) => format!(
+            "{} by {by} ({s:.3}×, {})",
+            side.verdict.label(),
+            side.severity.label()
+        ),
+        _ => side.verdict.label().into(),
+    }
+}
+
+/// What still beats `default` in a case violated now: a library algorithm
+/// (tuning can still help) or only a new algorithm.
+pub fn violation_note(change: &crate::analyse::baseline::ViolationChange) -> String {
+    match (
+        &change.library_competitor,
+        &change.new_algorithm_family,
+        &change.now.violated_by,
+    ) {
+        (Some(library), _, _) => format!(
+            "library algorithm {library} still {:.3}× faster",
+            change.library_slowdown.unwrap_or(f64::NAN)
+        ),
+        (None, Some(family), Some(by)) => {
+            format!("only a new algorithm beats the library: {by} ({family})")
+        }
+        _ => String::new(),
+    }
+}
+
 /// What one cell of the grid shows. Ordered from least to most telling, so
 /// that the worst of several checks in one cell is the maximum.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

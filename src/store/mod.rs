@@ -33,16 +33,14 @@ pub fn load(dir: &Path) -> Result<Saved, String> {
     Ok(Saved { results, cases })
 }
 
-/// The cases of the baseline run at `path` (its directory or its results.json).
-pub fn load_baseline(path: &Path) -> Result<Vec<CaseData>, String> {
+/// The baseline run at `path` (its directory or its results.json).
+pub fn load_baseline(path: &Path) -> Result<Saved, String> {
     let dir = if path.is_dir() {
         path.to_path_buf()
     } else {
         path.parent().map(Path::to_path_buf).unwrap_or_default()
     };
-    load(&dir)
-        .map(|saved| saved.cases)
-        .map_err(|e| format!("--baseline: {e}"))
+    load(&dir).map_err(|e| format!("--baseline: {e}"))
 }
 
 /// The `results.json` of the run at `path` (its directory or the file itself).

@@ -9,7 +9,9 @@
  *   and prints `probe: MPI_Allreduce with MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=<v>`.
  * - Both: at MPI_Finalize, compares every collective algorithm variable
  *   with its value at MPI_Init and prints `probe: restored N variables`
- *   or `probe: NOT restored <name>: <init> -> <now>`.
+ *   or `probe: NOT restored <name>: <init> -> <now>`, then on rank 0
+ *   `probe: W cvar writes, A allreduce calls` (MPI_T_cvar_write calls;
+ *   MPI_Allreduce calls, counted on MPICH only).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -79,6 +81,13 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
     return rc;
 }
 
+static long cvar_writes, allreduce_calls;
+
+int MPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf) {
+    cvar_writes++;
+    return PMPI_T_cvar_write(handle, buf);
+}
+
 int MPI_Finalize(void) {
     int changed = 0;
     for (int i = 0; i < var_count; i++) {
@@ -89,6 +98,9 @@ int MPI_Finalize(void) {
         }
     }
     if (!changed && rank0()) fprintf(stderr, "probe: restored %d variables\n", var_count);
+    if (rank0())
+        fprintf(stderr, "probe: %ld cvar writes, %ld allreduce calls\n", cvar_writes,
+                allreduce_calls);
     MPI_T_finalize();
     return PMPI_Finalize();
 }
@@ -110,6 +122,7 @@ ALLREDUCE(ompi_coll_base_allreduce_intra_ring_segmented)
 ALLREDUCE(ompi_coll_base_allreduce_intra_redscat_allgather)
 #else
 int MPI_Allreduce(const void *s, void *r, int c, MPI_Datatype d, MPI_Op o, MPI_Comm comm) {
+    allreduce_calls++;
     for (int i = 0; i < var_count; i++) {
         int now;
         if (strcmp(var_name[i], "MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM") == 0 &&

@@ -146,6 +146,7 @@ pub fn render_baseline(results: &Results) -> String {
         }
         out += &format!("{table}\n");
     }
+    out += &render_violation_changes(b);
     let list = |keys: &[crate::analyse::CaseKey]| {
         keys.iter()
             .map(|k| format!("{} {} B", k.collective, k.size_bytes))
@@ -159,6 +160,44 @@ pub fn render_baseline(results: &Results) -> String {
         out += &format!("only in this run: {}\n", list(&b.only_in_current));
     }
     out
+}
+
+/// The violations the baseline had and this run removed, those that
+/// remain (and what still beats `default`), and new ones.
+fn render_violation_changes(b: &crate::analyse::baseline::Comparison) -> String {
+    use crate::analyse::baseline::Transition;
+    use crate::report::model::{violation_note, violation_side};
+    let count = |kind| b.violations_of(kind).count();
+    let out = format!(
+        "violations: {} removed, {} remaining, {} new\n",
+        count(Transition::Removed),
+        count(Transition::Remaining),
+        count(Transition::New)
+    );
+    if b.violations.is_empty() {
+        return out;
+    }
+    let mut table = Table::new();
+    style(&mut table);
+    table.set_header(vec![
+        "violation",
+        "case",
+        "baseline",
+        "now",
+        "what beats default now",
+    ]);
+    for kind in Transition::ALL {
+        for v in b.violations_of(kind) {
+            table.add_row(vec![
+                Cell::new(kind.label()),
+                Cell::new(v.key.label()),
+                Cell::new(violation_side(&v.baseline)),
+                Cell::new(violation_side(&v.now)),
+                Cell::new(violation_note(v)),
+            ]);
+        }
+    }
+    out + &format!("{table}\n")
 }
 
 #[cfg(test)]
@@ -274,6 +313,24 @@ mod tests {
         let lines = crate::report::failures(&results);
         assert_eq!(lines.len(), 2, "{lines:?}");
         assert!(lines[0].starts_with("the library's collective is wrong: MPI_Allreduce 64 B"));
+    }
+
+    #[test]
+    fn the_baseline_shows_violations_removed_remaining_and_new() {
+        let text = render_baseline(&crate::report::fixture::results());
+        assert!(
+            text.contains("violations: 1 removed, 1 remaining, 0 new"),
+            "{text}"
+        );
+        for part in [
+            "removed",
+            "violated by allreduce_as_library_ring (1.500×, medium)",
+            "only a new algorithm beats the library: bcast_as_scatter_allgather (mockup)",
+        ] {
+            assert!(text.contains(part), "{part} missing in\n{text}");
+        }
+        // The removed case comes first.
+        assert!(text.find("allreduce_as_library_ring") < text.find("bcast_as_library_binomial"));
     }
 
     #[test]
