@@ -68,6 +68,16 @@ competitors! {
         description: "the library's own MPI_Allreduce under another name",
         call: inner,
     }
+    "allreduce_as_allreduce_self_b" for Allreduce {
+        guideline: "test only (A/A)",
+        description: "the library's own MPI_Allreduce under a second name (a case of several A/A competitors)",
+        call: inner,
+    }
+    "allreduce_as_allreduce_self_c" for Allreduce {
+        guideline: "test only (A/A)",
+        description: "the library's own MPI_Allreduce under a third name",
+        call: inner,
+    }
     "allreduce_as_allreduce_panics" for Allreduce {
         guideline: "test only",
         description: "MPI_Allreduce; the last rank panics on its 5th call, the first measured one after verification and 3 warm-ups",
@@ -99,6 +109,16 @@ competitors! {
     "bcast_as_bcast_self" for Bcast {
         guideline: "test only (A/A)",
         description: "the library's own MPI_Bcast under another name",
+        call: inner,
+    }
+    "bcast_as_bcast_self_b" for Bcast {
+        guideline: "test only (A/A)",
+        description: "the library's own MPI_Bcast under a second name (a case of several A/A competitors)",
+        call: inner,
+    }
+    "bcast_as_bcast_self_c" for Bcast {
+        guideline: "test only (A/A)",
+        description: "the library's own MPI_Bcast under a third name",
         call: inner,
     }
 }
