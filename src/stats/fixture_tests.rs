@@ -188,3 +188,34 @@ fn sorted_variants_agree() {
         }
     }
 }
+
+/// `tests/fixtures/rank_sum_permutation.json`: tied samples, as per-round
+/// medians quantised by a timer tick, against SciPy's exact permutation
+/// test of U.
+#[test]
+fn mann_whitney_with_ties_is_scipys_permutation_test() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/rank_sum_permutation.json"
+    );
+    let root: Value = serde_json::from_str(&std::fs::read_to_string(path).expect("readable"))
+        .expect("fixture is JSON");
+    let numbers =
+        |v: &Value| -> Vec<f64> { v.as_array().expect("array").iter().map(number).collect() };
+    let mut checked = 0;
+    for case in root["cases"].as_array().expect("cases") {
+        let name = case["name"].as_str().expect("name");
+        let (x, y) = (numbers(&case["x"]), numbers(&case["y"]));
+        for (alternative_name, expected) in alternatives(&case["permutation"]) {
+            let alternative = super::scipy::alternative(alternative_name);
+            for method in [Method::Auto, Method::Exact] {
+                let o = mann_whitney::test(&x, &y, alternative, method);
+                let what = format!("{name} {alternative_name} {method:?}");
+                close(&format!("{what} U"), o.statistic, number(&expected["u"]));
+                close(&format!("{what} p"), o.p_value, number(&expected["p"]));
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked >= 10);
+}
