@@ -217,8 +217,10 @@ pub struct AnalysisArgs {
     /// Correction for multiple comparisons within each case (its competitors).
     #[arg(long, value_enum, default_value_t = Correction::Holm)]
     pub correction: Correction,
-    /// A guideline holds when every competitor is shown to be less than this
-    /// factor faster than default (one-sided equivalence test), e.g. 1.05.
+    /// The slowdown that matters, e.g. 1.05: a guideline is violated when a
+    /// competitor is shown to be more than this factor faster than default,
+    /// and holds when every one is shown to be less (two one-sided tests at
+    /// the same boundary, so runs cannot flip between the two).
     #[arg(long, default_value_t = crate::analyse::DEFAULT_MARGIN, value_parser = parse_margin)]
     pub margin: f64,
     /// Outlier filter applied to each candidate's valid observations before the tests

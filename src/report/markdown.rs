@@ -692,7 +692,7 @@ mod tests {
         let md = render(&results);
         let headline = &md[..md.find("| MPI library").unwrap()];
         assert!(
-            headline.contains("> ⚠️ **noisy run: median case sensitivity 1.200× &gt; 1.05× asked about (--margin)"),
+            headline.contains("> ⚠️ **noisy run: median case sensitivity 1.200× &gt; 1.1× asked about (twice the --margin's excess)"),
             "{headline}"
         );
         assert!(

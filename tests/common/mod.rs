@@ -124,6 +124,20 @@ pub const REDUCTIONS: [&str; 6] = [
     "exscan",
 ];
 
+/// How long a launch of `np` ranks may take before it counts as hung: 300 s,
+/// and for MPICH that much per core's worth of ranks. MPICH's ranks
+/// busy-poll without yielding, so with more ranks than cores every step
+/// of a collective waits for the scheduler (`verify` on 8 ranks of MPICH
+/// 5.0.2 on 2 cores ran past 300 s); Open MPI's ranks yield here.
+fn launch_timeout(np: usize) -> Duration {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let shares = match is_open_mpi() {
+        true => 1,
+        false => np.div_ceil(cores).max(1),
+    };
+    Duration::from_secs(300 * shares as u64)
+}
+
 /// A launch of `pgcheck` on `np` processes.
 pub struct Launch {
     command: Command,
@@ -156,7 +170,7 @@ impl Launch {
             .env("NO_COLOR", "1");
         Launch {
             session,
-            ..Launch::from_command(command, Duration::from_secs(300))
+            ..Launch::from_command(command, launch_timeout(np))
         }
     }
 

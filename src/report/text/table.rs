@@ -342,7 +342,7 @@ mod tests {
         let text = render(&results);
         let first = text.lines().next().unwrap();
         assert!(
-            first.starts_with("WARNING: noisy run: median case sensitivity 1.200× > 1.05× asked about (--margin), 3 of 3 cases above; median overhead share "),
+            first.starts_with("WARNING: noisy run: median case sensitivity 1.200× > 1.1× asked about (twice the --margin's excess), 3 of 3 cases above; median overhead share "),
             "{text}"
         );
         let noise = results.meta.noise.as_mut().unwrap();
