@@ -49,7 +49,7 @@ pub fn slowdown_of_interest(options: &Options) -> (f64, String) {
     // 1.1000000000000001).
     let beyond_margin = ((2.0 * options.margin - 1.0) * 1e9).round() / 1e9;
     match options.fail_on {
-        Some(s) if least_slowdown(s) > beyond_margin => {
+        Some(s) if least_slowdown(s) >= beyond_margin => {
             (least_slowdown(s), format!("--fail-on {}", s.label()))
         }
         _ => (beyond_margin, "twice the --margin's excess".into()),
