@@ -22,6 +22,9 @@ pub struct Meta {
     pub hosts: Vec<String>,
     /// `OMPI_MCA_*` and `MPIR_CVAR_*` variables: they select algorithms.
     pub environment: BTreeMap<String, String>,
+    /// Where the ranks ran: shared cores and binding, which make where each
+    /// rank runs a factor of the launch.
+    pub placement: Placement,
     /// The Slurm job this ran in, when it did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slurm: Option<Slurm>,
@@ -96,6 +99,44 @@ pub struct LibraryAlgorithm {
     pub value: i32,
     /// The library's name of the algorithm, `ring`.
     pub item: String,
+}
+
+/// How the ranks sat on the nodes' CPUs.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Placement {
+    /// Ranks whose CPU affinity allows every online CPU of their node: the
+    /// scheduler moves them, differently in every launch.
+    pub unbound_ranks: usize,
+    /// The most ranks on one node, and the CPUs online there.
+    pub most_ranks_on_a_node: usize,
+    pub cpus_on_that_node: usize,
+}
+
+impl Placement {
+    /// More ranks than CPUs on some node.
+    pub fn oversubscribed(&self) -> bool {
+        self.most_ranks_on_a_node > self.cpus_on_that_node && self.cpus_on_that_node > 0
+    }
+
+    /// What the report warns of: ranks that move between launches, and
+    /// ranks that share CPUs.
+    pub fn warnings(&self, processes: usize) -> Vec<String> {
+        let mut warnings = Vec::new();
+        if self.unbound_ranks > 0 {
+            warnings.push(format!(
+                "{} of {processes} ranks are not bound to CPUs: the scheduler places them anew in every launch, so medians and verdicts can differ between launches; bind them (Open MPI: --bind-to core, MPICH: -bind-to core)",
+                self.unbound_ranks
+            ));
+        }
+        if self.oversubscribed() {
+            warnings.push(format!(
+                "{} ranks share {} CPUs on a node: ranks wait for each other's time slices, so starts are late and timings include the scheduler's",
+                self.most_ranks_on_a_node, self.cpus_on_that_node
+            ));
+        }
+        warnings
+    }
 }
 
 /// A Slurm job: what finds it again in the cluster's accounting.

@@ -646,3 +646,55 @@ fn a_slurm_job_is_recorded_in_meta() {
         }
     }
 }
+
+/// Unbound ranks are a factor of the launch (measured: verdicts flipped
+/// between violated and holds across launches unbound, never bound), and
+/// more ranks than CPUs put the scheduler into every timing: the report
+/// says both, from what the ranks see, and says nothing once they are bound.
+#[test]
+fn unbound_and_oversubscribed_ranks_are_named() {
+    // The CPUs online (a range such as `0-1` here).
+    let online = std::fs::read_to_string("/sys/devices/system/cpu/online").unwrap();
+    let cpus: usize = online
+        .trim()
+        .split(',')
+        .map(|part| match part.split_once('-') {
+            Some((a, b)) => b.parse::<usize>().unwrap() - a.parse::<usize>().unwrap() + 1,
+            None => 1,
+        })
+        .sum();
+    let np = cpus + 2;
+    let bind: &[&str] = if library().starts_with("Open MPI") {
+        &["--bind-to", "core:overload-allowed", "--map-by", "core"]
+    } else {
+        &["-bind-to", "core"]
+    };
+    for bound in [false, true] {
+        let dir = scratch(&format!("run-placement-{bound}"));
+        let input = input(
+            &dir,
+            "one.yaml",
+            "budget: 20ms\nrounds: 6\nchecks:\n  - collective: bcast\n    sizes: [8]\n",
+        );
+        let out_dir = dir.join("out");
+        let mut launch = Launch::new(np, &["run", &input, "--output", out_dir.to_str().unwrap()]);
+        if bound {
+            launch = launch.launcher_args(bind);
+        }
+        let out = launch.run();
+        assert!(matches!(out.code, Some(0 | 6)), "{}", out.text());
+        let placement = &results(&out_dir)["meta"]["placement"];
+        assert_eq!(placement["most_ranks_on_a_node"], np, "{placement}");
+        assert_eq!(placement["cpus_on_that_node"], cpus, "{placement}");
+        let unbound = if bound { 0 } else { np };
+        assert_eq!(placement["unbound_ranks"], unbound, "{placement}");
+        let warned = out.stdout.contains(&format!(
+            "WARNING: {np} of {np} ranks are not bound to CPUs"
+        ));
+        assert_eq!(warned, !bound, "{}", out.text());
+        out.expect_in_stdout(
+            &format!("WARNING: {np} ranks share {cpus} CPUs on a node"),
+            "more ranks than CPUs",
+        );
+    }
+}

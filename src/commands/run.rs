@@ -39,6 +39,8 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
     };
     let mut meta = measure::machine(ctx);
     meta.warnings.extend(powerless);
+    meta.warnings
+        .extend(meta.placement.warnings(meta.processes));
     plan.record(&mut meta);
     if leader {
         report::remark(&report::plan_text(&plan, &meta));
