@@ -58,6 +58,17 @@ if [ -n "$MPI_PYPI" ]; then
   export RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }-C link-arg=-Wl,-rpath,$MPI_PREFIX/lib"
 fi
 export PGCHECK_MPI PGCHECK_MPI_FAMILY
+# Launcher options that bind every rank to a core (round robin over the
+# cores, several ranks a core when there are more ranks than cores):
+# unbound ranks are placed anew by the scheduler in every launch, which
+# made verdicts differ between launches here (README, "Deciding").
+# Open MPI 5's launcher is left unbound: its spelling is not checked here.
+case "$PGCHECK_MPI" in
+  openmpi) PGCHECK_BIND="--bind-to core:overload-allowed --map-by core" ;;
+  mpich | mpich5) PGCHECK_BIND="-bind-to core" ;;
+  *) PGCHECK_BIND="" ;;
+esac
+export PGCHECK_BIND
 # Open MPI refuses root and more ranks than cores unless told (4.1 reads
 # OMPI_MCA_rmaps_base_oversubscribe; 5.0's launcher, PRRTE, reads
 # PRTE_MCA_rmaps_default_mapping_policy).

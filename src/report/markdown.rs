@@ -213,7 +213,7 @@ fn overview_table(results: &Results) -> String {
     let mut align = vec![Align::Center; header.len()];
     align[0] = Align::Left;
     format!(
-        "\n### Overview\n\nSeverity of the worst significantly faster competitor per collective and size.\n\n{}",
+        "\n### Overview\n\nSeverity of the worst competitor significantly faster by more than the margin per collective and size.\n\n{}",
         table(&header, &align, &rows)
     )
 }

@@ -35,7 +35,7 @@ pub fn render(comparison: &Comparison) -> String {
         .map(|e| format!(", every case {}", text(&e)))
         .unwrap_or_default();
     let mut out = format!(
-        "Median of `default`'s per-round medians and the severity of the worst significantly faster competitor; **bold**: the fastest median of the row (separate runs: no test across them); —: not in that run{elements}.\n\n"
+        "Median of `default`'s per-round medians and the severity of the worst competitor significantly faster by more than the margin; **bold**: the fastest median of the row (separate runs: no test across them); —: not in that run{elements}.\n\n"
     );
     out += &table(&header, &align, &rows);
     out += "\n";

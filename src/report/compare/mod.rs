@@ -89,7 +89,7 @@ pub struct Cell {
     /// `default`'s median of per-round medians; `None` when it was not
     /// measured or its result was wrong.
     pub median_s: Option<f64>,
-    /// The severity of the worst significantly faster competitor, or why
+    /// The severity of the worst competitor significantly faster by more than the margin, or why
     /// there is none (as in a run's overview grid).
     pub mark: Mark,
     /// The competitor that sets the severity.

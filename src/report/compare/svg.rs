@@ -13,7 +13,7 @@ const CELL_H: f64 = 40.0;
 const HEADER_H: f64 = 44.0;
 
 pub fn render(comparison: &Comparison) -> String {
-    let title = "pgcheck compare: default's median and the severity of the worst significantly faster competitor";
+    let title = "pgcheck compare: default's median and the severity of the worst competitor significantly faster by more than the margin";
     let subtitle = match comparison.elements() {
         Some(elements) => format!("bold: the fastest median of the case (separate runs: no test across them); every case {elements}"),
         None => "bold: the fastest median of the case (separate runs: no test across them)".into(),

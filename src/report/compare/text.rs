@@ -39,7 +39,7 @@ pub fn render(comparison: &Comparison, color: bool) -> String {
         table.add_row(cells);
     }
     let mut out = String::from(
-        "pgcheck compare: per case, the median of default's per-round medians and the severity of the worst significantly faster competitor of each run; * the fastest median of the row (separate runs: no test across them); —: the run lacks the case\n",
+        "pgcheck compare: per case, the median of default's per-round medians and the severity of the worst competitor significantly faster by more than the margin of each run; * the fastest median of the row (separate runs: no test across them); —: the run lacks the case\n",
     );
     if let Some(elements) = comparison.elements() {
         out += &format!("every case: {elements}\n");

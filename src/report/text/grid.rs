@@ -1,5 +1,5 @@
 //! The overview grid (MPINPC's Figure 3): collectives × sizes, each cell the
-//! severity of the worst significantly faster competitor.
+//! severity of the worst competitor significantly faster by more than the margin.
 
 use super::style;
 use crate::analyse::Results;
@@ -38,7 +38,7 @@ pub fn render(results: &Results, color: bool) -> String {
         }));
         table.add_row(cells);
     }
-    format!("\nOverview: severity of the worst significantly faster competitor (ok: holds within the margin; inconclusive: this run could not tell; WRONG: the library's result; !: a competitor failed verification)\n{table}\n")
+    format!("\nOverview: severity of the worst competitor significantly faster by more than the margin (ok: holds within the margin; inconclusive: this run could not tell; WRONG: the library's result; !: a competitor failed verification)\n{table}\n")
 }
 
 /// Green for ok, yellow to orange for the middling severities, red for the
