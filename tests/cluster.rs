@@ -432,8 +432,13 @@ fn fault_during_a_run(name: &str, fault: Fault, link: &str) {
     if let Fault::TermLauncher = fault {
         // The ranks stop at the end of a chunk and say so; MPICH's launcher
         // passes their status 5 on, Open MPI's mpirun reports its own abort
-        // (1) whatever the ranks return.
-        assert!(stderr.contains("pgcheck: interrupted after"), "{stderr}");
+        // (1) whatever the ranks return. Open MPI 5's launcher (PRRTE)
+        // ends the ranks itself, within a second here, without waiting for
+        // them to finish their chunk: the files written after each case
+        // are all there is then.
+        if !library().starts_with("Open MPI 5") {
+            assert!(stderr.contains("pgcheck: interrupted after"), "{stderr}");
+        }
         let expected = if is_open_mpi() { 1 } else { 5 };
         assert_eq!(status.code(), Some(expected), "{stderr}");
     }

@@ -214,7 +214,8 @@ fn run_line(results: &Results) -> String {
 fn overview_svg(results: &Results) -> String {
     const CELL_H: f64 = 28.0;
     let overview = overview(results);
-    let title = "pgcheck: severity of the worst competitor significantly faster by more than the margin";
+    let title =
+        "pgcheck: severity of the worst competitor significantly faster by more than the margin";
     let subtitle = run_line(results);
     let columns: Vec<String> = overview.sizes.iter().map(|&s| size_label(s)).collect();
     let label_w = overview
