@@ -62,11 +62,9 @@ export PGCHECK_MPI PGCHECK_MPI_FAMILY
 # cores, several ranks a core when there are more ranks than cores):
 # unbound ranks are placed anew by the scheduler in every launch, which
 # made verdicts differ between launches here (README, "Deciding").
-# Open MPI 5's launcher is left unbound: its spelling is not checked here.
-case "$PGCHECK_MPI" in
+case "$PGCHECK_MPI_FAMILY" in
   openmpi) PGCHECK_BIND="--bind-to core:overload-allowed --map-by core" ;;
-  mpich | mpich5) PGCHECK_BIND="-bind-to core" ;;
-  *) PGCHECK_BIND="" ;;
+  mpich) PGCHECK_BIND="-bind-to core" ;;
 esac
 export PGCHECK_BIND
 # Open MPI refuses root and more ranks than cores unless told (4.1 reads
