@@ -9,6 +9,7 @@ use super::describe::sorted;
 use super::special::normal_sf;
 use super::ties::TieGroups;
 use super::{Alternative, TestOutcome};
+use statrs::function::factorial::binomial;
 
 /// How the p-value is computed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -135,7 +136,7 @@ fn permutation_pmf(groups: &[super::ties::TieGroup], nx: usize, ny: usize) -> Ve
         let t = group.in_x + group.in_y;
         let below = group.x_below + group.y_below;
         let twice_rank = 2 * below + t + 1;
-        let ways = binomials(t);
+        let ways: Vec<f64> = (0..=t as u64).map(|j| binomial(t as u64, j)).collect();
         taken = (taken + t).min(size);
         for k in (0..=taken).rev() {
             for s in (0..width).rev() {
@@ -164,15 +165,6 @@ fn permutation_pmf(groups: &[super::ties::TieGroup], nx: usize, ny: usize) -> Ve
         pmf[twice_u_x] += c / total;
     }
     pmf
-}
-
-/// C(t, j) for j = 0..=t.
-fn binomials(t: usize) -> Vec<f64> {
-    let mut row = vec![1.0f64; t + 1];
-    for j in 1..t {
-        row[j] = row[j - 1] * (t + 1 - j) as f64 / j as f64;
-    }
-    row
 }
 
 struct RankStatistics {
