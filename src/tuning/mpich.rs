@@ -15,6 +15,15 @@
 //! `"algorithm=MPIR_<Coll>_intra_<item>": {}`. Collectives without a size
 //! condition there (gather, scatter, scan, exscan) fall back to their
 //! algorithm variable when every size chose the same algorithm ([`environment`]).
+//!
+//! MPICH 5 has a shared-memory layer above that tree (ch4's POSIX
+//! `release_gather`, its own tree in the library): on a node it takes
+//! bcast, reduce and allreduce once a communicator has made
+//! `MPIR_CVAR_POSIX_NUM_COLLS_THRESHOLD` such calls, and never asks the MPIR
+//! tree. A tuned collective that layer selects also gets its
+//! `MPIR_CVAR_<COLL>_POSIX_INTRA_ALGORITHM=mpir` (MPICH's documented
+//! fallback to the MPIR collectives), or the file would change nothing after
+//! the first few calls.
 
 use super::{ranges, Tuning};
 use crate::collective::Collective;
@@ -33,6 +42,9 @@ pub struct Builtin {
     pub tree: Value,
     /// Every `algorithm=MPIR_…` container the library's parser knows.
     pub containers: Vec<String>,
+    /// The shared-memory layer's variables of the collectives its tree
+    /// selects (`MPIR_CVAR_REDUCE_POSIX_INTRA_ALGORITHM`); empty before 5.0.
+    pub posix_variables: Vec<String>,
 }
 
 /// The MPI library this process has loaded (`/proc/self/maps`): pgcheck is
@@ -52,15 +64,16 @@ pub fn loaded_library() -> Result<PathBuf, String> {
 
 /// The built-in MPIR tree and container names in a library's bytes: the
 /// NUL-terminated JSON that starts with `{"collective=` and selects
-/// `algorithm=MPIR_…` (the CH4 and POSIX trees select `composition=` and
-/// `MPIDI_` algorithms).
+/// `algorithm=MPIR_…` (the CH4 tree selects `composition=`, the POSIX tree
+/// `algorithm=MPIDI_POSIX_…`), and the shared-memory layer's variables.
 pub fn builtin(library: &[u8]) -> Result<Builtin, String> {
-    let strings = library
+    let strings: Vec<&str> = library
         .split(|b| *b == 0)
-        .filter_map(|s| std::str::from_utf8(s).ok());
+        .filter_map(|s| std::str::from_utf8(s).ok())
+        .collect();
     let mut tree = None;
     let mut containers = Vec::new();
-    for s in strings {
+    for s in &strings {
         if tree.is_none() && s.starts_with("{\"collective=") && s.contains("\"algorithm=MPIR_") {
             tree = Some(
                 serde_json::from_str::<Value>(s)
@@ -71,7 +84,24 @@ pub fn builtin(library: &[u8]) -> Result<Builtin, String> {
         }
     }
     let tree = tree.ok_or("no built-in MPIR selection tree in the library")?;
-    Ok(Builtin { tree, containers })
+    // The collectives the POSIX tree selects, whose variable the library
+    // has. The tree is searched in the raw bytes: MPICH 4.0's is not
+    // NUL-separated from what precedes it.
+    let posix_variables = Collective::ALL
+        .iter()
+        .map(|c| c.name())
+        .filter(|c| {
+            let leaf = format!("\"algorithm=MPIDI_POSIX_mpi_{c}_");
+            library.windows(leaf.len()).any(|w| w == leaf.as_bytes())
+        })
+        .map(|c| format!("MPIR_CVAR_{}_POSIX_INTRA_ALGORITHM", c.to_uppercase()))
+        .filter(|v| strings.contains(&v.as_str()))
+        .collect();
+    Ok(Builtin {
+        tree,
+        containers,
+        posix_variables,
+    })
 }
 
 /// MPICH's container of a library algorithm: `MPIR_Allreduce_intra_ring`,
@@ -195,6 +225,13 @@ pub fn selection(tuning: &Tuning, builtin: &Builtin) -> Result<Selection, String
         by_comm.insert(format!("comm_size<={p}"), Value::Object(by_size));
         by_comm.insert("comm_size=any".into(), intra);
         of_collective.insert("comm_type=intra".into(), Value::Object(by_comm));
+        let posix = format!(
+            "MPIR_CVAR_{}_POSIX_INTRA_ALGORITHM",
+            collective.name().to_uppercase()
+        );
+        if builtin.posix_variables.contains(&posix) {
+            variables.push(format!("{posix}=mpir"));
+        }
     }
     Ok(Selection {
         tree,
@@ -295,9 +332,15 @@ mod tests {
             "collective=gather": {"comm_type=intra": {"algorithm=MPIR_Gather_intra_binomial": {}}}
         });
         let mut bytes = b"\x7fELF\0junk\0".to_vec();
+        // As in MPICH 4.0, the POSIX tree follows other bytes without a NUL.
+        bytes.extend(b"\x01\x02");
         for s in [
             posix.to_string(),
             mpir.to_string(),
+            // The shared-memory layer's variables: the POSIX tree selects
+            // bcast, not allreduce.
+            "MPIR_CVAR_BCAST_POSIX_INTRA_ALGORITHM".into(),
+            "MPIR_CVAR_ALLREDUCE_POSIX_INTRA_ALGORITHM".into(),
             "algorithm=MPIR_Bcast_intra_binomial".into(),
             "algorithm=MPIR_Bcast_intra_scatter_ring_allgather".into(),
             "algorithm=MPIR_Allreduce_intra_recursive_doubling".into(),
@@ -317,6 +360,7 @@ mod tests {
         assert!(b
             .containers
             .contains(&"MPIR_Allreduce_allcomm_nb".to_string()));
+        assert_eq!(b.posix_variables, ["MPIR_CVAR_BCAST_POSIX_INTRA_ALGORITHM"]);
         assert!(builtin(b"no tree\0here\0")
             .unwrap_err()
             .contains("no built-in"));
@@ -369,7 +413,9 @@ mod tests {
             b.tree["collective=allreduce"]
         );
         assert_eq!(s.tree["collective=gather"], b.tree["collective=gather"]);
-        assert!(s.variables.is_empty() && s.notes.is_empty());
+        // The shared-memory layer would take bcast and never ask the tree.
+        assert_eq!(s.variables, ["MPIR_CVAR_BCAST_POSIX_INTRA_ALGORITHM=mpir"]);
+        assert!(s.notes.is_empty());
         assert!(json(&s).ends_with("}\n"));
     }
 
