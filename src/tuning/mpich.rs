@@ -16,14 +16,14 @@
 //! condition there (gather, scatter, scan, exscan) fall back to their
 //! algorithm variable when every size chose the same algorithm ([`environment`]).
 //!
-//! MPICH 5 has a shared-memory layer above that tree (ch4's POSIX
+//! MPICH (4.0 and 5.0) has a shared-memory layer above that tree (ch4's POSIX
 //! `release_gather`, its own tree in the library): on a node it takes
 //! bcast, reduce and allreduce once a communicator has made
 //! `MPIR_CVAR_POSIX_NUM_COLLS_THRESHOLD` such calls, and never asks the MPIR
 //! tree. A tuned collective that layer selects also gets its
 //! `MPIR_CVAR_<COLL>_POSIX_INTRA_ALGORITHM=mpir` (MPICH's documented
 //! fallback to the MPIR collectives), or the file would change nothing after
-//! the first few calls.
+//! the first few calls (MPICH 5.0.2 did so here).
 
 use super::{ranges, Tuning};
 use crate::collective::Collective;
@@ -43,7 +43,7 @@ pub struct Builtin {
     /// Every `algorithm=MPIR_…` container the library's parser knows.
     pub containers: Vec<String>,
     /// The shared-memory layer's variables of the collectives its tree
-    /// selects (`MPIR_CVAR_REDUCE_POSIX_INTRA_ALGORITHM`); empty before 5.0.
+    /// selects (`MPIR_CVAR_REDUCE_POSIX_INTRA_ALGORITHM`).
     pub posix_variables: Vec<String>,
 }
 
