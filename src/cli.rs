@@ -152,6 +152,11 @@ pub struct SetupArgs {
     /// Reduction operator (overrides the file).
     #[arg(long, value_enum)]
     pub op: Option<OpArg>,
+    /// A call of the library, or a wait for the other ranks, that lasts longer
+    /// than this (and than 10 × the budget and 10 × the call's verification)
+    /// is a hang: the job ends with status 7.
+    #[arg(long, value_parser = parse_duration, default_value = "10s")]
+    pub timeout: Duration,
 }
 
 #[derive(Args, Debug)]

@@ -22,10 +22,15 @@ pub enum Exit {
     /// A case has no verdict: the library's own call was not measured
     /// (skipped by --max-memory, every observation invalid).
     Unmeasured = 6,
+    /// A call of the library, or a wait for the other ranks, outlived its
+    /// bound (`--timeout`); the watchdog ended the job.
+    Hang = 7,
+    /// A rank exited, aborted or crashed while MPI ran.
+    LostRank = 8,
 }
 
 impl Exit {
-    const ALL: [Exit; 7] = [
+    const ALL: [Exit; 9] = [
         Exit::Pass,
         Exit::Violation,
         Exit::Input,
@@ -33,6 +38,8 @@ impl Exit {
         Exit::Internal,
         Exit::Interrupted,
         Exit::Unmeasured,
+        Exit::Hang,
+        Exit::LostRank,
     ];
 
     pub fn code(self) -> i32 {

@@ -9,6 +9,7 @@ pub mod cli;
 pub mod collective;
 pub mod commands;
 pub mod config;
+pub mod control;
 pub mod element;
 pub mod exit;
 pub mod measure;

@@ -11,3 +11,4 @@ pub mod hier;
 pub mod lane;
 pub mod split;
 pub mod topology;
+pub mod tree;

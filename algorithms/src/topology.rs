@@ -7,7 +7,6 @@
 //! and the ranks of a node consecutive, so that rank = node * ppn + node_rank.
 
 use mpi::topology::{Color, Communicator, Process, SimpleCommunicator};
-use mpi::traits::*;
 
 /// The node/lane decomposition of a communicator.
 pub struct Topology {
@@ -48,16 +47,14 @@ impl Topology {
         };
         let node_size = node.size() as usize;
         let node_rank = node.rank() as usize;
-        // The smallest rank on the node identifies it.
-        let mut first = 0i32;
-        node.all_reduce_into(
-            &(rank as i32),
-            &mut first,
-            mpi::collective::SystemOperation::min(),
-        );
+        // The smallest rank on the node identifies it. Point-to-point
+        // trees, not the library's collectives, which may be under test.
+        let mut on_node = vec![0i32; node_size];
+        crate::tree::all_gather(&node, &[rank as i32], &mut on_node);
+        let first = on_node.iter().copied().min().unwrap_or(rank as i32);
         let mine = [node_size as i32, first, node_rank as i32];
         let mut all = vec![0i32; 3 * size];
-        comm.all_gather_into(&mine[..], &mut all[..]);
+        crate::tree::all_gather(comm, &mine[..], &mut all[..]);
         if !is_regular(&all, node_size) {
             return Err(format!(
                 "irregular nodes ({}); lane and hierarchical algorithms need equal nodes of \
@@ -160,7 +157,7 @@ fn check_virtual_nodes(size: usize, ppn: usize) -> Result<(), String> {
 }
 
 /// Every rank's host name (`MPI_Get_processor_name`), in rank order;
-/// collective over `comm`.
+/// collective over `comm` (point-to-point).
 pub fn host_names(comm: &SimpleCommunicator) -> Vec<String> {
     // MPI_MAX_PROCESSOR_NAME of Open MPI and MPICH.
     const WIDTH: usize = 256;
@@ -169,7 +166,7 @@ pub fn host_names(comm: &SimpleCommunicator) -> Vec<String> {
     let n = name.len().min(WIDTH);
     mine[..n].copy_from_slice(&name.as_bytes()[..n]);
     let mut all = vec![0u8; WIDTH * comm.size() as usize];
-    comm.all_gather_into(&mine[..], &mut all[..]);
+    crate::tree::all_gather(comm, &mine[..], &mut all[..]);
     all.chunks(WIDTH)
         .map(|c| {
             let end = c.iter().position(|&b| b == 0).unwrap_or(WIDTH);

@@ -340,7 +340,8 @@ impl Verdict {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Results {
     pub meta: Meta,
-    /// False while measuring and when the run was interrupted.
+    /// False while measuring, and when the run ended early (interrupted,
+    /// stopped at a wrong result, a hang or a lost rank).
     pub complete: bool,
     pub checks: Vec<Verdict>,
     /// PGMPI's monotony and split-robustness, from `default`'s data.
@@ -349,6 +350,28 @@ pub struct Results {
     /// The comparison with `--baseline`, if given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<baseline::Comparison>,
+    /// What ended the run early: a hang or a lost rank.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<Failure>,
+}
+
+/// What ended a run before its end, as the watchdogs of the ranks that
+/// saw it recorded it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Failure {
+    /// `hang` or `lost rank`.
+    pub kind: String,
+    /// The exit status the job ended with.
+    pub status: i32,
+    /// Each rank that saw it, and what it was doing.
+    pub ranks: Vec<RankFailure>,
+}
+
+/// One rank's part in a [`Failure`].
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RankFailure {
+    pub rank: usize,
+    pub what: String,
 }
 
 impl Results {
@@ -362,6 +385,7 @@ impl Results {
             checks,
             guidelines: guidelines::check(cases, options),
             baseline: None,
+            failure: None,
         }
     }
 
@@ -439,6 +463,7 @@ impl Decisions {
             checks: self.checks.clone(),
             guidelines,
             baseline: None,
+            failure: None,
         }
     }
 }

@@ -31,6 +31,7 @@ pub fn abort_on_panic() {
     std::panic::set_hook(Box::new(move |info| {
         default_hook(info);
         let rank = SimpleCommunicator::world().rank();
+        crate::measure::watchdog::ending();
         report::error(&format!("rank {rank} failed; aborting the job"));
         SimpleCommunicator::world().abort(Exit::Internal.code());
     }));
@@ -46,9 +47,9 @@ pub fn input_error(leader: bool, message: &str) -> Exit {
 
 /// Tells every rank rank 0's exit status.
 fn agree(ctx: &Context, exit: Exit) -> Exit {
-    let mut code = exit.code();
-    ctx.comm.process_at_rank(0).broadcast_into(&mut code);
-    Exit::from_code(code)
+    let mut code = [exit.code()];
+    ctx.control.broadcast(&mut code);
+    Exit::from_code(code[0])
 }
 
 /// The processes and their node topology (real, or virtual with `ppn`):
@@ -80,6 +81,7 @@ pub fn context(
     let topology = algorithms::topology::Topology::new(comm, ppn).map(Rc::new);
     Ok(Context {
         comm: comm.clone(),
+        control: crate::control::Control::new(comm),
         topology,
     })
 }

@@ -45,6 +45,14 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
     if leader {
         report::remark(&report::plan_text(&plan, &meta));
     }
+    measure::watchdog::start(
+        ctx.rank(),
+        args.setup
+            .timeout
+            .max(10 * plan.settings.budget)
+            .as_secs_f64(),
+        Some(args.output.clone()),
+    );
     let mut harness = Harness::start(ctx, &plan.settings);
     meta.noise_floor_s = measure::barrier_floor(ctx, 100);
     if let Some(why) = harness.fall_back_if_too_slow(meta.noise_floor_s) {
@@ -66,7 +74,7 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
     let mut decisions = Decisions::default();
     let mut progress = leader.then(|| Progress::start(plan.expected().as_secs_f64()));
     for (i, case) in plan.cases.iter().enumerate() {
-        if harness.stopped {
+        if harness.stopped || harness.wrong {
             break;
         }
         let events = Events {
@@ -98,7 +106,8 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
         progress.finish();
     }
     let exit = if leader {
-        let mut results = decisions.results(meta, !harness.stopped, &options);
+        let complete = !harness.stopped && !harness.wrong;
+        let mut results = decisions.results(meta, complete, &options);
         let defaults = decisions.defaults();
         compare_with_baseline(
             &mut results,
@@ -171,7 +180,6 @@ fn plan_of(ctx: &Context, config: &Config, args: &RunArgs) -> Result<Plan, Strin
 /// Creates the output directory on rank 0 and tells every rank whether it
 /// could.
 fn create_output(ctx: &Context, args: &RunArgs) -> Result<(), String> {
-    use mpi::traits::*;
     let dir = &args.output;
     let mut ok = 1u8;
     let mut message = String::new();
@@ -181,8 +189,9 @@ fn create_output(ctx: &Context, args: &RunArgs) -> Result<(), String> {
             message = format!("output directory {}: {e}", dir.display());
         }
     }
-    ctx.comm.process_at_rank(0).broadcast_into(&mut ok);
-    match ok {
+    let mut ok = [ok];
+    ctx.control.broadcast(&mut ok);
+    match ok[0] {
         1 => Ok(()),
         _ => Err(message),
     }

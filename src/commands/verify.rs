@@ -27,6 +27,7 @@ pub fn verify(ctx: &Context, config: Option<&Config>, args: &VerifyArgs) -> Exit
         Ok(p) => p,
         Err(e) => return input_error(leader, &e),
     };
+    measure::watchdog::start(ctx.rank(), args.setup.timeout.as_secs_f64(), None);
     let cases: Vec<CaseData> = plan
         .cases
         .iter()

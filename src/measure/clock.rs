@@ -3,6 +3,7 @@
 //! exchange with the smallest round-trip), optionally with a linear drift
 //! model fitted from two such synchronisations.
 
+use crate::control::Control;
 use mpi::point_to_point::{Destination, Source};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -111,14 +112,12 @@ fn offsets(comm: &SimpleCommunicator, exchanges: usize) -> GlobalClock {
 
 /// Synchronises the clocks of `comm` to rank 0; collective. With a drift
 /// interval, synchronises twice that far apart and fits the linear drift.
-pub fn synchronise(
-    comm: &SimpleCommunicator,
-    exchanges: usize,
-    drift_interval: f64,
-) -> GlobalClock {
+pub fn synchronise(control: &Control, exchanges: usize, drift_interval: f64) -> GlobalClock {
+    let _wait = super::watchdog::waiting();
+    let comm = control.comm();
     let first = offsets(comm, exchanges);
     if drift_interval <= 0.0 {
-        comm.barrier();
+        control.barrier();
         return first;
     }
     let until = mpi::time() + drift_interval;
@@ -127,7 +126,7 @@ pub fn synchronise(
     }
     let second = offsets(comm, exchanges);
     let drift = (second.offset - first.offset) / (second.base - first.base);
-    comm.barrier();
+    control.barrier();
     GlobalClock {
         offset: second.offset,
         drift,
@@ -137,11 +136,8 @@ pub fn synchronise(
 
 /// Rank 0's measurement of every rank's remaining offset (their global time
 /// minus rank 0's), by direct ping-pong; collective, result on rank 0.
-pub fn residual_offsets(
-    comm: &SimpleCommunicator,
-    clock: &GlobalClock,
-    exchanges: usize,
-) -> Vec<f64> {
+pub fn residual_offsets(control: &Control, clock: &GlobalClock, exchanges: usize) -> Vec<f64> {
+    let comm = control.comm();
     let rank = comm.rank();
     let mut residuals = vec![0.0; comm.size() as usize];
     for r in 1..comm.size() {
@@ -151,6 +147,6 @@ pub fn residual_offsets(
             answer(comm, 0, clock, exchanges);
         }
     }
-    comm.barrier();
+    control.barrier();
     residuals
 }

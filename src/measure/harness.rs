@@ -5,8 +5,6 @@ use super::clock::{self, GlobalClock};
 use super::observe::MAX_SLACK;
 use super::Context;
 use crate::settings::{CacheState, Settings, SyncMode};
-use mpi::collective::SystemOperation;
-use mpi::traits::*;
 
 /// The state of measuring that lasts across cases: the run's schedule, the
 /// synchronisation and its clocks, the cache-flush buffer.
@@ -35,6 +33,8 @@ pub struct Harness {
     pub(super) signalled: std::sync::Arc<std::sync::atomic::AtomicBool>,
     /// Rank 0 was signalled and every rank has stopped measuring.
     pub stopped: bool,
+    /// A timed call gave a wrong result and every rank has stopped measuring.
+    pub wrong: bool,
     /// Seconds spent outside the slices (preparing, verifying, warming up,
     /// writing files) that moved the plan.
     pub outside_s: f64,
@@ -72,6 +72,7 @@ impl Harness {
             flush_s: 0.0,
             signalled: std::sync::Arc::default(),
             stopped: false,
+            wrong: false,
             outside_s: 0.0,
             clock_sync_s: 0.0,
             clock_syncs: 0,
@@ -100,7 +101,7 @@ impl Harness {
 
     pub(super) fn synchronise(&mut self, ctx: &Context) {
         let start = mpi::time();
-        self.clock = clock::synchronise(&ctx.comm, 20, self.drift_s);
+        self.clock = clock::synchronise(&ctx.control, 20, self.drift_s);
         self.synced_at = mpi::time();
         // A start must reach every rank before it passes.
         self.lead = (4.0 * broadcast_time(ctx)).max(20e-6);
@@ -150,11 +151,12 @@ impl Harness {
 
     /// Resynchronises the clocks when they are older than the bound; collective.
     pub(super) fn refresh(&mut self, ctx: &Context) {
-        let mut stale = u8::from(
+        let stale = u8::from(
             self.sync == SyncMode::Roundtime && mpi::time() - self.synced_at > self.resync_s,
         );
-        ctx.comm.process_at_rank(0).broadcast_into(&mut stale);
-        if stale == 1 {
+        let mut stale = [stale];
+        ctx.control.broadcast(&mut stale);
+        if stale[0] == 1 {
             self.synchronise(ctx);
         }
     }
@@ -196,18 +198,18 @@ pub(super) fn last_level_cache_bytes() -> usize {
         .unwrap_or(32 << 20)
 }
 
-/// The median time of a small broadcast from rank 0, maximum over ranks.
+/// The median time of a small broadcast of the control plane from rank 0,
+/// maximum over ranks: what a start decision takes to arrive.
 pub(super) fn broadcast_time(ctx: &Context) -> f64 {
-    let comm = &*ctx.comm;
-    let mut local = [0.0; 21];
-    for t in local.iter_mut() {
+    let control = &ctx.control;
+    let mut max = [0.0; 21];
+    for t in max.iter_mut() {
         let mut x = [0.0f64; 3];
-        comm.barrier();
+        control.barrier();
         let start = mpi::time();
-        comm.process_at_rank(0).broadcast_into(&mut x[..]);
+        control.broadcast(&mut x[..]);
         *t = mpi::time() - start;
     }
-    let mut max = [0.0; 21];
-    comm.all_reduce_into(&local[..], &mut max[..], SystemOperation::max());
+    control.max(&mut max);
     crate::stats::describe::median(&max)
 }

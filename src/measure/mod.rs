@@ -7,15 +7,18 @@ pub mod clock;
 mod harness;
 mod observe;
 mod verify;
+pub mod watchdog;
 
 pub use harness::Harness;
 pub use observe::LATE_CAP;
-use observe::{assemble, observe_until, Pace};
+use observe::{assemble, observe_until, Checked, Pace};
 use verify::{agree_on_failure, Check};
+use watchdog::Phase;
 
 use crate::candidates::{self, Call, NotApplicable, Setup, Switch, Tuning};
 use crate::case::{CaseData, CaseKey, Outcome, Sample, Smaller};
 use crate::collective::Shape;
+use crate::control::Control;
 use crate::element::Element;
 use crate::meta::Meta;
 use crate::plan::Case;
@@ -23,7 +26,6 @@ use crate::reference::{self, Inputs};
 use crate::settings::Settings;
 use crate::with_element;
 use algorithms::topology::Topology;
-use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use rand::seq::SliceRandom;
@@ -58,7 +60,10 @@ pub struct Events {
 
 /// The processes a check runs on.
 pub struct Context {
+    /// What the candidates run on.
     pub comm: Rc<SimpleCommunicator>,
+    /// What pgcheck's bookkeeping runs on: never the library's collectives.
+    pub control: Control,
     pub topology: Result<Rc<Topology>, String>,
 }
 
@@ -109,16 +114,15 @@ pub fn measure_case(
 /// The median over `repetitions` of the maximum over ranks of one barrier:
 /// what barrier synchronisation itself costs, the noise floor.
 pub fn barrier_floor(ctx: &Context, repetitions: usize) -> f64 {
-    let comm = &*ctx.comm;
-    let mut local = vec![0.0; repetitions];
-    for t in local.iter_mut() {
-        comm.barrier();
+    let control = &ctx.control;
+    let mut max = vec![0.0; repetitions];
+    for t in max.iter_mut() {
+        control.barrier();
         let start = mpi::time();
-        comm.barrier();
+        control.barrier();
         *t = mpi::time() - start;
     }
-    let mut max = vec![0.0; repetitions];
-    comm.all_reduce_into(&local[..], &mut max[..], SystemOperation::max());
+    control.max(&mut max);
     crate::stats::describe::median(&max)
 }
 
@@ -151,6 +155,9 @@ struct Entry<T> {
     /// The size of the library's call at a smaller size ([`Smaller`]):
     /// timed with the others, verified in its own case.
     smaller: Option<u64>,
+    /// The candidate's calls in this case so far: verification, warm-up,
+    /// timed calls and the checks between them.
+    calls: u64,
 }
 
 impl<T> Entry<T> {
@@ -164,6 +171,7 @@ impl<T> Entry<T> {
                 ..Sample::measured(name)
             },
             smaller: None,
+            calls: 0,
         }
     }
 }
@@ -176,6 +184,14 @@ struct Prepared<T> {
     datatype: crate::element::Datatype,
     /// What candidates were prepared with (for a second verification).
     setup: Setup,
+    /// e.g. `allreduce 8 B`, as the watchdog names the case.
+    label: String,
+    /// The longest verification call of any candidate, on this rank: what
+    /// the watchdog expects of one call.
+    longest_call_s: f64,
+    /// The check of the measured operator, which the timed calls' outputs
+    /// are held to as well.
+    check: Option<Check<T>>,
     send: Vec<T>,
     recv: Vec<T>,
     entries: Vec<Entry<T>>,
@@ -234,6 +250,9 @@ impl<T: Element> Prepared<T> {
             inputs,
             datatype: key.datatype,
             setup,
+            label: case_label(key),
+            longest_call_s: 0.0,
+            check: None,
             send,
             recv,
             entries,
@@ -265,7 +284,12 @@ impl<T: Element> Prepared<T> {
             let Some(mut call) = self.entries[e].call.take() else {
                 continue;
             };
+            watchdog::at(&self.label, &self.entries[e].sample.name);
+            watchdog::enter(Phase::Verifying, 0.0);
+            let start = mpi::time();
             let local = primary.verify(&mut call, &mut self.send, &mut self.recv);
+            self.longest_call_s = self.longest_call_s.max(mpi::time() - start);
+            self.entries[e].calls += 1;
             // Every rank must agree before the second check: preparing a
             // candidate may be collective.
             let mut wrong = agree_on_failure(ctx, local);
@@ -289,6 +313,8 @@ impl<T: Element> Prepared<T> {
                 None => self.entries[e].call = Some(call),
             }
         }
+        watchdog::enter(Phase::Idle, 0.0);
+        self.check = Some(primary);
     }
 
     fn default_is_wrong(&self) -> bool {
@@ -307,15 +333,22 @@ impl<T: Element> Prepared<T> {
         harness: &mut Harness,
         events: &Events,
     ) {
-        let comm = &*ctx.comm;
+        let control = &ctx.control;
         let measured: Vec<usize> = (0..self.entries.len())
             .filter(|&e| self.entries[e].call.is_some())
             .collect();
+        watchdog::expect_calls_of(self.longest_call_s);
         for &e in &measured {
-            let call = self.entries[e].call.as_mut().expect("verified");
+            let entry = &mut self.entries[e];
+            let call = entry.call.as_mut().expect("verified");
+            watchdog::at(&self.label, &entry.sample.name);
             for _ in 0..settings.warmup {
-                comm.barrier();
+                control.barrier();
+                entry.calls += 1;
+                watchdog::call(entry.calls);
+                watchdog::enter(Phase::Calling, self.longest_call_s);
                 call(&self.send, &mut self.recv);
+                watchdog::enter(Phase::Idle, 0.0);
             }
         }
         // Rank 0's schedule decides every chunk (see `observe_until`).
@@ -327,7 +360,7 @@ impl<T: Element> Prepared<T> {
         for round in 0..settings.rounds {
             order.shuffle(&mut rng);
             for &e in &order {
-                if harness.stopped {
+                if harness.stopped || harness.wrong {
                     return;
                 }
                 if let Some(sender) = &events.sender {
@@ -347,31 +380,50 @@ impl<T: Element> Prepared<T> {
                 let deadline = harness.book(slice);
                 let entry = &mut self.entries[e];
                 let call = entry.call.as_mut().expect("verified");
+                watchdog::at(&self.label, &entry.sample.name);
                 local.clear();
                 let slice_start = mpi::time();
-                observe_until(
-                    comm,
+                let checked = Checked {
+                    check: self.check.as_ref().filter(|_| entry.smaller.is_none()),
+                    calls: &mut entry.calls,
+                };
+                let wrong = observe_until(
+                    control,
                     harness,
                     call,
                     entry.switch.as_deref(),
-                    &self.send,
+                    &mut self.send,
                     &mut self.recv,
                     deadline,
                     &mut local,
                     &mut entry.pace,
+                    checked,
                 );
+                // Every rank learnt of it alike: nothing more is measured.
+                if let Some(w) = wrong {
+                    entry.sample.outcome = Outcome::Wrong(format!(
+                        "rank {}, {} (verification had passed)",
+                        w.rank, w.what
+                    ));
+                    entry.call = None;
+                    harness.wrong = true;
+                    return;
+                }
                 // Whether any rank was signalled travels with the
                 // observations: a launcher may not signal rank 0 itself.
+                // Only rank 0 needs the observations, every rank the flag.
                 local.push(f64::from(u8::from(harness.signalled())));
-                let mut max = vec![0.0; local.len()];
-                comm.all_reduce_into(&local[..], &mut max[..], SystemOperation::max());
-                if max.pop().is_some_and(|signalled| signalled > 0.0) {
+                control.max_on_first(&mut local);
+                let mut signalled = [local.pop().unwrap_or(0.0)];
+                control.broadcast(&mut signalled);
+                if signalled[0] > 0.0 {
                     harness.stopped = true;
                 }
                 if ctx.rank() == 0 {
+                    let max = &local;
                     let sample = &mut entry.sample;
                     let before = sample.seconds.len();
-                    let late = assemble(&max, &mut sample.seconds);
+                    let late = assemble(max, &mut sample.seconds);
                     let added = sample.seconds.len() - before;
                     let round = round as u32;
                     sample.rounds.extend(std::iter::repeat_n(round, added));
@@ -426,6 +478,17 @@ fn setup(ctx: &Context, case: &Case, shape: &Shape, op: crate::element::Op) -> S
     }
 }
 
+/// A case as people name it: `allreduce 8 B`, with its root if it has one.
+fn case_label(key: &CaseKey) -> String {
+    match key.collective.is_rooted() {
+        true => format!(
+            "{} {} B (root {})",
+            key.collective, key.size_bytes, key.root
+        ),
+        false => format!("{} {} B", key.collective, key.size_bytes),
+    }
+}
+
 /// A seed per case, so that the order of one case does not depend on the
 /// cases before it.
 fn case_seed(key: &CaseKey) -> u64 {
@@ -460,7 +523,7 @@ pub fn machine(ctx: &Context) -> Meta {
         environment: std::env::vars()
             .filter(|(k, _)| k.starts_with("OMPI_MCA_") || k.starts_with("MPIR_CVAR_"))
             .collect(),
-        placement: placement(&ctx.comm),
+        placement: placement(ctx),
         slurm: crate::meta::Slurm::from_env(),
         timer: "MPI_Wtime".into(),
         timer_resolution_s: mpi::time_resolution(),
@@ -476,7 +539,8 @@ pub fn machine(ctx: &Context) -> Meta {
 /// the node with the most ranks per online CPU. Read from Linux's
 /// `/proc/self/status` and `/sys/devices/system/cpu/online`; elsewhere
 /// every rank counts as bound to its share.
-fn placement(comm: &SimpleCommunicator) -> crate::meta::Placement {
+fn placement(ctx: &Context) -> crate::meta::Placement {
+    let comm = &*ctx.comm;
     let online = read_cpu_list("/sys/devices/system/cpu/online");
     let allowed = std::fs::read_to_string("/proc/self/status")
         .ok()
@@ -493,20 +557,18 @@ fn placement(comm: &SimpleCommunicator) -> crate::meta::Placement {
     let on_node = comm.split_shared(comm.rank()).size();
     let cpus = online.unwrap_or(0) as i32;
     // The node with the most ranks per CPU, and its numbers.
-    let crowding = [on_node as f64 / cpus.max(1) as f64];
-    let mut most = [0.0];
-    comm.all_reduce_into(&crowding[..], &mut most[..], SystemOperation::max());
-    let mine = if crowding[0] == most[0] {
-        [on_node, cpus]
-    } else {
-        [0, 0]
+    let crowding = on_node as f64 / cpus.max(1) as f64;
+    let mut most = [crowding];
+    ctx.control.max(&mut most);
+    let mut theirs = match crowding == most[0] {
+        true => [on_node as f64, cpus as f64],
+        false => [0.0, 0.0],
     };
-    let mut theirs = [0i32; 2];
-    comm.all_reduce_into(&mine[..], &mut theirs[..], SystemOperation::max());
-    let mut unbound_ranks = 0;
-    comm.all_reduce_into(&unbound, &mut unbound_ranks, SystemOperation::sum());
+    ctx.control.max(&mut theirs);
+    let mut unbound_ranks = [i64::from(unbound)];
+    ctx.control.sum(&mut unbound_ranks);
     crate::meta::Placement {
-        unbound_ranks: unbound_ranks as usize,
+        unbound_ranks: unbound_ranks[0] as usize,
         most_ranks_on_a_node: theirs[0] as usize,
         cpus_on_that_node: theirs[1] as usize,
     }

@@ -2,12 +2,12 @@
 //! barrier or started at common times (roundtime), and how the pace of the
 //! next chunk follows from the last.
 
+use super::verify::Check;
+use super::watchdog::{self, Phase};
 use super::Harness;
 use crate::candidates::{Call, Switch};
+use crate::control::Control;
 use crate::settings::SyncMode;
-use mpi::collective::SystemOperation;
-use mpi::topology::SimpleCommunicator;
-use mpi::traits::*;
 
 /// How a candidate's observations went in its last slice. Kept per
 /// candidate: one candidate's late starts must not widen another's slots,
@@ -61,6 +61,22 @@ impl Pace {
     }
 }
 
+/// A wrong result in the timed calls: on which rank, in which call of the
+/// candidate (counted from 1 over its case), and what was wrong.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) struct WrongCall {
+    pub rank: usize,
+    pub call: u64,
+    pub what: String,
+}
+
+/// A candidate's calls so far in its case and the check of their output.
+pub(super) struct Checked<'a, T> {
+    /// None for the library's call at a smaller size, verified in its own case.
+    pub check: Option<&'a Check<T>>,
+    pub calls: &'a mut u64,
+}
+
 /// Observations until rank 0's clock passes `deadline`, at least one.
 /// Each pushes (end, −start, late) to `local`; the maximum over ranks gives
 /// the observation (max end − min start) and whether any rank was late.
@@ -71,23 +87,29 @@ impl Pace {
 /// ahead into a different collective. With `roundtime` the same broadcast
 /// carries the global start time of the chunk's first observation and the
 /// slot each observation gets.
+///
+/// After every chunk, outside the timed region, the output of its last
+/// timed call is checked against the reference, then one more call runs on
+/// refilled buffers (sentinels in the output) and is checked too, which
+/// catches a call that stopped writing. Every rank learns of a wrong
+/// result in the chunk's agreement, and the slice ends with it.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn observe_until<T>(
-    comm: &SimpleCommunicator,
+pub(super) fn observe_until<T: crate::element::Element>(
+    control: &Control,
     harness: &mut Harness,
     call: &mut Call<T>,
     switch: Option<&dyn Switch>,
-    send: &[T],
+    send: &mut [T],
     recv: &mut [T],
     deadline: f64,
     local: &mut Vec<f64>,
     pace: &mut Pace,
-) {
-    let leader = comm.rank() == 0;
-    let root = comm.process_at_rank(0);
+    mut checked: Checked<'_, T>,
+) -> Option<WrongCall> {
+    let leader = control.rank() == 0;
     let mut spent = 0.0;
     let mut durations: Vec<f64> = Vec::with_capacity(1 << 10);
-    let (mut late, mut any_late): (Vec<f64>, Vec<f64>) = (Vec::new(), Vec::new());
+    let mut late: Vec<f64> = Vec::new();
     loop {
         // [observations, first start (global), slot length]
         let mut decision = [0.0f64; 3];
@@ -103,7 +125,7 @@ pub(super) fn observe_until<T>(
                 decision[0] = -1.0;
             }
         }
-        root.broadcast_into(&mut decision[..]);
+        control.broadcast(&mut decision[..]);
         if decision[0] < 0.0 {
             harness.stopped = true;
             break;
@@ -120,14 +142,20 @@ pub(super) fn observe_until<T>(
         if let Some(switch) = switch {
             switch.enter();
         }
+        let first_call = *checked.calls + 1;
+        watchdog::enter(
+            Phase::Calling,
+            next as f64 * (pace.per_observation + pace.slack + harness.lead),
+        );
         let chunk_start = mpi::time();
         for i in 0..next {
             if !harness.flush.is_empty() {
                 harness.flush_cache();
             }
+            watchdog::call(first_call + i);
             match harness.sync {
                 SyncMode::Barrier => {
-                    comm.barrier();
+                    control.barrier();
                     let start = mpi::time();
                     call(send, recv);
                     let duration = mpi::time() - start;
@@ -152,30 +180,86 @@ pub(super) fn observe_until<T>(
             }
         }
         spent += mpi::time() - chunk_start;
+        *checked.calls += next;
+        let wrong = check_chunk(&mut checked, call, send, recv);
         if let Some(switch) = switch {
             switch.leave();
         }
         harness.calls += next as usize;
+        late.clear();
         if harness.sync == SyncMode::Roundtime {
             let chunk = &local[local.len() - 3 * next as usize..];
             durations.clear();
             durations.extend(chunk.chunks(3).map(|o| o[0] + o[1]));
             // Which observations some rank started late (the ones rank 0
             // will discard), and the slot the slowest rank needs.
-            late.clear();
             late.extend(chunk.chunks(3).map(|o| o[2]));
             let (slot, typical) = slot_of(&mut durations);
             late.extend([slot, typical]);
-            any_late.resize(late.len(), 0.0);
-            comm.all_reduce_into(&late[..], &mut any_late[..], SystemOperation::max());
+        }
+        // Whether, and where, a rank saw a wrong result travels with the
+        // late flags.
+        late.push(
+            wrong
+                .as_ref()
+                .map_or(0.0, |w| wrong_key(w.0, control.rank())),
+        );
+        control.max(&mut late);
+        let key = late.pop().unwrap_or(0.0);
+        if key > 0.0 {
+            let (call, rank) = from_wrong_key(key);
+            let mine = wrong.map(|w| w.1).unwrap_or_default();
+            let what = control.broadcast_text(rank, &mine, 400);
+            watchdog::enter(Phase::Idle, 0.0);
+            return Some(WrongCall { rank, call, what });
+        }
+        if harness.sync == SyncMode::Roundtime {
             let n = next as usize;
-            let invalid = any_late[..n].iter().filter(|&&l| l > 0.0).count();
-            pace.follow(n, invalid as f64 / n as f64, any_late[n], any_late[n + 1]);
+            let invalid = late[..n].iter().filter(|&&l| l > 0.0).count();
+            pace.follow(n, invalid as f64 / n as f64, late[n], late[n + 1]);
         }
     }
+    watchdog::enter(Phase::Idle, 0.0);
     if local.len() >= 3 {
         pace.per_observation = spent / (local.len() / 3) as f64;
     }
+    None
+}
+
+/// Checks a chunk's calls, outside the timed region: the output of the last
+/// timed call as it stands, then one more call on refilled buffers.
+/// Returns the wrong call and what was wrong.
+fn check_chunk<T: crate::element::Element>(
+    checked: &mut Checked<'_, T>,
+    call: &mut Call<T>,
+    send: &mut [T],
+    recv: &mut [T],
+) -> Option<(u64, String)> {
+    let check = checked.check?;
+    let last = *checked.calls;
+    if let Some(what) = check.output(send, recv) {
+        return Some((last, format!("timed call {last}: {what}")));
+    }
+    *checked.calls += 1;
+    let extra = *checked.calls;
+    watchdog::call(extra);
+    let what = check.verify(call, send, recv)?;
+    Some((
+        extra,
+        format!("call {extra}, a check between timed calls on refilled buffers: {what}"),
+    ))
+}
+
+/// Ranks a wrong result by call, then rank, in one number that a maximum
+/// over ranks keeps exactly (calls below 2³³, ranks below 2²⁰).
+fn wrong_key(call: u64, rank: usize) -> f64 {
+    (call as f64) * (1u64 << 20) as f64 + (rank + 1) as f64
+}
+
+fn from_wrong_key(key: f64) -> (u64, usize) {
+    let scale = (1u64 << 20) as f64;
+    let call = (key / scale).floor();
+    (call as u64, (key - call * scale) as usize - 1)
 }
 
 /// A slice's observations from the maximum over ranks of each observation's

@@ -6,7 +6,6 @@ use crate::candidates::Call;
 use crate::collective::Shape;
 use crate::element::Element;
 use crate::reference::{self, Inputs};
-use mpi::traits::*;
 
 /// One verification of candidates: the send buffer, what the receive
 /// buffer holds before the call (the sentinel of every expected element,
@@ -48,6 +47,12 @@ impl<T: Element> Check<T> {
         send.copy_from_slice(&self.send);
         recv.copy_from_slice(&self.recv_before);
         call(send, recv);
+        self.output(send, recv)
+    }
+
+    /// What is wrong with the output of the call that last ran on `send`
+    /// and `recv`, as they stand.
+    pub(super) fn output(&self, send: &[T], recv: &[T]) -> Option<String> {
         if let Some(mismatch) = reference::compare(&recv[self.defined.clone()], &self.want) {
             return Some(mismatch.to_string());
         }
@@ -58,28 +63,16 @@ impl<T: Element> Check<T> {
 /// Agrees on a verification failure: every rank learns on which ranks the
 /// candidate was wrong and what the first of them saw.
 pub(super) fn agree_on_failure(ctx: &Context, local: Option<String>) -> Option<String> {
-    let comm = &*ctx.comm;
-    let flag = i32::from(local.is_some());
-    let mut flags = vec![0i32; ctx.size()];
-    comm.all_gather_into(&flag, &mut flags[..]);
+    let flags = ctx.control.all_gather(&[i32::from(local.is_some())]);
     let wrong: Vec<usize> = (0..flags.len()).filter(|&r| flags[r] != 0).collect();
     let first = *wrong.first()?;
     // The first wrong rank tells the others what it saw.
-    let mut reason = [0u8; 200];
-    if ctx.rank() == first {
-        let text = local.unwrap_or_default();
-        let n = text.len().min(reason.len());
-        reason[..n].copy_from_slice(&text.as_bytes()[..n]);
-    }
-    comm.process_at_rank(first as i32)
-        .broadcast_into(&mut reason[..]);
-    let end = reason.iter().position(|&b| b == 0).unwrap_or(reason.len());
+    let reason = ctx
+        .control
+        .broadcast_text(first, local.as_deref().unwrap_or_default(), 200);
     let others = match wrong.len() {
         1 => String::new(),
         n => format!(" (wrong on {n} ranks: {wrong:?})"),
     };
-    Some(format!(
-        "rank {first}, {}{others}",
-        String::from_utf8_lossy(&reason[..end])
-    ))
+    Some(format!("rank {first}, {reason}{others}"))
 }

@@ -144,7 +144,7 @@ fn meta_table(results: &Results) -> String {
             if results.complete {
                 "yes".into()
             } else {
-                "**no**: the run was interrupted; only what was measured is shown".into()
+                "**no**: the run ended before its last check (interrupted, or stopped at a wrong result); only what was measured is shown".into()
             },
         ),
         (

@@ -282,6 +282,7 @@ pub(crate) mod tests {
             checks,
             guidelines: Default::default(),
             baseline: None,
+            failure: None,
         }
     }
 

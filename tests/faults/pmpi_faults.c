@@ -25,8 +25,20 @@
  *                       (MPI_Reduce_local with the call's operator): a rank
  *                       counted twice, which an idempotent operator (bor,
  *                       band, min, max) cannot show
+ *             hang      never return: sleep instead of the call
+ *             exit=S    exit(S) instead of the call: a rank that dies
+ *             abort     abort() instead of the call: a rank that crashes
  *   rank=R    only on rank R of the call's communicator. Without it, every
- *             rank where MPI defines an output (delay: every rank).
+ *             rank where MPI defines an output (delay, hang, exit, abort:
+ *             every rank).
+ *   after=N   only from the (N+1)th matching call of this process on: a
+ *             library that is right in verification and wrong later
+ *   every=M   only every Mth matching call of this process (the Mth, the
+ *             2Mth, ...), counted after `after`: wrong in 1 call of M
+ *   type=T    only calls of datatype T: double, float, int32, int64, uint8
+ *             (pgcheck's bookkeeping uses double, int32 and uint8)
+ * Matching calls are those of the function, bytes= and type= filters, on
+ * this process, whatever the rank filter.
  *   bytes=B   only calls whose size is B bytes; may be repeated, and then
  *             any of the sizes matches. pgcheck itself calls MPI_Bcast,
  *             MPI_Allreduce and MPI_Allgather on small buffers of its own
@@ -61,7 +73,7 @@
 #include <string.h>
 #include <time.h>
 
-enum kind { FLIP, SATURATE, NOWRITE, DELAY, TWICE };
+enum kind { FLIP, SATURATE, NOWRITE, DELAY, TWICE, HANG, EXIT, ABORT };
 
 #define MAX_BYTES 8
 
@@ -74,6 +86,11 @@ static struct {
     int rank; /* -1: every rank */
     int nbytes;
     long long bytes[MAX_BYTES];
+    long long after; /* matching calls spared first */
+    long long every; /* 0: every call */
+    int exit_status;
+    char type[16]; /* "": any datatype */
+    long long matched; /* matching calls so far */
 } fault;
 
 /* The functions this library interposes: a spec naming another one is an
@@ -82,7 +99,7 @@ static const char *const supported[] = {
     "MPI_Allreduce", "MPI_Reduce",  "MPI_Bcast",   "MPI_Allgather",
     "MPI_Allgatherv", "MPI_Gather", "MPI_Gatherv", "MPI_Reduce_scatter_block",
     "MPI_Reduce_scatter", "MPI_Scan", "MPI_Exscan", "MPI_Alltoall",
-    "MPI_Scatter", NULL,
+    "MPI_Scatter", "MPI_Barrier", NULL,
 };
 
 static void bad_spec(const char *spec, const char *why)
@@ -128,7 +145,7 @@ static void parse(void)
         bad_spec(spec, "not an interposed function (MPI_Allreduce, MPI_Reduce, MPI_Bcast, "
                        "MPI_Allgather, MPI_Allgatherv, MPI_Gather, MPI_Gatherv, "
                        "MPI_Reduce_scatter_block, MPI_Reduce_scatter, MPI_Scan, "
-                       "MPI_Exscan, MPI_Alltoall, MPI_Scatter)");
+                       "MPI_Exscan, MPI_Alltoall, MPI_Scatter, MPI_Barrier)");
     strcpy(fault.function, copy);
 
     char *save = NULL;
@@ -144,11 +161,20 @@ static void parse(void)
         fault.kind = NOWRITE;
     else if (strcmp(kind, "twice") == 0)
         fault.kind = TWICE;
+    else if (strcmp(kind, "hang") == 0)
+        fault.kind = HANG;
+    else if (strcmp(kind, "abort") == 0)
+        fault.kind = ABORT;
+    else if (strncmp(kind, "exit=", 5) == 0 && number(kind + 5, &value) && value < 256) {
+        fault.kind = EXIT;
+        fault.exit_status = (int)value;
+    }
     else if (strncmp(kind, "delay=", 6) == 0 && number(kind + 6, &value)) {
         fault.kind = DELAY;
         fault.delay_us = (long)value;
     } else
-        bad_spec(spec, "kind must be flip, saturate, nowrite, twice or delay=US");
+        bad_spec(spec, "kind must be flip, saturate, nowrite, twice, delay=US, hang, exit=S "
+                       "or abort");
 
     for (char *opt = strtok_r(NULL, ",", &save); opt != NULL; opt = strtok_r(NULL, ",", &save)) {
         if (strncmp(opt, "rank=", 5) == 0 && number(opt + 5, &value) && value <= 1 << 30)
@@ -157,8 +183,18 @@ static void parse(void)
             if (fault.nbytes == MAX_BYTES)
                 bad_spec(spec, "more than 8 bytes= options");
             fault.bytes[fault.nbytes++] = value;
-        } else
-            bad_spec(spec, "options are rank=R and bytes=B, with decimal numbers");
+        } else if (strncmp(opt, "after=", 6) == 0 && number(opt + 6, &value))
+            fault.after = value;
+        else if (strncmp(opt, "every=", 6) == 0 && number(opt + 6, &value) && value > 0)
+            fault.every = value;
+        else if (strncmp(opt, "type=", 5) == 0 && strlen(opt + 5) < sizeof fault.type &&
+                 (strcmp(opt + 5, "double") == 0 || strcmp(opt + 5, "float") == 0 ||
+                  strcmp(opt + 5, "int32") == 0 || strcmp(opt + 5, "int64") == 0 ||
+                  strcmp(opt + 5, "uint8") == 0))
+            strcpy(fault.type, opt + 5);
+        else
+            bad_spec(spec, "options are rank=R, bytes=B, after=N, every=M (decimal numbers) "
+                           "and type=double|float|int32|int64|uint8");
     }
     fault.active = 1;
 }
@@ -248,6 +284,53 @@ static long long output_span(const struct output *o)
     return end;
 }
 
+/* Whether `type` is the datatype that type= names. */
+static int type_matches(MPI_Datatype type)
+{
+    const char *t = fault.type;
+    if (*t == '\0')
+        return 1;
+    if (type == MPI_DATATYPE_NULL)
+        return 0;
+    if (strcmp(t, "double") == 0)
+        return type == MPI_DOUBLE;
+    if (strcmp(t, "float") == 0)
+        return type == MPI_FLOAT;
+    if (strcmp(t, "int32") == 0)
+        return type == MPI_INT32_T || type == MPI_INT;
+    if (strcmp(t, "int64") == 0)
+        return type == MPI_INT64_T || type == MPI_LONG || type == MPI_LONG_LONG;
+    return type == MPI_UINT8_T || type == MPI_UNSIGNED_CHAR || type == MPI_BYTE;
+}
+
+/* Whether this matching call is one the fault spares: before after=, or
+ * not an every=th one. */
+static int spared(void)
+{
+    long long k = ++fault.matched - fault.after;
+    if (k <= 0)
+        return 1;
+    return fault.every > 0 && k % fault.every != 0;
+}
+
+/* The faults that replace the call: never return, exit, crash. */
+static void replace_call(void)
+{
+    switch (fault.kind) {
+    case HANG:
+        for (;;) {
+            struct timespec second = {1, 0};
+            nanosleep(&second, NULL);
+        }
+    case EXIT:
+        exit(fault.exit_status);
+    case ABORT:
+        abort();
+    default:
+        break;
+    }
+}
+
 /* Whether the fault applies to this call of `function` on this process,
  * and for nowrite the buffer the real call must write into (the caller's
  * otherwise). */
@@ -265,10 +348,13 @@ static void *begin(struct call *c, const char *function, MPI_Comm comm)
         if (!match)
             return c->out.buf;
     }
+    if (!type_matches(c->out.type) || spared())
+        return c->out.buf;
     int rank;
     PMPI_Comm_rank(comm, &rank);
     if (fault.rank >= 0 && fault.rank != rank)
         return c->out.buf;
+    replace_call();
     /* A delay needs no output; the other faults only where one exists. */
     if (fault.kind != DELAY && c->out.buf == NULL)
         return c->out.buf;
@@ -339,6 +425,9 @@ static void end(struct call *c)
         spin(fault.delay_us);
         break;
     case TWICE: /* the caller knows the input and the operator */
+    case HANG:
+    case EXIT:
+    case ABORT:
         break;
     }
 }
@@ -537,6 +626,16 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
     void *out = begin(&c, "MPI_Reduce_scatter", comm);
     c.out.count = recvcounts[rank];
     int rc = PMPI_Reduce_scatter(sendbuf, out, recvcounts, type, op, comm);
+    end(&c);
+    return rc;
+}
+
+int MPI_Barrier(MPI_Comm comm)
+{
+    /* No data: only delay, hang, exit and abort apply. */
+    struct call c = {single(NULL, 0, MPI_DATATYPE_NULL, 0), 0, NULL};
+    begin(&c, "MPI_Barrier", comm);
+    int rc = PMPI_Barrier(comm);
     end(&c);
     return rc;
 }

@@ -33,7 +33,7 @@ pub fn render(results: &Results) -> String {
         out += &format!("{line}\n");
     }
     if !results.complete {
-        out += "INCOMPLETE: the run was interrupted; these are the checks it finished\n";
+        out += "INCOMPLETE: the run ended before its last check (interrupted, or stopped at a wrong result); these are the checks it finished\n";
     }
     for (collective, checks) in by_collective(results) {
         let mut table = Table::new();
@@ -282,6 +282,7 @@ mod tests {
             checks: analyse::verdicts(&cases, &options),
             guidelines: Default::default(),
             baseline: None,
+            failure: None,
         };
         let text = render(&results);
         let row = |size: &str| {

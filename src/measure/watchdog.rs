@@ -1,0 +1,294 @@
+//! The watchdog: no call of the library under test and no wait for the
+//! other ranks lasts forever, and a rank that dies inside the library says
+//! where.
+//!
+//! The measuring thread says what it is doing ([`Phase`], the case, the
+//! candidate, the call) with a few relaxed stores between calls, never
+//! inside a timed call. A thread of its own wakes every few milliseconds;
+//! once a call or a wait has outlived its bound, it prints what this rank
+//! was doing, rank 0 records it in `results.json`, and after a short grace
+//! (so that the other ranks' lines are printed too) the job ends through
+//! MPI_Abort with [`Exit::Hang`]. A rank that exits, aborts or crashes
+//! while MPI runs ends the job with [`Exit::LostRank`] the same way. MPI is
+//! not called from the watchdog's thread but to abort, which is what a
+//! process that can no longer trust its main thread has left.
+
+use crate::exit::Exit;
+use mpi::traits::*;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::Relaxed};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+/// What a rank is doing, as the watchdog reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Phase {
+    /// Nothing watched: reading input, analysing, writing files.
+    Idle = 0,
+    /// Preparing a case's candidates (which may be collective).
+    Preparing = 1,
+    /// Verifying a candidate's result.
+    Verifying = 2,
+    /// A candidate's warm-up or timed calls.
+    Calling = 3,
+    /// Waiting for the other ranks in pgcheck's own control plane.
+    Waiting = 4,
+}
+
+impl Phase {
+    fn of(code: u8) -> Phase {
+        [
+            Phase::Idle,
+            Phase::Preparing,
+            Phase::Verifying,
+            Phase::Calling,
+            Phase::Waiting,
+        ]
+        .into_iter()
+        .find(|p| *p as u8 == code)
+        .unwrap_or(Phase::Idle)
+    }
+}
+
+/// Where the watchdog reports; set once when it starts.
+struct Armed {
+    rank: usize,
+    /// The run's output directory, where `results.json` records a failure.
+    output: Option<PathBuf>,
+}
+
+static ARMED: OnceLock<Armed> = OnceLock::new();
+static EPOCH: OnceLock<Instant> = OnceLock::new();
+/// Seconds since [`EPOCH`] after which the current phase is a hang; 0: none.
+static DEADLINE: AtomicU64 = AtomicU64::new(0);
+/// The run's bound for one call or one wait, in seconds (f64 bits), and
+/// the case's, which also allows for its longest call.
+static RUN_BOUND: AtomicU64 = AtomicU64::new(0);
+static BOUND: AtomicU64 = AtomicU64::new(0);
+static PHASE: AtomicU8 = AtomicU8::new(Phase::Idle as u8);
+/// The candidate's call under way, counted from 1 over its case.
+static CALL: AtomicU64 = AtomicU64::new(0);
+/// `case` and `candidate` of the phase.
+static WHERE: Mutex<(String, String)> = Mutex::new((String::new(), String::new()));
+/// Set by whoever ends the job first, so that nothing reports twice.
+static ENDING: AtomicBool = AtomicBool::new(false);
+
+fn seconds() -> f64 {
+    EPOCH.get_or_init(Instant::now).elapsed().as_secs_f64()
+}
+
+fn bound() -> f64 {
+    f64::from_bits(BOUND.load(Relaxed))
+}
+
+/// Starts watching this rank: a call or a wait longer than `bound_s` (a
+/// call: beyond its expected time) is a hang; a failure is recorded in the
+/// `results.json` of `output`. Once per process.
+pub fn start(rank: usize, bound_s: f64, output: Option<PathBuf>) {
+    RUN_BOUND.store(bound_s.to_bits(), Relaxed);
+    BOUND.store(bound_s.to_bits(), Relaxed);
+    if ARMED.set(Armed { rank, output }).is_err() {
+        return;
+    }
+    seconds();
+    // SAFETY: the handlers are plain functions that end the process.
+    unsafe {
+        libc::atexit(on_exit);
+        for signal in [
+            libc::SIGABRT,
+            libc::SIGSEGV,
+            libc::SIGBUS,
+            libc::SIGFPE,
+            libc::SIGILL,
+        ] {
+            libc::signal(signal, on_fatal_signal as *const () as libc::sighandler_t);
+        }
+    }
+    std::thread::Builder::new()
+        .name("pgcheck-watchdog".into())
+        .spawn(watch)
+        .expect("the watchdog thread starts");
+}
+
+/// A case whose longest call took `call_s`: a call is a hang once it
+/// outlives the run's bound and ten times that.
+pub fn expect_calls_of(call_s: f64) {
+    let run = f64::from_bits(RUN_BOUND.load(Relaxed));
+    BOUND.store(run.max(10.0 * call_s).to_bits(), Relaxed);
+}
+
+/// The case and candidate that the next phases concern.
+pub fn at(case: &str, candidate: &str) {
+    if let Ok(mut w) = WHERE.lock() {
+        w.0.clear();
+        w.0.push_str(case);
+        w.1.clear();
+        w.1.push_str(candidate);
+    }
+}
+
+/// Enters `phase`, expected to take `expected_s`: a hang once that and the
+/// bound have passed.
+pub fn enter(phase: Phase, expected_s: f64) {
+    let deadline = match phase {
+        Phase::Idle => 0.0,
+        _ => seconds() + expected_s + bound(),
+    };
+    DEADLINE.store(deadline.to_bits(), Relaxed);
+    PHASE.store(phase as u8, Relaxed);
+}
+
+/// The candidate's call `n` (from 1) begins.
+#[inline]
+pub fn call(n: u64) {
+    CALL.store(n, Relaxed);
+}
+
+/// A wait for the other ranks, until the guard is dropped: twice the
+/// bound, so that a rank stuck in a call speaks first.
+pub fn waiting() -> Waiting {
+    let saved = (PHASE.load(Relaxed), DEADLINE.load(Relaxed));
+    if ARMED.get().is_some() {
+        DEADLINE.store((seconds() + 2.0 * bound()).to_bits(), Relaxed);
+        PHASE.store(Phase::Waiting as u8, Relaxed);
+    }
+    Waiting { saved }
+}
+
+/// Restores the phase a wait interrupted.
+pub struct Waiting {
+    saved: (u8, u64),
+}
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        if ARMED.get().is_some() {
+            let (phase, deadline) = self.saved;
+            // The interrupted phase's clock restarts: the wait was not its time.
+            let deadline = match f64::from_bits(deadline) {
+                d if d > 0.0 => d.max(seconds() + bound()),
+                d => d,
+            };
+            DEADLINE.store(deadline.to_bits(), Relaxed);
+            PHASE.store(phase, Relaxed);
+        }
+    }
+}
+
+/// Marks the job as ending by pgcheck's own decision (a panic's abort), so
+/// that the exit it causes is not reported as a lost rank.
+pub fn ending() {
+    ENDING.store(true, Relaxed);
+}
+
+/// What this rank was doing, in words.
+fn doing(phase: Phase) -> String {
+    let (case, candidate) = WHERE
+        .try_lock()
+        .map(|w| w.clone())
+        .unwrap_or_else(|_| ("a case".into(), "a candidate".into()));
+    let call = CALL.load(Relaxed);
+    match phase {
+        Phase::Idle => "outside any case".into(),
+        Phase::Preparing => format!("preparing the candidates of {case}"),
+        Phase::Verifying => format!("verifying `{candidate}` in {case}"),
+        Phase::Calling => format!("call {call} of `{candidate}` in {case}"),
+        Phase::Waiting => {
+            format!("waiting for the other ranks after call {call} of `{candidate}` in {case}")
+        }
+    }
+}
+
+/// The watchdog's thread: wakes every 10 ms, and ends the job on a hang.
+fn watch() {
+    loop {
+        std::thread::sleep(Duration::from_millis(10));
+        let deadline = f64::from_bits(DEADLINE.load(Relaxed));
+        let now = seconds();
+        if deadline <= 0.0 || now < deadline || ENDING.load(Relaxed) {
+            continue;
+        }
+        let phase = Phase::of(PHASE.load(Relaxed));
+        let what = match phase {
+            Phase::Waiting => format!(
+                "has waited {:.1} s for the other ranks (bound {:.1} s): {}",
+                2.0 * bound(),
+                2.0 * bound(),
+                doing(phase)
+            ),
+            _ => format!(
+                "has not returned within {:.1} s of its expected end: {}",
+                bound(),
+                doing(phase)
+            ),
+        };
+        end(Exit::Hang, "hang", &what);
+    }
+}
+
+/// Ends the job: says why on standard error, records it in rank 0's
+/// `results.json`, then aborts every rank with `exit` after a grace that
+/// lets the other ranks say what they were doing.
+fn end(exit: Exit, kind: &str, what: &str) {
+    if ENDING.swap(true, Relaxed) {
+        return;
+    }
+    let Some(armed) = ARMED.get() else {
+        return;
+    };
+    let rank = armed.rank;
+    crate::report::error(&format!(
+        "rank {rank} {what}; ending the job with status {} ({kind})",
+        exit.code()
+    ));
+    // Every rank records what it saw where it can reach the output
+    // directory (rank 0's node, or a shared file system).
+    if let Some(dir) = armed.output.as_ref().filter(|d| d.is_dir()) {
+        let seen = crate::analyse::RankFailure {
+            rank,
+            what: what.into(),
+        };
+        if let Err(e) = crate::store::results::record_failure(dir, kind, exit.code(), seen) {
+            crate::report::warning(&format!("cannot record the {kind} in results.json: {e}"));
+        }
+    }
+    if exit == Exit::Hang {
+        std::thread::sleep(Duration::from_secs(1));
+    }
+    mpi::topology::SimpleCommunicator::world().abort(exit.code());
+}
+
+/// At exit: a rank that leaves while MPI runs, and pgcheck did not decide
+/// to end, was lost inside the library or its runtime.
+extern "C" fn on_exit() {
+    if ENDING.load(Relaxed) || !mpi_running() {
+        return;
+    }
+    let phase = Phase::of(PHASE.load(Relaxed));
+    end(
+        Exit::LostRank,
+        "lost rank",
+        &format!("exited during {}", doing(phase)),
+    );
+}
+
+/// On a fatal signal inside the library: the same as an exit, then the
+/// process ends with [`Exit::LostRank`] if the abort did not end it.
+extern "C" fn on_fatal_signal(signal: libc::c_int) {
+    if !ENDING.load(Relaxed) && mpi_running() {
+        let phase = Phase::of(PHASE.load(Relaxed));
+        end(
+            Exit::LostRank,
+            "lost rank",
+            &format!("died of signal {signal} during {}", doing(phase)),
+        );
+    }
+    // SAFETY: ends this process at once.
+    unsafe { libc::_exit(Exit::LostRank.code()) }
+}
+
+/// Whether MPI is initialised and not yet finalised.
+fn mpi_running() -> bool {
+    mpi::environment::is_initialized() && !mpi::environment::is_finalized()
+}
