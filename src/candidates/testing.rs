@@ -18,14 +18,21 @@ pub fn default_slowdown() -> Option<f64> {
 }
 
 /// `run`, then a wait of `factor − 1` times the call's own duration on
-/// each rank: the same call made `factor` times slower. Far from its end
-/// the wait yields the core, so that oversubscribed ranks are not slowed
-/// further; near it, it spins, so that a yield does not overshoot it.
+/// each rank: the same call made `factor` times slower. The duration is at
+/// most twice the shortest seen so far: a call that waited for a late rank
+/// would otherwise make that wait `factor` times longer, which the other
+/// rank then waits for in its next call, and so on (a rooted collective
+/// back to back grew to minutes that way). Far from its end the wait
+/// yields the core, so that oversubscribed ranks are not slowed further;
+/// near it, it spins, so that a yield does not overshoot it.
 pub fn slowed<T: Element>(mut run: Call<T>, factor: f64) -> Call<T> {
+    let mut shortest = f64::INFINITY;
     Box::new(move |s, r| {
         let start = mpi::time();
         run(s, r);
-        let until = start + factor * (mpi::time() - start);
+        let took = mpi::time() - start;
+        shortest = shortest.min(took);
+        let until = start + factor * took.min(2.0 * shortest);
         loop {
             match until - mpi::time() {
                 left if left > 50e-6 => std::thread::yield_now(),

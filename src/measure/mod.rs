@@ -11,7 +11,7 @@ pub mod watchdog;
 
 pub use harness::Harness;
 pub use observe::LATE_CAP;
-use observe::{assemble, observe_until, Checked, Pace};
+use observe::{assemble, observe_until, Checked, Pace, Sampler};
 use verify::{agree_on_failure, Check};
 use watchdog::Phase;
 
@@ -158,6 +158,8 @@ struct Entry<T> {
     /// The candidate's calls in this case so far: verification, warm-up,
     /// timed calls and the checks between them.
     calls: u64,
+    /// Which timed calls have their output checked.
+    sampler: Sampler,
 }
 
 impl<T> Entry<T> {
@@ -172,6 +174,9 @@ impl<T> Entry<T> {
             },
             smaller: None,
             calls: 0,
+            sampler: Sampler::new(name.bytes().fold(0x9e37_79b9_7f4a_7c15, |h, b| {
+                (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+            })),
         }
     }
 }
@@ -386,6 +391,7 @@ impl<T: Element> Prepared<T> {
                 let checked = Checked {
                     check: self.check.as_ref().filter(|_| entry.smaller.is_none()),
                     calls: &mut entry.calls,
+                    sampler: &mut entry.sampler,
                 };
                 let wrong = observe_until(
                     control,

@@ -75,6 +75,49 @@ pub(super) struct Checked<'a, T> {
     /// None for the library's call at a smaller size, verified in its own case.
     pub check: Option<&'a Check<T>>,
     pub calls: &'a mut u64,
+    pub sampler: &'a mut Sampler,
+}
+
+/// The share of the time in timed calls that checking sampled outputs
+/// between them may cost.
+pub(super) const CHECK_SHARE: f64 = 0.02;
+
+/// Which timed calls have their output checked between observations: each
+/// with the probability that keeps the checks' cost near [`CHECK_SHARE`] of
+/// the calls' time, drawn at random so that no fault that strikes every
+/// M-th call can fall between the checks by construction.
+#[derive(Clone, Debug)]
+pub(super) struct Sampler {
+    state: u64,
+    /// Seconds one check of the output takes (a moving average; 0 before
+    /// the first, which is always made).
+    check_s: f64,
+}
+
+impl Sampler {
+    pub(super) fn new(seed: u64) -> Sampler {
+        Sampler {
+            state: seed | 1,
+            check_s: 0.0,
+        }
+    }
+
+    /// Whether to check the output of a call that took `call_s`.
+    fn wants(&mut self, call_s: f64) -> bool {
+        // xorshift64: uniform enough, and nothing to allocate or lock.
+        self.state ^= self.state << 13;
+        self.state ^= self.state >> 7;
+        self.state ^= self.state << 17;
+        let uniform = (self.state >> 11) as f64 / (1u64 << 53) as f64;
+        self.check_s <= 0.0 || uniform * self.check_s < CHECK_SHARE * call_s
+    }
+
+    fn took(&mut self, check_s: f64) {
+        self.check_s = match self.check_s {
+            0.0 => check_s,
+            s => 0.8 * s + 0.2 * check_s,
+        };
+    }
 }
 
 /// Observations until rank 0's clock passes `deadline`, at least one.
@@ -147,6 +190,7 @@ pub(super) fn observe_until<T: crate::element::Element>(
             Phase::Calling,
             next as f64 * (pace.per_observation + pace.slack + harness.lead),
         );
+        let mut wrong: Option<(u64, String)> = None;
         let chunk_start = mpi::time();
         for i in 0..next {
             if !harness.flush.is_empty() {
@@ -161,6 +205,9 @@ pub(super) fn observe_until<T: crate::element::Element>(
                     let duration = mpi::time() - start;
                     local.extend_from_slice(&[duration, 0.0, 0.0]);
                     harness.calling_s += duration;
+                    if checked.sampler.wants(duration) {
+                        sample_output(&mut checked, first_call + i, send, recv, &mut wrong);
+                    }
                 }
                 SyncMode::Roundtime => {
                     let due = harness.clock.local(decision[1] + i as f64 * decision[2]);
@@ -176,12 +223,21 @@ pub(super) fn observe_until<T: crate::element::Element>(
                         -clock.global(start),
                         f64::from(u8::from(late)),
                     ]);
+                    // Only where the check ends well before the next start.
+                    if i + 1 < next && checked.sampler.wants(end - start) {
+                        let next_due = clock.local(decision[1] + (i + 1) as f64 * decision[2]);
+                        if next_due - mpi::time() > 2.0 * checked.sampler.check_s {
+                            sample_output(&mut checked, first_call + i, send, recv, &mut wrong);
+                        }
+                    }
                 }
             }
         }
         spent += mpi::time() - chunk_start;
         *checked.calls += next;
-        let wrong = check_chunk(&mut checked, call, send, recv);
+        // Every rank makes the chunk's extra call, wrong so far or not.
+        let at_end = check_chunk(&mut checked, call, send, recv);
+        let wrong = wrong.or(at_end);
         if let Some(switch) = switch {
             switch.leave();
         }
@@ -228,7 +284,8 @@ pub(super) fn observe_until<T: crate::element::Element>(
 
 /// Checks a chunk's calls, outside the timed region: the output of the last
 /// timed call as it stands, then one more call on refilled buffers.
-/// Returns the wrong call and what was wrong.
+/// Returns the first wrong call and what was wrong. Every rank makes the
+/// extra call, since it is collective.
 fn check_chunk<T: crate::element::Element>(
     checked: &mut Checked<'_, T>,
     call: &mut Call<T>,
@@ -237,29 +294,52 @@ fn check_chunk<T: crate::element::Element>(
 ) -> Option<(u64, String)> {
     let check = checked.check?;
     let last = *checked.calls;
-    if let Some(what) = check.output(send, recv) {
-        return Some((last, format!("timed call {last}: {what}")));
-    }
+    let timed = check
+        .output(send, recv)
+        .map(|what| (last, format!("timed call {last}: {what}")));
     *checked.calls += 1;
     let extra = *checked.calls;
     watchdog::call(extra);
-    let what = check.verify(call, send, recv)?;
-    Some((
-        extra,
-        format!("call {extra}, a check between timed calls on refilled buffers: {what}"),
-    ))
+    let refilled = check.verify(call, send, recv).map(|what| {
+        (
+            extra,
+            format!("call {extra}, a check between timed calls on refilled buffers: {what}"),
+        )
+    });
+    timed.or(refilled)
 }
 
-/// Ranks a wrong result by call, then rank, in one number that a maximum
-/// over ranks keeps exactly (calls below 2³³, ranks below 2²⁰).
+/// Checks the output of timed call `n` as it stands, keeping the first
+/// wrong one.
+fn sample_output<T: crate::element::Element>(
+    checked: &mut Checked<'_, T>,
+    n: u64,
+    send: &[T],
+    recv: &[T],
+    wrong: &mut Option<(u64, String)>,
+) {
+    let Some(check) = checked.check else {
+        return;
+    };
+    let start = mpi::time();
+    if let Some(what) = check.output(send, recv) {
+        wrong.get_or_insert_with(|| (n, format!("timed call {n}: {what}")));
+    }
+    checked.sampler.took(mpi::time() - start);
+}
+
+/// Ranks a wrong result by call, then by rank, the lowest first, in one
+/// positive number that a maximum over ranks keeps exactly (calls below
+/// 2³³, ranks below 2²⁰ − 1).
 fn wrong_key(call: u64, rank: usize) -> f64 {
-    (call as f64) * (1u64 << 20) as f64 + (rank + 1) as f64
+    let scale = (1u64 << 20) as f64;
+    (call as f64) * scale + (scale - 1.0 - rank as f64)
 }
 
 fn from_wrong_key(key: f64) -> (u64, usize) {
     let scale = (1u64 << 20) as f64;
     let call = (key / scale).floor();
-    (call as u64, (key - call * scale) as usize - 1)
+    (call as u64, (scale - 1.0 - (key - call * scale)) as usize)
 }
 
 /// A slice's observations from the maximum over ranks of each observation's
@@ -368,6 +448,34 @@ pub(super) fn wait_until(due: f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_wrong_call_survives_the_maximum_over_ranks_lowest_rank_first() {
+        for (call, rank) in [(1, 0), (12_345_678, 3), ((1 << 33) - 1, (1 << 20) - 2)] {
+            assert_eq!(from_wrong_key(wrong_key(call, rank)), (call, rank));
+        }
+        // Of two ranks wrong in the same call, the lower wins the maximum;
+        // a later call wins over an earlier one.
+        assert!(wrong_key(7, 0) > wrong_key(7, 1));
+        assert!(wrong_key(8, 5) > wrong_key(7, 0));
+        assert!(wrong_key(1, 0) > 0.0);
+    }
+
+    #[test]
+    fn sampled_checks_cost_their_share_of_the_calls_time() {
+        // Checks that take as long as the call: about CHECK_SHARE of them.
+        let mut sampler = Sampler::new(42);
+        assert!(sampler.wants(1e-6), "the first call is always checked");
+        sampler.took(1e-6);
+        let n = 200_000;
+        let checked = (0..n).filter(|_| sampler.wants(1e-6)).count();
+        let share = checked as f64 / n as f64;
+        assert!((share - CHECK_SHARE).abs() < 0.002, "{share}");
+        // Checks far cheaper than the call: every call.
+        let mut sampler = Sampler::new(7);
+        sampler.took(1e-9);
+        assert!((0..1000).all(|_| sampler.wants(1e-6)));
+    }
 
     #[test]
     fn a_slice_starts_with_one_observation_or_a_quarter_at_the_last_pace() {

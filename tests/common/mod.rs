@@ -444,3 +444,19 @@ impl Launch {
         }
     }
 }
+
+/// The launcher options that bind every rank to a core (as ci/env.sh's
+/// PGCHECK_BIND), several ranks a core where there are more ranks.
+pub fn bind_options() -> &'static [&'static str] {
+    match is_open_mpi() {
+        true => &["--bind-to", "core:overload-allowed", "--map-by", "core"],
+        false => &["-bind-to", "core"],
+    }
+}
+
+impl Launch {
+    /// The launch with every rank bound to a core.
+    pub fn bound(self) -> Launch {
+        self.launcher_args(bind_options())
+    }
+}

@@ -1,0 +1,101 @@
+//! Checks the point-to-point tree collectives (`algorithms::tree`) on the
+//! processes it is launched on: every root, lengths 0, 1, 3 and 1000, data
+//! that differs per rank and element. Prints `tree collectives: ok on p
+//! processes` on rank 0, or the first mismatch and exits with status 1.
+//! `tests/control.rs` launches it.
+
+use algorithms::tree;
+use mpi::traits::*;
+
+fn main() {
+    let universe = mpi::initialize().expect("MPI initialises");
+    let world = universe.world();
+    let comm = world.duplicate();
+    let (rank, size) = (comm.rank() as usize, comm.size() as usize);
+    let value = |r: usize, i: usize| (r * 1_000_003 + i * 7 + 1) as f64;
+    let fail = |what: String| -> ! {
+        eprintln!("tree collectives, rank {rank} of {size}: {what}");
+        std::process::exit(1)
+    };
+    for len in [0usize, 1, 3, 1000] {
+        for root in 0..size {
+            let mut buf: Vec<f64> = (0..len)
+                .map(|i| match rank == root {
+                    true => value(root, i),
+                    false => -1.0,
+                })
+                .collect();
+            tree::broadcast(&comm, root, &mut buf);
+            if let Some(i) = (0..len).find(|&i| buf[i] != value(root, i)) {
+                fail(format!(
+                    "broadcast from {root} of {len}: element {i} is {}",
+                    buf[i]
+                ));
+            }
+        }
+        let mine: Vec<f64> = (0..len).map(|i| value(rank, i)).collect();
+        let mut scratch = vec![0.0; len];
+        let mut max = mine.clone();
+        tree::all_reduce(&comm, &mut max, &mut scratch, |a, b| {
+            a.iter_mut().zip(b).for_each(|(x, &y)| *x = x.max(y))
+        });
+        let mut sum = mine.clone();
+        tree::all_reduce(&comm, &mut sum, &mut scratch, |a, b| {
+            a.iter_mut().zip(b).for_each(|(x, &y)| *x += y)
+        });
+        for i in 0..len {
+            let want_max = value(size - 1, i);
+            let want_sum: f64 = (0..size).map(|r| value(r, i)).sum();
+            if max[i] != want_max || sum[i] != want_sum {
+                fail(format!(
+                    "all_reduce of {len}, element {i}: max {} (want {want_max}), sum {} (want {want_sum})",
+                    max[i], sum[i]
+                ));
+            }
+        }
+        let mut first = mine.clone();
+        tree::reduce_to_first(&comm, &mut first, &mut scratch, |a, b| {
+            a.iter_mut().zip(b).for_each(|(x, &y)| *x += y)
+        });
+        if rank == 0 {
+            if let Some(i) = (0..len).find(|&i| first[i] != (0..size).map(|r| value(r, i)).sum()) {
+                fail(format!(
+                    "reduce_to_first of {len}: element {i} is {}",
+                    first[i]
+                ));
+            }
+        }
+        let mut all = vec![0.0; len * size];
+        tree::all_gather(&comm, &mine, &mut all);
+        for r in 0..size {
+            if let Some(i) = (0..len).find(|&i| all[r * len + i] != value(r, i)) {
+                fail(format!("all_gather of {len}: block {r}, element {i}"));
+            }
+        }
+    }
+    // A barrier: no rank leaves before the last has entered. The last rank
+    // enters late and tells the time it entered; everybody else must have
+    // left after it.
+    let late = size - 1;
+    let entered = match rank == late {
+        true => {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            mpi::time()
+        }
+        false => 0.0,
+    };
+    tree::barrier(&comm);
+    let left = mpi::time();
+    let mut told = [entered];
+    tree::broadcast(&comm, late, &mut told);
+    // The clocks of one node agree; allow for their resolution.
+    if size > 1 && left + 1e-3 < told[0] {
+        fail(format!(
+            "left the barrier at {left}, before rank {late} entered at {}",
+            told[0]
+        ));
+    }
+    if rank == 0 {
+        println!("tree collectives: ok on {size} processes");
+    }
+}
