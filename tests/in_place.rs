@@ -317,3 +317,32 @@ fn a_bad_in_place_is_an_input_error_at_its_line() {
         out.expect_in_stderr(message, name);
     }
 }
+
+#[test]
+fn list_shows_default_in_place_where_mpi_has_it() {
+    let out = pgcheck(1, &["list"]);
+    assert_eq!(out.code, Some(0), "{}", out.text());
+    // A collective's candidates: the indented lines under its heading.
+    let block = |collective: &str| -> String {
+        out.stdout
+            .lines()
+            .skip_while(|l| !l.starts_with(&format!("{collective} (")))
+            .skip(1)
+            .take_while(|l| l.starts_with(' '))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    for (collective, function) in IN_PLACE {
+        let want = format!("the library's own {function} with MPI_IN_PLACE");
+        assert!(
+            block(collective).contains(&want),
+            "{collective}:\n{}",
+            out.text()
+        );
+    }
+    assert!(
+        !block("bcast").contains("default_in_place"),
+        "{}",
+        out.text()
+    );
+}
