@@ -94,6 +94,12 @@ impl Collective {
         )
     }
 
+    /// Whether MPI defines an in-place form (`MPI_IN_PLACE`): every
+    /// collective here but bcast, which works in one buffer anyway.
+    pub fn has_in_place(self) -> bool {
+        self != Collective::Bcast
+    }
+
     /// Whether the collective combines data with a reduction operator.
     pub fn is_reduction(self) -> bool {
         matches!(
@@ -177,6 +183,22 @@ impl Shape {
             Collective::Scatter | Collective::ReduceScatterBlock => m,
             Collective::ReduceScatter => self.counts[self.rank],
             _ => m,
+        }
+    }
+
+    /// Length of the one buffer of the in-place form on this process: the
+    /// receive buffer, which also holds the input (the whole vector for
+    /// reduce_scatter and reduce_scatter_block); the send buffer at the
+    /// root of scatter; the usual send or receive buffer where the process
+    /// calls the usual form (reduce, gather, scatter off their root).
+    pub fn in_place_len(&self) -> usize {
+        let (p, m) = (self.size, self.count);
+        match self.collective {
+            Collective::ReduceScatterBlock => p * m,
+            Collective::ReduceScatter => m,
+            Collective::Gather if !self.is_root() => m,
+            Collective::Scatter if self.is_root() => p * m,
+            _ => self.recv_len(),
         }
     }
 

@@ -81,6 +81,68 @@ pub fn expected<T: Element>(shape: &Shape, inputs: &Inputs) -> Vec<T> {
     defined.map(element).collect()
 }
 
+/// The in-place form (`MPI_IN_PLACE`) on one process: its one buffer
+/// ([`Shape::in_place_len`]) before the call, the part of it MPI defines
+/// after the call, and what that part must hold.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InPlace<T> {
+    pub before: Vec<T>,
+    pub defined: std::ops::Range<usize>,
+    pub want: Vec<T>,
+}
+
+/// What MPI defines for the in-place form of `shape.collective` on this
+/// process; `None` for bcast, which has none.
+/// - allreduce, scan, exscan, reduce at the root, alltoall: the buffer
+///   holds this process's send buffer, and receives what `recv` would;
+/// - reduce_scatter(_block): the buffer holds the whole input vector, and
+///   its first elements receive this process's block;
+/// - allgather, gather at the root: the buffer holds this process's block
+///   at its offset (rank × count) and sentinels elsewhere, and receives
+///   every block;
+/// - scatter at the root: the buffer is the send buffer, which must stay
+///   as it is, the root's own block included;
+/// - reduce and gather off the root call the usual form with the buffer as
+///   their send buffer, which must stay as it is; scatter off the root
+///   receives its block in it, as usual.
+pub fn in_place<T: Element>(shape: &Shape, inputs: &Inputs) -> Option<InPlace<T>> {
+    if !shape.collective.has_in_place() {
+        return None;
+    }
+    let (m, r) = (shape.count, shape.rank);
+    let len = shape.in_place_len();
+    let own: Vec<T> = send_buffer(shape, inputs);
+    let input_only = match shape.collective {
+        Collective::Reduce | Collective::Gather => !shape.is_root(),
+        Collective::Scatter => shape.is_root(),
+        _ => false,
+    };
+    if input_only {
+        return Some(InPlace {
+            defined: 0..len,
+            want: own.clone(),
+            before: own,
+        });
+    }
+    let want = expected::<T>(shape, inputs);
+    let defined = shape.defined_output();
+    let before = match shape.collective {
+        Collective::Allgather | Collective::Gather => (0..len)
+            .map(|i| match i / m.max(1) == r {
+                true => own[i - r * m],
+                false => T::sentinel(want[i]),
+            })
+            .collect(),
+        Collective::Scatter => want.iter().map(|&w| T::sentinel(w)).collect(),
+        _ => own,
+    };
+    Some(InPlace {
+        before,
+        defined,
+        want,
+    })
+}
+
 /// Where a result differs from the reference.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Mismatch {
@@ -198,6 +260,124 @@ mod tests {
                             );
                         }
                     }
+                }
+            }
+        }
+    }
+
+    /// Each process's output of the in-place form, computed from the
+    /// `before` buffers of all processes as MPI says the in-place form
+    /// reads them (a block at its rank's offset, the whole vector of
+    /// reduce_scatter, the root's send buffer of scatter, …); `None` where
+    /// the buffer is the send buffer of the usual form.
+    fn simulate_in_place<T: Element>(
+        collective: Collective,
+        p: usize,
+        root: usize,
+        m: usize,
+        op: Op,
+    ) -> Vec<Option<Vec<T>>> {
+        let inputs = Inputs::new(collective, op, p);
+        let shapes: Vec<Shape> = (0..p).map(|r| shape(collective, p, r, root, m)).collect();
+        let before: Vec<Vec<T>> = shapes
+            .iter()
+            .map(|s| in_place::<T>(s, &inputs).unwrap().before)
+            .collect();
+        let fold = |ranks: std::ops::Range<usize>, i: usize| -> T {
+            let mut ranks = ranks;
+            let first = before[ranks.next().unwrap()][i];
+            ranks.fold(first, |acc, r| T::combine(op, acc, before[r][i]))
+        };
+        let block = |from: usize, b: usize| before[from][b * m..(b + 1) * m].to_vec();
+        (0..p)
+            .map(|r| {
+                let off_root = r != root;
+                Some(match collective {
+                    Collective::Reduce | Collective::Gather if off_root => return None,
+                    Collective::Scatter if !off_root => return None,
+                    Collective::Allreduce | Collective::Reduce => {
+                        (0..m).map(|i| fold(0..p, i)).collect()
+                    }
+                    Collective::Scan => (0..m).map(|i| fold(0..r + 1, i)).collect(),
+                    Collective::Exscan if r == 0 => Vec::new(),
+                    Collective::Exscan => (0..m).map(|i| fold(0..r, i)).collect(),
+                    Collective::Allgather => (0..p).flat_map(|j| block(j, j)).collect(),
+                    // Off the root, the buffer is the usual send buffer.
+                    Collective::Gather => (0..p)
+                        .flat_map(|j| block(j, if j == root { j } else { 0 }))
+                        .collect(),
+                    Collective::Alltoall => (0..p).flat_map(|j| block(j, r)).collect(),
+                    Collective::Scatter => block(root, r),
+                    Collective::ReduceScatterBlock => {
+                        (r * m..(r + 1) * m).map(|i| fold(0..p, i)).collect()
+                    }
+                    Collective::ReduceScatter => {
+                        let offset: usize = shapes[r].counts[..r].iter().sum();
+                        (offset..offset + shapes[r].counts[r])
+                            .map(|i| fold(0..p, i))
+                            .collect()
+                    }
+                    Collective::Bcast => unreachable!("bcast has no in-place form"),
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_in_place_reference_equals_a_direct_simulation() {
+        for collective in Collective::ALL.into_iter().filter(|c| c.has_in_place()) {
+            for p in [1, 2, 3, 5] {
+                for m in [0, 1, 4, 7] {
+                    for root in [0, p / 2, p - 1] {
+                        let op = Op::Bxor;
+                        let outputs = simulate_in_place::<i32>(collective, p, root, m, op);
+                        let inputs = Inputs::new(collective, op, p);
+                        for (r, output) in outputs.into_iter().enumerate() {
+                            let s = shape(collective, p, r, root, m);
+                            let got = in_place::<i32>(&s, &inputs).unwrap();
+                            let at = format!("{collective} p={p} m={m} root {root} rank {r}");
+                            assert_eq!(got.before.len(), s.in_place_len(), "{at}");
+                            assert_eq!(got.want.len(), got.defined.len(), "{at}");
+                            match output {
+                                // The buffer is an input that must stay as it is.
+                                None => {
+                                    assert_eq!(got.want, got.before, "{at}");
+                                    assert_eq!(got.defined, 0..s.in_place_len(), "{at}");
+                                }
+                                Some(output) => {
+                                    assert_eq!(got.want, output, "{at}");
+                                    assert_eq!(got.want, expected::<i32>(&s, &inputs), "{at}");
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(in_place::<u8>(
+            &shape(Collective::Bcast, 2, 0, 0, 4),
+            &Inputs::new(Collective::Bcast, Op::Bor, 2)
+        )
+        .is_none());
+    }
+
+    #[test]
+    fn an_in_place_call_that_writes_nothing_is_wrong() {
+        // Where MPI writes the buffer, what it holds before differs from
+        // what it must hold after (on two or more processes).
+        for collective in Collective::ALL.into_iter().filter(|c| c.has_in_place()) {
+            for r in 0..3 {
+                let s = shape(collective, 3, r, 1, 4);
+                let inputs = Inputs::new(collective, Op::Bxor, 3);
+                let got = in_place::<i32>(&s, &inputs).unwrap();
+                let unwritten = &got.before[got.defined.clone()];
+                let input_only = got.want == got.before;
+                let exscan_zero = collective == Collective::Exscan && r == 0;
+                if !input_only && !exscan_zero {
+                    assert!(
+                        compare(unwritten, &got.want).is_some(),
+                        "{collective} rank {r}"
+                    );
                 }
             }
         }

@@ -49,3 +49,18 @@ pub enum CacheState {
     /// A buffer twice the last-level cache is overwritten before each observation.
     Cold,
 }
+
+/// Which forms of the library's own call (`default`) a case times; both
+/// the usual form and the in-place one (`MPI_IN_PLACE`) are always
+/// verified. The input's `in_place: false | true | both`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TimedForms {
+    /// `default` is the usual form (separate send and receive buffers).
+    #[default]
+    Usual,
+    /// `default` is the in-place form.
+    InPlace,
+    /// `default` is the usual form, and the in-place form is timed beside
+    /// it as the competitor `default_in_place`.
+    Both,
+}

@@ -8,10 +8,12 @@
 //! is the block per process for allgather, alltoall, gather, scatter and
 //! reduce_scatter_block, and the whole vector for the others;
 //! reduce_scatter gives process i block i of the vector split by
-//! [`block_counts`]; bcast works in `recv` alone. No mock-up works in place.
+//! [`block_counts`]; bcast works in `recv` alone. No mock-up works in place;
+//! [`in_place`] wraps the library's own in-place forms, which rsmpi lacks.
 
 pub mod blocks;
 mod bytes;
+pub mod in_place;
 mod parts;
 pub mod raw;
 pub mod rooted;

@@ -150,6 +150,8 @@ pub struct Competitor {
 pub struct Tuning {
     /// Blocks of the n-block circulant broadcast; `None` chooses from the size.
     pub nblock_blocks: Option<usize>,
+    /// `default` is timed in place (`in_place: true`).
+    pub default_in_place: bool,
 }
 
 /// What a candidate is prepared with.
@@ -239,10 +241,20 @@ pub fn find(name: &str) -> Option<&'static Competitor> {
     competitors().find(|c| c.name == name)
 }
 
-/// Prepares a candidate: `default` or a competitor of `setup.shape.collective`.
+/// Prepares a candidate: `default` (in the form the case times), `default_in_place`
+/// or a competitor of `setup.shape.collective`.
 pub fn prepare<T: Element>(name: &str, setup: &Setup) -> Result<Call<T>, NotApplicable> {
+    if name == native::DEFAULT_IN_PLACE {
+        return match setup.shape.collective.has_in_place() {
+            true => Ok(native::prepare_in_place_timed(setup)),
+            false => Err(NotApplicable(format!(
+                "{} has no in-place form",
+                setup.shape.collective
+            ))),
+        };
+    }
     if name == native::DEFAULT {
-        let run = native::prepare(setup);
+        let run = native::prepare_timed(setup);
         #[cfg(feature = "testing")]
         let run = match testing::default_slowdown() {
             Some(factor) => testing::slowed(run, factor),

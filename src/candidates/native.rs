@@ -8,6 +8,76 @@ use mpi::traits::*;
 /// The name of the library's own call.
 pub const DEFAULT: &str = "default";
 
+/// The name of the library's own call in place, where a case times both
+/// forms (`in_place: both`): a competitor of `default`.
+pub const DEFAULT_IN_PLACE: &str = "default_in_place";
+
+/// Whether `name` is the library's own call, in either form.
+pub fn is_library_call(name: &str) -> bool {
+    name == DEFAULT || name == DEFAULT_IN_PLACE
+}
+
+/// The in-place form, prepared: the collective on its one buffer, laid out
+/// as [`crate::reference::in_place`] says.
+pub type InPlaceCall<T> = Box<dyn FnMut(&mut [T])>;
+
+/// The library's own call in the form the case times as `default`
+/// (`setup.tuning.default_in_place`).
+pub fn prepare_timed<T: Element>(setup: &Setup) -> Call<T> {
+    match setup.tuning.default_in_place {
+        true => prepare_in_place_timed(setup),
+        false => prepare(setup),
+    }
+}
+
+/// The in-place form as a [`Call`]: it works on a buffer of its own and
+/// leaves `send` and `recv` alone. The buffer starts as zeros, which every
+/// operator keeps zeros: each timed call reduces the output of the one
+/// before, and other values would grow into overflow or denormals.
+pub fn prepare_in_place_timed<T: Element>(setup: &Setup) -> Call<T> {
+    let mut call = prepare_in_place(setup).expect("a collective with an in-place form");
+    // Never the dangling pointer of an empty Vec (see `mockups::in_place`).
+    let len = setup.shape.in_place_len();
+    let mut buffer = Vec::with_capacity(len.max(1));
+    buffer.resize(len, T::default());
+    Box::new(move |_, _| call(&mut buffer))
+}
+
+/// The library's own collective in place (`MPI_IN_PLACE`) for
+/// `setup.shape`; `None` for bcast, which has no in-place form. Off the
+/// root, reduce and gather send the buffer and scatter receives into it
+/// with the usual form, as MPI has them do.
+pub fn prepare_in_place<T: Element>(setup: &Setup) -> Option<InPlaceCall<T>> {
+    use mockups::in_place;
+    let comm = setup.comm.clone();
+    let op = setup.op;
+    let shape = &setup.shape;
+    let root = shape.root as i32;
+    let is_root = shape.is_root();
+    let call: InPlaceCall<T> = match shape.collective {
+        Collective::Bcast => return None,
+        Collective::Allgather => Box::new(move |b| in_place::allgather(&*comm, b)),
+        Collective::Allreduce => Box::new(move |b| in_place::allreduce(&*comm, b, op)),
+        Collective::Alltoall => Box::new(move |b| in_place::alltoall(&*comm, b)),
+        Collective::Gather if is_root => Box::new(move |b| in_place::gather_at_root(&*comm, b)),
+        Collective::Gather => Box::new(move |b| comm.process_at_rank(root).gather_into(&b[..])),
+        Collective::Reduce if is_root => Box::new(move |b| in_place::reduce_at_root(&*comm, b, op)),
+        Collective::Reduce => Box::new(move |b| comm.process_at_rank(root).reduce_into(&b[..], op)),
+        Collective::ReduceScatterBlock => {
+            Box::new(move |b| in_place::reduce_scatter_block(&*comm, b, op))
+        }
+        Collective::ReduceScatter => {
+            let counts: Vec<i32> = shape.counts.iter().map(|&c| c as i32).collect();
+            Box::new(move |b| in_place::reduce_scatter(&*comm, b, &counts, op))
+        }
+        Collective::Scan => Box::new(move |b| in_place::scan(&*comm, b, op)),
+        Collective::Exscan => Box::new(move |b| in_place::exscan(&*comm, b, op)),
+        Collective::Scatter if is_root => Box::new(move |b| in_place::scatter_at_root(&*comm, b)),
+        Collective::Scatter => Box::new(move |b| comm.process_at_rank(root).scatter_into(b)),
+    };
+    Some(call)
+}
+
 /// The library's own collective for `setup.shape`.
 pub fn prepare<T: Element>(setup: &Setup) -> Call<T> {
     let comm = setup.comm.clone();

@@ -15,6 +15,7 @@
 //!   - collective: allreduce
 //!     sizes: [65536]
 //!     competitors: [all, library]   # or `library`: the library's own algorithms
+//!     in_place: both    # also time `default` with MPI_IN_PLACE (true: only so)
 //! ```
 //!
 //! Every value is checked while parsing, inside serde visitors, so that its
@@ -31,7 +32,7 @@ mod values;
 use crate::candidates;
 use crate::collective::Collective;
 use crate::element::{Datatype, Op};
-use crate::settings::SyncMode;
+use crate::settings::{SyncMode, TimedForms};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use values::RawConfig;
@@ -68,6 +69,8 @@ pub struct Check {
     pub op: Op,
     /// Blocks of the n-block circulant broadcast.
     pub blocks: Option<usize>,
+    /// Which forms of the library's call are timed (`in_place`).
+    pub in_place: TimedForms,
     /// The line of the entry in the file (1-based).
     pub line: usize,
 }
@@ -189,6 +192,12 @@ pub fn parse(path: &Path, text: &str) -> Result<Config, InputError> {
         if c.blocks.is_some() && c.collective != Collective::Bcast {
             return fail("`blocks` applies only to bcast (the n-block circulant broadcast)".into());
         }
+        if c.in_place.is_some() && !c.collective.has_in_place() {
+            return fail(
+                "`in_place` applies to every collective but bcast, which has no MPI_IN_PLACE form"
+                    .into(),
+            );
+        }
         if let Some(names) = &c.competitors {
             if let Err(e) = check_competitors(c.collective, names) {
                 return fail(e);
@@ -202,6 +211,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Config, InputError> {
             datatype: c.datatype.unwrap_or(datatype),
             op: c.op.unwrap_or(op),
             blocks: c.blocks,
+            in_place: c.in_place.unwrap_or_default(),
             line,
         };
         if let Err(e) = check.validate_elements() {

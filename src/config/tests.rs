@@ -1,6 +1,7 @@
 //! Whole files through `parse`: messages, their lines and the defaults.
 
 use super::*;
+use crate::settings::TimedForms;
 
 fn parse_str(text: &str) -> Result<Config, InputError> {
     parse(Path::new("test.yaml"), text)
@@ -187,4 +188,48 @@ fn library_and_all_select_families_in_a_competitor_list() {
     );
     assert!(names.contains(&"bcast_as_scatter_allgather"));
     assert!(names.iter().all(|n| !n.contains("_as_library_")));
+}
+
+#[test]
+fn in_place_chooses_the_timed_forms_of_default() {
+    let check = "checks:\n  - collective: allreduce\n    sizes: [8]\n";
+    let forms = |value: &str| {
+        parse_str(&format!("{check}    in_place: {value}\n"))
+            .unwrap()
+            .checks[0]
+            .in_place
+    };
+    assert_eq!(
+        parse_str(check).unwrap().checks[0].in_place,
+        TimedForms::Usual
+    );
+    assert_eq!(forms("false"), TimedForms::Usual);
+    assert_eq!(forms("true"), TimedForms::InPlace);
+    assert_eq!(forms("both"), TimedForms::Both);
+    assert_eq!(forms("\"true\""), TimedForms::InPlace);
+}
+
+#[test]
+fn a_bad_in_place_is_reported_at_its_line() {
+    let check = "checks:\n  - collective: scan\n    sizes: [8]\n";
+    for value in ["yes_please", "2", "bothh", "[true]"] {
+        let text = format!("{check}    in_place: {value}\n");
+        let line = 4;
+        let err = error(&text);
+        assert!(
+            err.starts_with(&format!("test.yaml:{line}:")) && err.contains("`true` or `both`"),
+            "{value}: {err}"
+        );
+    }
+    // bcast has no MPI_IN_PLACE form: reported at the line of its check.
+    fails_at(
+        "checks:\n  - collective: allreduce\n    sizes: [8]\n  - collective: bcast\n    sizes: [8]\n    in_place: both\n",
+        4,
+        "`in_place` applies to every collective but bcast",
+    );
+    fails_at(
+        "checks:\n  - collective: gather\n    sizes: [8]\n    in_plase: true\n",
+        4,
+        "in_place",
+    );
 }

@@ -4,7 +4,7 @@
 use super::unknown;
 use crate::collective::Collective;
 use crate::element::{Datatype, Op};
-use crate::settings::SyncMode;
+use crate::settings::{SyncMode, TimedForms};
 use crate::units::parse_duration;
 use serde::de::{self, DeserializeSeed, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
@@ -56,6 +56,8 @@ pub(super) struct RawCheck {
     pub(super) op: Option<Op>,
     #[serde(default, deserialize_with = "blocks")]
     pub(super) blocks: Option<usize>,
+    #[serde(default, deserialize_with = "in_place")]
+    pub(super) in_place: Option<TimedForms>,
 }
 
 /// A scalar as YAML typed it.
@@ -199,6 +201,50 @@ fn blocks<'de, D: Deserializer<'de>>(d: D) -> Result<Option<usize>, D::Error> {
 
 fn root<'de, D: Deserializer<'de>>(d: D) -> Result<Option<usize>, D::Error> {
     integer(d, "root", 0).map(Some)
+}
+
+/// `in_place`: `false`, `true` or `both` (quoted or not).
+struct InPlaceVisitor;
+
+impl<'de> Visitor<'de> for InPlaceVisitor {
+    type Value = Option<TimedForms>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("`false`, `true` or `both`")
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(Some(match v {
+            false => TimedForms::Usual,
+            true => TimedForms::InPlace,
+        }))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        match v {
+            "false" | "true" => self.visit_bool(v == "true"),
+            "both" => Ok(Some(TimedForms::Both)),
+            other => Err(E::custom(format!(
+                "in_place must be `false`, `true` or `both`, not `{other}`"
+            ))),
+        }
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        self.visit_str(&v.to_string())
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        self.visit_str(&v.to_string())
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        self.visit_str(&v.to_string())
+    }
+}
+
+fn in_place<'de, D: Deserializer<'de>>(d: D) -> Result<Option<TimedForms>, D::Error> {
+    d.deserialize_any(InPlaceVisitor)
 }
 
 /// One size in bytes, checked where it stands.

@@ -12,18 +12,18 @@ pub mod watchdog;
 pub use harness::Harness;
 pub use observe::LATE_CAP;
 use observe::{assemble, observe_until, Checked, Pace, Sampler};
-use verify::{agree_on_failure, Check};
+use verify::{agree_on_failure, Check, InPlaceCheck};
 use watchdog::Phase;
 
-use crate::candidates::{self, Call, NotApplicable, Setup, Switch, Tuning};
+use crate::candidates::{self, native, Call, NotApplicable, Setup, Switch, Tuning};
 use crate::case::{CaseData, CaseKey, Outcome, Sample, Smaller};
 use crate::collective::Shape;
 use crate::control::Control;
-use crate::element::Element;
+use crate::element::{Element, Op};
 use crate::meta::Meta;
 use crate::plan::Case;
 use crate::reference::{self, Inputs};
-use crate::settings::Settings;
+use crate::settings::{Settings, TimedForms};
 use crate::with_element;
 use algorithms::topology::Topology;
 use mpi::topology::SimpleCommunicator;
@@ -289,17 +289,28 @@ impl<T: Element> Prepared<T> {
             let Some(mut call) = self.entries[e].call.take() else {
                 continue;
             };
-            watchdog::at(&self.label, &self.entries[e].sample.name);
+            let name = self.entries[e].sample.name.clone();
+            watchdog::at(&self.label, &name);
             watchdog::enter(Phase::Verifying, 0.0);
+            // The library's call is verified in both forms, whichever is
+            // timed: the usual form here, the in-place one below.
+            let in_place_only = name == native::DEFAULT_IN_PLACE;
+            let mut usual = (name == native::DEFAULT && self.setup.tuning.default_in_place)
+                .then(|| native::prepare::<T>(&self.setup));
             let start = mpi::time();
-            let local = primary.verify(&mut call, &mut self.send, &mut self.recv);
+            let local = match (in_place_only, usual.as_mut()) {
+                (true, _) => None,
+                (false, Some(usual)) => primary.verify(usual, &mut self.send, &mut self.recv),
+                (false, None) => primary.verify(&mut call, &mut self.send, &mut self.recv),
+            };
             self.longest_call_s = self.longest_call_s.max(mpi::time() - start);
             self.entries[e].calls += 1;
             // Every rank must agree before the second check: preparing a
             // candidate may be collective.
             let mut wrong = agree_on_failure(ctx, local);
-            if let (None, Some((op, check))) = (&wrong, &second) {
+            if let (None, false, Some((op, check))) = (&wrong, in_place_only, &second) {
                 let mut setup = self.setup.clone();
+                setup.tuning.default_in_place = false;
                 setup.op = op.mpi();
                 setup.commutative = setup.op.is_commutative();
                 let local = match candidates::prepare::<T>(&self.entries[e].sample.name, &setup) {
@@ -313,6 +324,9 @@ impl<T: Element> Prepared<T> {
                 self.send.copy_from_slice(&primary.send);
                 wrong = agree_on_failure(ctx, local);
             }
+            if wrong.is_none() && native::is_library_call(&name) {
+                wrong = self.verify_in_place(ctx, second.as_ref().map(|(op, _)| *op));
+            }
             match wrong {
                 Some(why) => self.entries[e].sample.outcome = Outcome::Wrong(why),
                 None => self.entries[e].call = Some(call),
@@ -320,6 +334,32 @@ impl<T: Element> Prepared<T> {
         }
         watchdog::enter(Phase::Idle, 0.0);
         self.check = Some(primary);
+    }
+
+    /// Verifies the library's call in place with the measured operator,
+    /// then with `second`; what it did wrong, agreed by every rank.
+    fn verify_in_place(&self, ctx: &Context, second: Option<Op>) -> Option<String> {
+        for op in std::iter::once(self.inputs.op).chain(second) {
+            let inputs = Inputs::new(self.shape.collective, op, self.shape.size);
+            let check = InPlaceCheck::<T>::new(&self.shape, inputs)?;
+            let mut setup = self.setup.clone();
+            setup.op = op.mpi();
+            setup.commutative = setup.op.is_commutative();
+            let mut call = native::prepare_in_place::<T>(&setup)?;
+            let local = check
+                .verify(&mut call)
+                .map(|why| match op == self.inputs.op {
+                    true => why,
+                    false => format!("with op {} on distinct data: {why}", op.name()),
+                });
+            if let Some(why) = agree_on_failure(ctx, local) {
+                return Some(format!(
+                    "{} in place (MPI_IN_PLACE): {why}",
+                    native::DEFAULT
+                ));
+            }
+        }
+        None
     }
 
     fn default_is_wrong(&self) -> bool {
@@ -388,8 +428,15 @@ impl<T: Element> Prepared<T> {
                 watchdog::at(&self.label, &entry.sample.name);
                 local.clear();
                 let slice_start = mpi::time();
+                // The in-place form runs on a buffer of its own, which the
+                // usual form's check cannot read.
+                let in_place = entry.sample.name == native::DEFAULT_IN_PLACE
+                    || (entry.sample.name == native::DEFAULT && self.setup.tuning.default_in_place);
                 let checked = Checked {
-                    check: self.check.as_ref().filter(|_| entry.smaller.is_none()),
+                    check: self
+                        .check
+                        .as_ref()
+                        .filter(|_| entry.smaller.is_none() && !in_place),
                     calls: &mut entry.calls,
                     sampler: &mut entry.sampler,
                 };
@@ -465,7 +512,7 @@ fn smaller_call<T: Element>(ctx: &Context, case: &Case, count: usize) -> Call<T>
     let key = &case.key;
     let shape = Shape::new(key.collective, ctx.size(), ctx.rank(), key.root, count);
     let (send_len, recv_len) = (shape.send_len(), shape.recv_len());
-    let mut call = candidates::native::prepare::<T>(&setup(ctx, case, &shape, key.op));
+    let mut call = native::prepare_timed::<T>(&setup(ctx, case, &shape, key.op));
     Box::new(move |send, recv| call(&send[..send_len], &mut recv[..recv_len]))
 }
 
@@ -480,6 +527,7 @@ fn setup(ctx: &Context, case: &Case, shape: &Shape, op: crate::element::Op) -> S
         op: mpi_op,
         tuning: Tuning {
             nblock_blocks: case.blocks,
+            default_in_place: case.timed == TimedForms::InPlace,
         },
     }
 }

@@ -2,6 +2,7 @@
 //! ([`crate::reference`]), and agreeing on the outcome across ranks.
 
 use super::Context;
+use crate::candidates::native::InPlaceCall;
 use crate::candidates::Call;
 use crate::collective::Shape;
 use crate::element::Element;
@@ -57,6 +58,32 @@ impl<T: Element> Check<T> {
             return Some(mismatch.to_string());
         }
         (*send != self.send[..]).then(|| "it overwrote its send buffer".to_string())
+    }
+}
+
+/// One verification of the library's call in place: its one buffer
+/// before the call and the output MPI defines ([`reference::in_place`]).
+pub(super) struct InPlaceCheck<T> {
+    expected: reference::InPlace<T>,
+}
+
+impl<T: Element> InPlaceCheck<T> {
+    /// `None` where the collective has no in-place form.
+    pub(super) fn new(shape: &Shape, inputs: Inputs) -> Option<InPlaceCheck<T>> {
+        let expected = reference::in_place(shape, &inputs)?;
+        Some(InPlaceCheck { expected })
+    }
+
+    /// Runs an in-place call once on a buffer of its own; what it did wrong.
+    pub(super) fn verify(&self, call: &mut InPlaceCall<T>) -> Option<String> {
+        // Never the dangling pointer of an empty Vec: Open MPI's
+        // MPI_IN_PLACE is (void*)1, the address an empty Vec<u8> has.
+        let before = &self.expected.before;
+        let mut buffer = Vec::with_capacity(before.len().max(1));
+        buffer.extend_from_slice(before);
+        call(&mut buffer);
+        let got = &buffer[self.expected.defined.clone()];
+        reference::compare(got, &self.expected.want).map(|mismatch| mismatch.to_string())
     }
 }
 

@@ -2,13 +2,13 @@
 //! how long measuring them will take.
 
 use crate::analyse::{Correction, Test};
-use crate::candidates::{self, native::DEFAULT, Family};
+use crate::candidates::{self, native::DEFAULT, native::DEFAULT_IN_PLACE, Family};
 use crate::case::CaseKey;
 use crate::collective::Collective;
 use crate::config::{Config, InputError};
 use crate::element::{Datatype, Op};
 use crate::meta::Meta;
-use crate::settings::{Settings, UniversalMode};
+use crate::settings::{Settings, TimedForms, UniversalMode};
 use crate::stats::power;
 use std::time::Duration;
 
@@ -27,6 +27,20 @@ pub struct Case {
     /// With `--universal shared`: the next smaller size of the series
     /// (bytes, count), whose library call runs in this case's rounds too.
     pub smaller: Option<(u64, usize)>,
+    /// Which forms of the library's call are timed (both are verified).
+    pub timed: TimedForms,
+}
+
+impl Case {
+    /// Times the library's call in `forms`: with both, the
+    /// in-place form is measured as the competitor `default_in_place`,
+    /// right after `default` (where `default` itself is measured).
+    pub fn time(&mut self, forms: TimedForms) {
+        self.timed = forms;
+        if forms == TimedForms::Both && self.candidates.first().is_some_and(|c| c == DEFAULT) {
+            self.candidates.insert(1, DEFAULT_IN_PLACE.to_string());
+        }
+    }
 }
 
 /// Everything a run will do.
@@ -189,6 +203,10 @@ pub fn from_config(config: &Config, settings: Settings, world: &World) -> Result
                 world,
             ));
         }
+        let first = cases.len() - check.sizes.len();
+        cases[first..]
+            .iter_mut()
+            .for_each(|c| c.time(check.in_place));
     }
     if settings.universal == UniversalMode::Shared {
         let smaller: Vec<Option<(u64, usize)>> = cases
@@ -267,6 +285,7 @@ pub fn case(
         skipped,
         blocks,
         smaller: None,
+        timed: TimedForms::Usual,
     }
 }
 

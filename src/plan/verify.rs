@@ -3,7 +3,7 @@
 //! narrowed to what the user selected.
 
 use super::{case, parse_root, verify_counts, with_elements, Plan, World};
-use crate::candidates::{self, native::DEFAULT, Family};
+use crate::candidates::{self, Family};
 use crate::collective::Collective;
 use crate::config::{self, Config};
 use crate::element::{Datatype, Op};
@@ -74,7 +74,8 @@ pub fn plan(config: Option<&Config>, selection: &Selection, world: &World) -> Re
                 || competitor.is_some_and(|c| selection.families.contains(&c.family)))
     };
     for case in &mut plan.cases {
-        case.candidates.retain(|c| c == DEFAULT || wanted(c));
+        case.candidates
+            .retain(|c| candidates::native::is_library_call(c) || wanted(c));
         case.skipped.retain(|(c, _)| wanted(c));
     }
     plan.cases

@@ -7,7 +7,7 @@ use crate::analyse::guidelines::Finding;
 use crate::analyse::{
     CandidateSummary, CaseKey, Conclusion, NoiseVerdict, Outcome, Results, Severity, Verdict,
 };
-use crate::candidates::native::DEFAULT;
+use crate::candidates::native::is_library_call;
 use crate::collective::Collective;
 use crate::stats::usual::Model;
 
@@ -24,7 +24,7 @@ pub fn seconds(s: f64) -> String {
 /// Who a failed verification is about: the library, or a competitor.
 pub fn who_failed(candidate: &str) -> String {
     match candidate {
-        crate::candidates::native::DEFAULT => "the library's collective is wrong".into(),
+        name if is_library_call(name) => "the library's collective is wrong".into(),
         name => format!("{name} failed verification"),
     }
 }
@@ -177,7 +177,7 @@ pub fn overview(results: &Results) -> Overview {
                     in_cell(size).any(|c| {
                         c.candidates
                             .iter()
-                            .any(|c| c.outcome.is_wrong() && c.name != DEFAULT)
+                            .any(|c| c.outcome.is_wrong() && !is_library_call(&c.name))
                     })
                 })
                 .collect();

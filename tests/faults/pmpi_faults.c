@@ -44,6 +44,10 @@
  *             MPI_Allreduce and MPI_Allgather on small buffers of its own
  *             (decisions, timings, flags): a fault in these functions must
  *             name the checked sizes to spare them.
+ *   inplace   only calls with MPI_IN_PLACE: as the send buffer, or as the
+ *             receive buffer of Scatter at its root (which has no output
+ *             to corrupt). pgcheck's own control-plane calls are never in
+ *             place, and the usual form of the same collective is spared.
  *
  * The size of a call, for bytes=, is count x MPI_Type_size of its datatype:
  *   Allreduce, Reduce, Bcast, Scan, Exscan   the vector: count
@@ -91,6 +95,7 @@ static struct {
     int exit_status;
     char type[16]; /* "": any datatype */
     long long matched; /* matching calls so far */
+    int in_place_only; /* inplace: only calls with MPI_IN_PLACE */
 } fault;
 
 /* The functions this library interposes: a spec naming another one is an
@@ -177,6 +182,10 @@ static void parse(void)
                        "or abort");
 
     for (char *opt = strtok_r(NULL, ",", &save); opt != NULL; opt = strtok_r(NULL, ",", &save)) {
+        if (strcmp(opt, "inplace") == 0) {
+            fault.in_place_only = 1;
+            continue;
+        }
         if (strncmp(opt, "rank=", 5) == 0 && number(opt + 5, &value) && value <= 1 << 30)
             fault.rank = (int)value;
         else if (strncmp(opt, "bytes=", 6) == 0 && number(opt + 6, &value)) {
@@ -193,8 +202,8 @@ static void parse(void)
                   strcmp(opt + 5, "uint8") == 0))
             strcpy(fault.type, opt + 5);
         else
-            bad_spec(spec, "options are rank=R, bytes=B, after=N, every=M (decimal numbers) "
-                           "and type=double|float|int32|int64|uint8");
+            bad_spec(spec, "options are rank=R, bytes=B, after=N, every=M (decimal numbers), "
+                           "type=double|float|int32|int64|uint8 and inplace");
     }
     fault.active = 1;
 }
@@ -230,6 +239,7 @@ struct call {
     struct output out;
     int selected; /* the fault applies on this process */
     void *scratch; /* nowrite: where the real call writes instead */
+    int in_place; /* the call has MPI_IN_PLACE (for inplace) */
 };
 
 static long long type_size(MPI_Datatype type)
@@ -340,6 +350,8 @@ static void *begin(struct call *c, const char *function, MPI_Comm comm)
     c->scratch = NULL;
     parse();
     if (!fault.active || strcmp(function, fault.function) != 0)
+        return c->out.buf;
+    if (fault.in_place_only && !c->in_place)
         return c->out.buf;
     if (fault.nbytes > 0) {
         int match = 0;
@@ -457,6 +469,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype ty
                   MPI_Comm comm)
 {
     struct call c = {single(recvbuf, count, type, count * type_size(type)), 0, NULL};
+    c.in_place = sendbuf == MPI_IN_PLACE;
     void *out = begin(&c, "MPI_Allreduce", comm);
     int rc = PMPI_Allreduce(sendbuf, out, count, type, op, comm);
     if (c.selected && fault.kind == TWICE && sendbuf != MPI_IN_PLACE)
@@ -470,6 +483,7 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
 {
     void *defined = comm_rank(comm) == root ? recvbuf : NULL;
     struct call c = {single(defined, count, type, count * type_size(type)), 0, NULL};
+    c.in_place = sendbuf == MPI_IN_PLACE;
     void *out = begin(&c, "MPI_Reduce", comm);
     int rc = PMPI_Reduce(sendbuf, out ? out : recvbuf, count, type, op, root, comm);
     end(&c);
@@ -491,6 +505,7 @@ int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, M
              MPI_Comm comm)
 {
     struct call c = {single(recvbuf, count, type, count * type_size(type)), 0, NULL};
+    c.in_place = sendbuf == MPI_IN_PLACE;
     void *out = begin(&c, "MPI_Scan", comm);
     int rc = PMPI_Scan(sendbuf, out, count, type, op, comm);
     end(&c);
@@ -503,6 +518,7 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
     /* Rank 0's receive buffer is undefined after MPI_Exscan. */
     void *defined = comm_rank(comm) == 0 ? NULL : recvbuf;
     struct call c = {single(defined, count, type, count * type_size(type)), 0, NULL};
+    c.in_place = sendbuf == MPI_IN_PLACE;
     void *out = begin(&c, "MPI_Exscan", comm);
     int rc = PMPI_Exscan(sendbuf, out ? out : recvbuf, count, type, op, comm);
     end(&c);
@@ -515,6 +531,7 @@ int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     struct call c = {single(recvbuf, recvcount * comm_size(comm), recvtype,
                             recvcount * type_size(recvtype)),
                      0, NULL};
+    c.in_place = sendbuf == MPI_IN_PLACE;
     void *out = begin(&c, "MPI_Allgather", comm);
     int rc = PMPI_Allgather(sendbuf, sendcount, sendtype, out, recvcount, recvtype, comm);
     end(&c);
@@ -527,6 +544,7 @@ int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     struct call c = {single(recvbuf, recvcount * comm_size(comm), recvtype,
                             recvcount * type_size(recvtype)),
                      0, NULL};
+    c.in_place = sendbuf == MPI_IN_PLACE;
     void *out = begin(&c, "MPI_Alltoall", comm);
     int rc = PMPI_Alltoall(sendbuf, sendcount, sendtype, out, recvcount, recvtype, comm);
     end(&c);
@@ -558,6 +576,7 @@ int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
     else /* the receive arguments mean nothing here */
         o = single(NULL, 0, sendtype, sendcount * type_size(sendtype));
     struct call c = {o, 0, NULL};
+    c.in_place = sendbuf == MPI_IN_PLACE;
     void *out = begin(&c, "MPI_Gather", comm);
     int rc = PMPI_Gather(sendbuf, sendcount, sendtype, out ? out : recvbuf, recvcount, recvtype,
                          root, comm);
@@ -593,6 +612,7 @@ int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     long long size = recvbuf == MPI_IN_PLACE ? sendcount * type_size(sendtype)
                                              : recvcount * type_size(recvtype);
     struct call c = {single(defined, recvcount, recvtype, size), 0, NULL};
+    c.in_place = recvbuf == MPI_IN_PLACE;
     void *out = begin(&c, "MPI_Scatter", comm);
     int rc = PMPI_Scatter(sendbuf, sendcount, sendtype, out ? out : recvbuf, recvcount, recvtype,
                           root, comm);
@@ -608,6 +628,7 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
      * (and start as a copy of) all of them. */
     if (sendbuf == MPI_IN_PLACE)
         c.out.count = recvcount * comm_size(comm);
+    c.in_place = sendbuf == MPI_IN_PLACE;
     void *out = begin(&c, "MPI_Reduce_scatter_block", comm);
     c.out.count = recvcount;
     int rc = PMPI_Reduce_scatter_block(sendbuf, out, recvcount, type, op, comm);
@@ -623,6 +644,7 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
     struct call c = {single(recvbuf, recvcounts[rank], type, total * type_size(type)), 0, NULL};
     if (sendbuf == MPI_IN_PLACE)
         c.out.count = (int)total;
+    c.in_place = sendbuf == MPI_IN_PLACE;
     void *out = begin(&c, "MPI_Reduce_scatter", comm);
     c.out.count = recvcounts[rank];
     int rc = PMPI_Reduce_scatter(sendbuf, out, recvcounts, type, op, comm);

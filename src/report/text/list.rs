@@ -1,6 +1,6 @@
 //! `pgcheck list`: every collective with its competitors.
 
-use crate::candidates::{self, native::DEFAULT};
+use crate::candidates::{self, native::DEFAULT, native::DEFAULT_IN_PLACE};
 use crate::collective::Collective;
 
 pub fn render() -> String {
@@ -11,6 +11,12 @@ pub fn render() -> String {
             "  {DEFAULT:<50} the library's own {}\n",
             collective.mpi_name()
         );
+        if collective.has_in_place() {
+            out += &format!(
+                "  {DEFAULT_IN_PLACE:<50} the library's own {} with MPI_IN_PLACE (`in_place: both`)\n",
+                collective.mpi_name()
+            );
+        }
         for c in candidates::competitors_of(collective) {
             out += &format!("  {:<50} {} — {}\n", c.name, c.guideline, c.description);
         }
