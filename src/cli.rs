@@ -191,6 +191,10 @@ pub struct RunArgs {
     /// or with the next smaller size in every case's rounds (counted for --fail-on).
     #[arg(long, value_enum, default_value_t = UniversalMode::Apart)]
     pub universal: UniversalMode,
+    /// The share of the time in timed calls that checking sampled outputs against the
+    /// reference may cost, e.g. 0.02 (0: only each chunk's last call and one more call).
+    #[arg(long, value_parser = parse_fraction, default_value = "0.02")]
+    pub check_share: f64,
     /// With --sync roundtime, resynchronise clocks older than this.
     #[arg(long, value_parser = parse_duration, default_value = "10s")]
     pub resync: Duration,

@@ -20,6 +20,9 @@ pub struct Settings {
     /// Fit a linear drift from two synchronisations this far apart (0: offsets only).
     pub drift_s: f64,
     pub universal: UniversalMode,
+    /// The share of the time in timed calls that checking sampled outputs
+    /// between them may cost (0: only a chunk's last call and one more).
+    pub check_share: f64,
 }
 
 /// How the universal guidelines get the sizes they compare.

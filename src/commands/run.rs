@@ -165,6 +165,7 @@ fn plan_of(ctx: &Context, config: &Config, args: &RunArgs) -> Result<Plan, Strin
         cache: args.cache,
         resync_s: args.resync.as_secs_f64(),
         universal: args.universal,
+        check_share: args.check_share,
         // Clocks of different nodes drift apart; those of one node do not.
         drift_s: args.drift.map_or_else(
             || match &ctx.topology {

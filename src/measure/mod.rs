@@ -385,6 +385,7 @@ impl<T: Element> Prepared<T> {
         watchdog::expect_calls_of(self.longest_call_s);
         for &e in &measured {
             let entry = &mut self.entries[e];
+            entry.sampler.share = settings.check_share;
             let call = entry.call.as_mut().expect("verified");
             watchdog::at(&self.label, &entry.sample.name);
             for _ in 0..settings.warmup {

@@ -78,17 +78,14 @@ pub(super) struct Checked<'a, T> {
     pub sampler: &'a mut Sampler,
 }
 
-/// The share of the time in timed calls that checking sampled outputs
-/// between them may cost.
-pub(super) const CHECK_SHARE: f64 = 0.02;
-
 /// Which timed calls have their output checked between observations: each
-/// with the probability that keeps the checks' cost near [`CHECK_SHARE`] of
-/// the calls' time, drawn at random so that no fault that strikes every
-/// M-th call can fall between the checks by construction.
+/// with the probability that keeps the checks' cost near `share` of the
+/// calls' time (`--check-share`), drawn at random so that no fault that
+/// strikes every M-th call can fall between the checks by construction.
 #[derive(Clone, Debug)]
 pub(super) struct Sampler {
     state: u64,
+    pub(super) share: f64,
     /// Seconds one check of the output takes (a moving average; 0 before
     /// the first, which is always made).
     check_s: f64,
@@ -98,6 +95,7 @@ impl Sampler {
     pub(super) fn new(seed: u64) -> Sampler {
         Sampler {
             state: seed | 1,
+            share: 0.02,
             check_s: 0.0,
         }
     }
@@ -109,7 +107,7 @@ impl Sampler {
         self.state ^= self.state >> 7;
         self.state ^= self.state << 17;
         let uniform = (self.state >> 11) as f64 / (1u64 << 53) as f64;
-        self.check_s <= 0.0 || uniform * self.check_s < CHECK_SHARE * call_s
+        self.share > 0.0 && (self.check_s <= 0.0 || uniform * self.check_s < self.share * call_s)
     }
 
     fn took(&mut self, check_s: f64) {
@@ -463,18 +461,21 @@ mod tests {
 
     #[test]
     fn sampled_checks_cost_their_share_of_the_calls_time() {
-        // Checks that take as long as the call: about CHECK_SHARE of them.
+        // Checks that take as long as the call: about `share` of them.
         let mut sampler = Sampler::new(42);
         assert!(sampler.wants(1e-6), "the first call is always checked");
         sampler.took(1e-6);
         let n = 200_000;
         let checked = (0..n).filter(|_| sampler.wants(1e-6)).count();
         let share = checked as f64 / n as f64;
-        assert!((share - CHECK_SHARE).abs() < 0.002, "{share}");
+        assert!((share - sampler.share).abs() < 0.002, "{share}");
         // Checks far cheaper than the call: every call.
         let mut sampler = Sampler::new(7);
         sampler.took(1e-9);
         assert!((0..1000).all(|_| sampler.wants(1e-6)));
+        // A share of 0: none.
+        sampler.share = 0.0;
+        assert!(!(0..1000).any(|_| sampler.wants(1e-6)));
     }
 
     #[test]

@@ -37,6 +37,7 @@ pub fn plan(config: Option<&Config>, selection: &Selection, world: &World) -> Re
         resync_s: 0.0,
         drift_s: 0.0,
         universal: UniversalMode::Apart,
+        check_share: 0.0,
     };
     let mut plan = match config {
         Some(config) => {
