@@ -22,7 +22,6 @@ use super::{native, Call, Competitor, Family, NotApplicable, Setup, Switch};
 use crate::collective::Collective;
 use crate::element::Element;
 use crate::mpit::{Handle, Item, Session, Variable};
-use mpi::collective::SystemOperation;
 use mpi::traits::*;
 use std::cell::Cell;
 use std::rc::Rc;
@@ -428,12 +427,12 @@ fn open_mpi_communicator(
 /// (this rank's, or a word that another failed): preparing a candidate is
 /// collective, so all ranks must take the same way.
 fn agree<V>(setup: &Setup, local: Result<V, NotApplicable>) -> Result<V, NotApplicable> {
-    let ok = local.is_ok() as i32;
-    let mut all = 0;
-    setup
-        .comm
-        .all_reduce_into(&ok, &mut all, SystemOperation::min());
-    match (local, all) {
+    // Over point-to-point trees: the library's allreduce may be under test.
+    let mut all = [local.is_ok() as i32];
+    algorithms::tree::all_reduce(&setup.comm, &mut all, &mut [0], |a, b| {
+        a[0] = a[0].min(b[0])
+    });
+    match (local, all[0]) {
         (Ok(v), 1) => Ok(v),
         (Ok(_), _) => Err(NotApplicable(
             "another rank could not switch the algorithm".into(),
