@@ -6,6 +6,7 @@ mod common;
 use common::faults::with_host_lie;
 use common::*;
 use serde_json::Value;
+use std::path::PathBuf;
 
 /// Two sizes, one competitor: cases whose medians a fine timer resolves.
 /// Barrier synchronisation: these tests are about the timer and the
@@ -38,8 +39,9 @@ fn online_cpus() -> usize {
 }
 
 /// `pgcheck run` of [`ALLREDUCE`] on `np` ranks, the host-lie library
-/// preloaded with `lie` unless it is `None`; its outcome and results.json.
-fn run(name: &str, np: usize, lie: Option<&[(&str, &str)]>) -> (Outcome, Value) {
+/// preloaded with `lie` unless it is `None`; its outcome, results.json and
+/// output directory.
+fn run(name: &str, np: usize, lie: Option<&[(&str, &str)]>) -> (Outcome, Value, PathBuf) {
     let dir = scratch(&format!("host-{name}"));
     let input = input(&dir, "input.yaml", ALLREDUCE);
     let out_dir = dir.join("out");
@@ -65,7 +67,7 @@ fn run(name: &str, np: usize, lie: Option<&[(&str, &str)]>) -> (Outcome, Value) 
     let text = std::fs::read_to_string(out_dir.join("results.json"))
         .unwrap_or_else(|e| panic!("no results.json ({e}):\n{}", out.text()));
     let results = serde_json::from_str(&text).unwrap();
-    (out, results)
+    (out, results, out_dir)
 }
 
 /// The warnings at the top of the report (`meta.warnings`).
@@ -78,7 +80,7 @@ fn warnings(results: &Value) -> Vec<String> {
 
 #[test]
 fn a_wtime_rounded_to_a_millisecond_makes_every_case_powerless_and_the_run_noisy() {
-    let (out, r) = run("wtime-1ms", 2, Some(&[("PGCHECK_WTIME_ROUND_S", "0.001")]));
+    let (out, r, dir) = run("wtime-1ms", 2, Some(&[("PGCHECK_WTIME_ROUND_S", "0.001")]));
     // Inconclusive is not yet an exit status of its own: the gate passes.
     assert_eq!(out.code, Some(0), "{}", out.text());
     let meta = &r["meta"];
@@ -114,13 +116,26 @@ fn a_wtime_rounded_to_a_millisecond_makes_every_case_powerless_and_the_run_noisy
         "{reason}"
     );
     out.expect_in_stdout("WARNING: noisy run:", "the run is noisy");
+    // Nor do the universal guidelines compare medians of no ticks.
+    assert_eq!(r["guidelines"]["monotony"], serde_json::json!([]), "{r}");
+    assert!(!out.stdout.contains("monotony holds"), "{}", out.text());
+    // Analysed again offline, the run reads back and keeps one warning.
+    let again = std::process::Command::new(env!("CARGO_BIN_EXE_pgcheck"))
+        .args(["analyze", dir.to_str().unwrap(), "--output"])
+        .arg(dir.join("again"))
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&again.stdout);
+    assert_eq!(again.status.code(), Some(0), "{stdout}");
+    assert_eq!(stdout.matches(warning).count(), 1, "{stdout}");
 }
 
 #[test]
 fn a_split_type_that_puts_each_rank_alone_is_named_and_ranks_are_counted_by_host() {
     let cpus = online_cpus();
     let np = (cpus + 2).max(4);
-    let (out, r) = run("split-alone", np, Some(&[("PGCHECK_SPLIT_ALONE", "1")]));
+    let (out, r, _) = run("split-alone", np, Some(&[("PGCHECK_SPLIT_ALONE", "1")]));
     assert!(matches!(out.code, Some(0 | 1)), "{}", out.text());
     let both_views =
         format!("WARNING: {SPLIT_WARNING} {np} nodes × 1 rank; host names say 1 host × {np} ranks");
@@ -143,7 +158,7 @@ fn without_lies_neither_warning_shows() {
     let np = (cpus + 2).max(4);
     // Unloaded, and loaded with nothing to lie about: both pass through.
     for (name, lie) in [("plain", None), ("preloaded", Some(&[][..]))] {
-        let (out, r) = run(name, np, lie);
+        let (out, r, _) = run(name, np, lie);
         assert!(matches!(out.code, Some(0 | 1)), "{}", out.text());
         let all = warnings(&r);
         assert!(

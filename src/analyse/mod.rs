@@ -362,7 +362,7 @@ impl Results {
     pub fn of(mut meta: Meta, complete: bool, cases: &[CaseData], options: &Options) -> Results {
         let checks = verdicts(cases, options);
         meta.noise = noise::assess(&checks, options);
-        meta.warnings.extend(timer::warning(&checks, &meta));
+        timer::warn(&mut meta, &checks);
         Results {
             meta,
             complete,
@@ -431,7 +431,7 @@ impl Decisions {
     /// Verdicts, universal guidelines and the noise verdict of the cases so far.
     pub fn results(&self, mut meta: Meta, complete: bool, options: &Options) -> Results {
         meta.noise = noise::assess(&self.checks, options);
-        meta.warnings.extend(timer::warning(&self.checks, &meta));
+        timer::warn(&mut meta, &self.checks);
         let mut guidelines = Guidelines::default();
         for (_, of_series) in &self.series {
             guidelines

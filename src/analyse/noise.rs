@@ -435,5 +435,13 @@ mod tests {
             crate::analyse::timer::warning(&verdicts(&quiet, &options(None)), &meta),
             None
         );
+        // Analysed again, the run keeps one timer warning, and loses it
+        // once no case is bound.
+        let mut again = meta.clone();
+        crate::analyse::timer::warn(&mut again, &checks);
+        crate::analyse::timer::warn(&mut again, &checks);
+        assert_eq!(again.warnings.len(), 1, "{:?}", again.warnings);
+        crate::analyse::timer::warn(&mut again, &verdicts(&quiet, &options(None)));
+        assert!(again.warnings.is_empty(), "{:?}", again.warnings);
     }
 }

@@ -37,6 +37,16 @@ pub fn reason(options: &Options) -> String {
     )
 }
 
+/// Puts [`warning`] among `meta`'s warnings in place of one an earlier
+/// analysis left (`pgcheck analyze` starts from the saved meta).
+pub fn warn(meta: &mut Meta, checks: &[Verdict]) {
+    meta.warnings.retain(|w| !w.contains(MARK));
+    meta.warnings.extend(warning(checks, meta));
+}
+
+/// What every timer warning says, and no other.
+const MARK: &str = "of the measured granularity of the timer";
+
 /// The warning at the top of a report whose cases the timer could not
 /// resolve: the timer, its measured granularity and what `MPI_Wtick`
 /// claims, and how many cases are powerless for it.
@@ -55,7 +65,7 @@ pub fn warning(checks: &[Verdict], meta: &Meta) -> Option<String> {
         _ => String::new(),
     };
     Some(format!(
-        "{bound} of {} cases are powerless: their medians lie within {TICKS} ticks ({}) of the measured granularity of the timer {} ({}{claim}{cost}); use a finer timer or larger sizes",
+        "{bound} of {} cases are powerless: their medians lie within {TICKS} ticks ({}) {MARK} {} ({}{claim}{cost}); use a finer timer or larger sizes",
         checks.len(),
         duration(TICKS * g),
         meta.timer,

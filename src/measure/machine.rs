@@ -277,8 +277,13 @@ pub fn probe_timer() -> TimerSteps {
     let span = start.elapsed().as_secs_f64();
     match TimerSteps::of(&reads) {
         Some(steps) if steps.read_cost_s.is_finite() => steps,
-        // Fewer than two changes: the timer is coarser than the probe.
-        _ => TimerSteps {
+        // One change: its size, and no span between changes to cost a read.
+        Some(steps) => TimerSteps {
+            read_cost_s: span / reads.len() as f64,
+            ..steps
+        },
+        // No change: the timer is coarser than the probe is long.
+        None => TimerSteps {
             granularity_s: span,
             read_cost_s: span / reads.len() as f64,
             steps: 0,
