@@ -29,7 +29,14 @@ pub struct Meta {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slurm: Option<Slurm>,
     pub timer: String,
+    /// The timer's granularity as measured: the smallest positive
+    /// difference of consecutive reads, the coarsest over ranks
+    /// (`measure::machine`), not what `MPI_Wtick` claims.
     pub timer_resolution_s: f64,
+    /// The timer's cost per read as measured, the largest over ranks.
+    pub timer_read_cost_s: f64,
+    /// What `MPI_Wtick` claims, for comparison.
+    pub timer_wtick_s: f64,
     pub start_time: String,
     pub budget_s: f64,
     pub rounds: usize,
@@ -108,7 +115,7 @@ pub struct Placement {
     /// Ranks whose CPU affinity allows every online CPU of their node: the
     /// scheduler moves them, differently in every launch.
     pub unbound_ranks: usize,
-    /// The most ranks on one node, and the CPUs online there.
+    /// The most ranks on one host (by host name), and the CPUs online there.
     pub most_ranks_on_a_node: usize,
     pub cpus_on_that_node: usize,
 }
@@ -191,7 +198,8 @@ pub struct Noise {
     pub slowdown_of_interest: f64,
     /// Where s* comes from: `--fail-on medium`, `--margin`.
     pub slowdown_source: String,
-    /// Cases judged by sensitivity: with a compared competitor, not powerless.
+    /// Cases judged by sensitivity: with a compared competitor, not
+    /// powerless for their rounds (timer-bound ones count, as `none`).
     pub cases: usize,
     /// Median and largest case sensitivity; null when no case is judged or
     /// when the value is `none` (no slowdown could have been flagged).

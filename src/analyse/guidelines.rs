@@ -163,6 +163,10 @@ fn check_group<D: Defaults + ?Sized>(
             describe::median(&small.seconds),
             describe::median(&large.seconds),
         );
+        // Medians the timer cannot resolve decide nothing (`super::timer`).
+        if super::timer::bound([small_median, large_median], options.timer_resolution_s) {
+            continue;
+        }
         // Violated when the larger size is significantly faster.
         let p_value = compare(small, large, test).p_value;
         let ratio = small_median / large_median;
@@ -206,6 +210,10 @@ fn check_group<D: Defaults + ?Sized>(
                     (measured(&apart), options.test.unpaired(), false)
                 }
             };
+            let small_median = describe::median(&small.seconds);
+            if super::timer::bound([small_median, large_median], options.timer_resolution_s) {
+                return None;
+            }
             let k = large_case.key.size_bytes.div_ceil(size.max(1));
             let bound = scaled(small, k as f64 * SPLIT_TOLERANCE);
             let bound_median = describe::median(&bound.seconds);

@@ -15,6 +15,7 @@ pub mod baseline;
 pub mod defaults;
 pub mod guidelines;
 pub mod noise;
+pub mod timer;
 pub mod usual;
 
 pub use noise::{Noise, NoiseVerdict};
@@ -318,9 +319,14 @@ pub struct Verdict {
     /// have been flagged at all.
     #[serde(default)]
     pub sensitivity: Option<f64>,
-    /// No competitor could have been significant with the rounds measured.
+    /// No competitor could have been significant with the rounds measured,
+    /// or the timer could not resolve the medians (`timer_bound`).
     #[serde(default)]
     pub powerless: bool,
+    /// Medians within a few ticks of the timer's measured granularity
+    /// ([`timer`]): powerless whatever the rounds, and inconclusive.
+    #[serde(default)]
+    pub timer_bound: bool,
 }
 
 impl Verdict {
@@ -379,6 +385,7 @@ impl Results {
     pub fn of(mut meta: Meta, complete: bool, cases: &[CaseData], options: &Options) -> Results {
         let checks = verdicts(cases, options);
         meta.noise = noise::assess(&checks, options);
+        timer::warn(&mut meta, &checks);
         Results {
             meta,
             complete,
@@ -448,6 +455,7 @@ impl Decisions {
     /// Verdicts, universal guidelines and the noise verdict of the cases so far.
     pub fn results(&self, mut meta: Meta, complete: bool, options: &Options) -> Results {
         meta.noise = noise::assess(&self.checks, options);
+        timer::warn(&mut meta, &self.checks);
         let mut guidelines = Guidelines::default();
         for (_, of_series) in &self.series {
             guidelines
@@ -618,6 +626,14 @@ fn verdict(case: &CaseData, options: &Options) -> Verdict {
             .collect(),
         None => Vec::new(),
     };
+    let timer_bound = default.is_some()
+        && timer::bound(
+            default
+                .iter()
+                .chain(&compared)
+                .filter_map(|&c| candidates[c].round_median_s),
+            options.timer_resolution_s,
+        );
     let threshold = options
         .correction
         .first_threshold(options.alpha, compared.len());
@@ -659,8 +675,9 @@ fn verdict(case: &CaseData, options: &Options) -> Verdict {
     for (&c, p) in compared.iter().zip(adjusted) {
         let candidate = &mut candidates[c];
         candidate.p_adjusted = Some(p);
-        candidate.significant =
-            p < options.alpha && candidate.slowdown.is_some_and(|s| s > options.margin);
+        candidate.significant = !timer_bound
+            && p < options.alpha
+            && candidate.slowdown.is_some_and(|s| s > options.margin);
     }
     let mut verdict = Verdict {
         key: case.key.clone(),
@@ -676,6 +693,7 @@ fn verdict(case: &CaseData, options: &Options) -> Verdict {
         violated_by: None,
         sensitivity: None,
         powerless: false,
+        timer_bound,
     };
     settle(&mut verdict, options);
     verdict
@@ -690,9 +708,11 @@ fn settle(verdict: &mut Verdict, options: &Options) {
             .expect("medians are numbers")
     };
     let fastest = verdict.measured_competitors().min_by(by_median);
+    // A case the timer cannot resolve is never violated nor shown to hold.
+    let timer_bound = verdict.timer_bound;
     let worst = verdict
         .measured_competitors()
-        .filter(|c| c.significant)
+        .filter(|c| c.significant && !timer_bound)
         .max_by(|a, b| {
             a.slowdown
                 .partial_cmp(&b.slowdown)
@@ -707,14 +727,16 @@ fn settle(verdict: &mut Verdict, options: &Options) {
         .iter()
         .map(|c| c.sensitivity)
         .try_fold(1.0f64, |worst, s| s.map(|s| worst.max(s)))
-        .filter(|_| !compared.is_empty());
-    let powerless = !compared.is_empty() && compared.iter().all(|c| c.sensitivity.is_none());
+        .filter(|_| !compared.is_empty() && !timer_bound);
+    let powerless =
+        !compared.is_empty() && (timer_bound || compared.iter().all(|c| c.sensitivity.is_none()));
     let every_competitor_compared = verdict
         .candidates
         .iter()
         .filter(|c| c.name != DEFAULT && c.verified)
         .all(|c| c.p_value.is_some());
     let holds = !compared.is_empty()
+        && !timer_bound
         && every_competitor_compared
         && compared
             .iter()
@@ -728,7 +750,10 @@ fn settle(verdict: &mut Verdict, options: &Options) {
         Some(d) if d.round_median_s.is_some() => match (worst, holds) {
             (Some(_), _) => (Conclusion::Violated, None),
             (None, true) => (Conclusion::Holds, None),
-            (None, false) => (Conclusion::Inconclusive, None),
+            (None, false) => (
+                Conclusion::Inconclusive,
+                timer_bound.then(|| timer::reason(options)),
+            ),
         },
         Some(d) => (
             Conclusion::Unmeasured,
@@ -738,7 +763,7 @@ fn settle(verdict: &mut Verdict, options: &Options) {
     };
     let competitor = shown.map(|c| c.name.clone());
     let competitor_median_s = shown.and_then(|c| c.round_median_s);
-    let slowdown = shown.and_then(|c| c.slowdown);
+    let slowdown = shown.and_then(|c| c.slowdown).filter(|s| s.is_finite());
     let p_value = shown.and_then(|c| c.p_adjusted.or(c.p_value));
     let fastest = fastest.map(|c| c.name.clone());
     let severity = worst.map_or(Severity::Ok, |w| {

@@ -12,8 +12,11 @@
 //! 1. the median case sensitivity exceeds s*: in most cases a competitor
 //!    s* times faster than `default` could not have been flagged (a case
 //!    whose sensitivity is `none`, though its rounds could give a
-//!    significant p, counts as infinitely insensitive; powerless cases are
-//!    left out, the rounds are to blame there and a warning says so); or
+//!    significant p, counts as infinitely insensitive, and so does a case
+//!    whose medians the timer cannot resolve (`analyse::timer`): a run
+//!    whose cases mostly cannot be measured is noisy; cases powerless for
+//!    their rounds are left out, the rounds are to blame there and a
+//!    warning says so); or
 //! 2. the median candidate's overhead share (seed 003: Σ max(0, t − t_max)
 //!    / Σ t) exceeds 1 − 1/s*: removing that much overhead would make it s*
 //!    times faster, so the time spent beyond the usual is as large as the
@@ -62,7 +65,9 @@ pub fn assess(checks: &[Verdict], options: &Options) -> Option<Noise> {
     let (care, source) = slowdown_of_interest(options);
     let sensitivities: Vec<f64> = checks
         .iter()
-        .filter(|v| !v.powerless && v.measured_competitors().any(|c| c.p_value.is_some()))
+        .filter(|v| {
+            (v.timer_bound || !v.powerless) && v.measured_competitors().any(|c| c.p_value.is_some())
+        })
         .map(|v| v.sensitivity.unwrap_or(f64::INFINITY))
         .collect();
     let shares: Vec<(f64, String)> = checks
@@ -88,6 +93,7 @@ pub fn assess(checks: &[Verdict], options: &Options) -> Option<Noise> {
 
     let sensitivity_median = median_of(&sensitivities);
     let cases_above = sensitivities.iter().filter(|&&s| s > care).count();
+    let timer_bound = checks.iter().filter(|v| v.timer_bound).count();
     let insensitive = sensitivity_median.is_some_and(|m| m > care);
     let share_values: Vec<f64> = shares.iter().map(|(s, _)| *s).collect();
     let share_median = median_of(&share_values);
@@ -117,10 +123,14 @@ pub fn assess(checks: &[Verdict], options: &Options) -> Option<Noise> {
         parts.push((
             insensitive,
             format!(
-                "median case sensitivity {} {} {care}× asked about ({source}), {cases_above} of {} cases above",
+                "median case sensitivity {} {} {care}× asked about ({source}), {cases_above} of {} cases above{}",
                 times(Some(median)),
                 if insensitive { ">" } else { "≤" },
                 sensitivities.len(),
+                match timer_bound {
+                    0 => String::new(),
+                    n => format!(" ({n} too short for the timer)"),
+                },
             ),
         ));
     }
@@ -381,5 +391,57 @@ mod tests {
             (NoiseVerdict::Quiet, 0, None)
         );
         assert!(n.reason.contains("no usual times"), "{}", n.reason);
+    }
+
+    #[test]
+    fn cases_the_timer_cannot_resolve_are_inconclusive_and_make_the_run_noisy() {
+        // Medians of 12 and 10 µs; a 3 µs granularity puts both within 5
+        // ticks, a 1.9 µs one puts neither.
+        let quiet = cases(1, 0.005, 0.0);
+        let mut o = options(None);
+        o.timer_resolution_s = 1.9e-6;
+        let (resolved, found) = noise(&quiet, &o);
+        assert_eq!(resolved.verdict, NoiseVerdict::Quiet, "{}", resolved.reason);
+        assert!(
+            found.iter().all(|&c| c == Conclusion::Violated),
+            "{found:?}"
+        );
+        o.timer_resolution_s = 3e-6;
+        let checks = verdicts(&quiet, &o);
+        for c in &checks {
+            assert_eq!(c.conclusion, Conclusion::Inconclusive, "{c:?}");
+            assert!(c.timer_bound && c.powerless, "{c:?}");
+            assert_eq!((c.severity, c.sensitivity), (Severity::Ok, None), "{c:?}");
+            assert!(c.candidates.iter().all(|s| !s.significant), "{c:?}");
+        }
+        let n = assess(&checks, &o).expect("judged");
+        assert_eq!(n.verdict, NoiseVerdict::Noisy, "{}", n.reason);
+        assert!(
+            n.reason
+                .contains("5 of 5 cases above (5 too short for the timer)"),
+            "{}",
+            n.reason
+        );
+        let meta = crate::meta::Meta {
+            timer: "MPI_Wtime".into(),
+            timer_resolution_s: 3e-6,
+            ..Default::default()
+        };
+        assert_eq!(
+            crate::analyse::timer::warning(&checks, &meta).as_deref(),
+            Some("5 of 5 cases are powerless: their medians lie within 5 ticks (15.00 µs) of the measured granularity of the timer MPI_Wtime (3.00 µs); use a finer timer or larger sizes")
+        );
+        assert_eq!(
+            crate::analyse::timer::warning(&verdicts(&quiet, &options(None)), &meta),
+            None
+        );
+        // Analysed again, the run keeps one timer warning, and loses it
+        // once no case is bound.
+        let mut again = meta.clone();
+        crate::analyse::timer::warn(&mut again, &checks);
+        crate::analyse::timer::warn(&mut again, &checks);
+        assert_eq!(again.warnings.len(), 1, "{:?}", again.warnings);
+        crate::analyse::timer::warn(&mut again, &verdicts(&quiet, &options(None)));
+        assert!(again.warnings.is_empty(), "{:?}", again.warnings);
     }
 }

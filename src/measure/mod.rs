@@ -5,11 +5,13 @@
 
 pub mod clock;
 mod harness;
+pub mod machine;
 mod observe;
 mod verify;
 pub mod watchdog;
 
 pub use harness::Harness;
+pub use machine::machine;
 pub use observe::LATE_CAP;
 use observe::{assemble, observe_until, Checked, Pace, Sampler};
 use verify::{agree_on_failure, Check, InPlaceCheck};
@@ -20,7 +22,6 @@ use crate::case::{CaseData, CaseKey, Outcome, Sample, Smaller};
 use crate::collective::Shape;
 use crate::control::Control;
 use crate::element::{Element, Op};
-use crate::meta::Meta;
 use crate::plan::Case;
 use crate::reference::{self, Inputs};
 use crate::settings::{Settings, TimedForms};
@@ -548,115 +549,4 @@ fn case_label(key: &CaseKey) -> String {
 /// cases before it.
 fn case_seed(key: &CaseKey) -> u64 {
     (key.collective as u64) << 48 ^ key.size_bytes << 8 ^ key.root as u64
-}
-
-/// What this run runs on (library, processes, nodes, hosts, timer, the
-/// environment that selects algorithms); collective over the context.
-pub fn machine(ctx: &Context) -> Meta {
-    let mut hosts = algorithms::topology::host_names(&ctx.comm);
-    hosts.sort();
-    hosts.dedup();
-    let (nodes, ppn, virtual_nodes) = match &ctx.topology {
-        Ok(t) => (t.nodes, t.ppn, t.virtual_nodes),
-        Err(_) => (hosts.len(), ctx.size() / hosts.len().max(1), false),
-    };
-    let (major, minor) = mpi::environment::version();
-    Meta {
-        tool: "pgcheck".into(),
-        tool_version: env!("CARGO_PKG_VERSION").into(),
-        git_revision: option_env!("PGCHECK_GIT_REVISION").map(String::from),
-        mpi_library: mpi::environment::library_version()
-            .unwrap_or_default()
-            .trim()
-            .to_string(),
-        mpi_version: format!("{major}.{minor}"),
-        processes: ctx.size(),
-        nodes,
-        ppn,
-        virtual_nodes,
-        hosts,
-        environment: std::env::vars()
-            .filter(|(k, _)| k.starts_with("OMPI_MCA_") || k.starts_with("MPIR_CVAR_"))
-            .collect(),
-        placement: placement(ctx),
-        slurm: crate::meta::Slurm::from_env(),
-        timer: "MPI_Wtime".into(),
-        timer_resolution_s: mpi::time_resolution(),
-        library_algorithms: candidates::library::algorithms()
-            .iter()
-            .map(candidates::library::Algorithm::record)
-            .collect(),
-        ..Meta::default()
-    }
-}
-
-/// Where the ranks run (collective): how many are not bound to CPUs, and
-/// the node with the most ranks per online CPU. Read from Linux's
-/// `/proc/self/status` and `/sys/devices/system/cpu/online`; elsewhere
-/// every rank counts as bound to its share.
-fn placement(ctx: &Context) -> crate::meta::Placement {
-    let comm = &*ctx.comm;
-    let online = read_cpu_list("/sys/devices/system/cpu/online");
-    let allowed = std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|status| {
-            let line = status
-                .lines()
-                .find(|l| l.starts_with("Cpus_allowed_list:"))?;
-            Some(cpu_count(line.split(':').nth(1)?))
-        });
-    let unbound = match (online, allowed) {
-        (Some(online), Some(allowed)) => i32::from(online > 1 && allowed >= online),
-        _ => 0,
-    };
-    let on_node = comm.split_shared(comm.rank()).size();
-    let cpus = online.unwrap_or(0) as i32;
-    // The node with the most ranks per CPU, and its numbers.
-    let crowding = on_node as f64 / cpus.max(1) as f64;
-    let mut most = [crowding];
-    ctx.control.max(&mut most);
-    let mut theirs = match crowding == most[0] {
-        true => [on_node as f64, cpus as f64],
-        false => [0.0, 0.0],
-    };
-    ctx.control.max(&mut theirs);
-    let mut unbound_ranks = [i64::from(unbound)];
-    ctx.control.sum(&mut unbound_ranks);
-    crate::meta::Placement {
-        unbound_ranks: unbound_ranks[0] as usize,
-        most_ranks_on_a_node: theirs[0] as usize,
-        cpus_on_that_node: theirs[1] as usize,
-    }
-}
-
-fn read_cpu_list(path: &str) -> Option<usize> {
-    Some(cpu_count(&std::fs::read_to_string(path).ok()?))
-}
-
-/// The CPUs of a Linux CPU list such as `0-3,8,10-11`.
-fn cpu_count(list: &str) -> usize {
-    list.trim()
-        .split(',')
-        .filter(|part| !part.is_empty())
-        .map(|part| match part.split_once('-') {
-            Some((a, b)) => match (a.trim().parse::<usize>(), b.trim().parse::<usize>()) {
-                (Ok(a), Ok(b)) if b >= a => b - a + 1,
-                _ => 0,
-            },
-            None => usize::from(part.trim().parse::<usize>().is_ok()),
-        })
-        .sum()
-}
-
-#[cfg(test)]
-mod placement_tests {
-    use super::cpu_count;
-
-    #[test]
-    fn cpu_lists_count_ranges_and_singles() {
-        assert_eq!(cpu_count("0-1\n"), 2);
-        assert_eq!(cpu_count("0"), 1);
-        assert_eq!(cpu_count("\t0-3,8,10-11"), 7);
-        assert_eq!(cpu_count(""), 0);
-    }
 }

@@ -267,6 +267,7 @@ pub(crate) mod tests {
             violated_by: None,
             sensitivity: Some(1.25),
             powerless: false,
+            timer_bound: false,
         }
     }
 

@@ -1,6 +1,7 @@
-//! The PMPI fault-injection library (`tests/faults/pmpi_faults.c`) and the
-//! library-algorithm probe (`tests/faults/mpit_probe.c`): built once per
-//! test process, preloaded into the ranks of a `Launch`.
+//! The PMPI fault-injection library (`tests/faults/pmpi_faults.c`), the
+//! library-algorithm probe (`tests/faults/mpit_probe.c`) and the host-lie
+//! library (`tests/faults/pmpi_host.c`): built once per test process,
+//! preloaded into the ranks of a `Launch`.
 
 use super::{is_open_mpi, Launch};
 use std::path::{Path, PathBuf};
@@ -76,6 +77,25 @@ pub fn with_fault(launch: Launch, spec: &str) -> Launch {
 /// `launch` with the probe preloaded into its ranks.
 pub fn with_probe(launch: Launch) -> Launch {
     let args = forward("LD_PRELOAD", probe().to_str().expect("a UTF-8 path"));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    launch.launcher_args(&args)
+}
+
+/// The host-lie library (`tests/faults/pmpi_host.c`), built like [`library`].
+pub fn host_library() -> PathBuf {
+    static HOST: OnceLock<PathBuf> = OnceLock::new();
+    HOST.get_or_init(|| build("pmpi_host")).clone()
+}
+
+/// `launch` with the host-lie library preloaded into its ranks and
+/// configured by `settings` (`PGCHECK_WTIME_ROUND_S`, `PGCHECK_SPLIT_ALONE`;
+/// described at the top of pmpi_host.c).
+pub fn with_host_lie(launch: Launch, settings: &[(&str, &str)]) -> Launch {
+    let library = host_library();
+    let mut args = forward("LD_PRELOAD", library.to_str().expect("a UTF-8 path"));
+    for (key, value) in settings {
+        args.extend(forward(key, value));
+    }
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     launch.launcher_args(&args)
 }

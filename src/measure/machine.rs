@@ -1,0 +1,492 @@
+//! What the run runs on, found out rather than believed: the library, the
+//! hosts and their CPUs, the nodes `MPI_Comm_split_type` reports checked
+//! against host names, and the timer's granularity and cost measured from
+//! consecutive reads of `MPI_Wtime` (not read from `MPI_Wtick`).
+//!
+//! Cross-rank exchanges go through [`share`] alone, built on
+//! point-to-point messages: pgcheck's bookkeeping never rests on the
+//! collectives it checks.
+
+use super::Context;
+use crate::candidates;
+use crate::meta::{Meta, Placement};
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+/// What this run runs on (library, processes, nodes, hosts, timer, the
+/// environment that selects algorithms); collective over the context.
+pub fn machine(ctx: &Context) -> Meta {
+    let ranks = survey(&ctx.comm);
+    let timer = coarsest(&ctx.comm, probe_timer());
+    let mut hosts: Vec<String> = ranks.iter().map(|r| r.host.clone()).collect();
+    hosts.sort();
+    hosts.dedup();
+    let (nodes, ppn, virtual_nodes) = match &ctx.topology {
+        Ok(t) => (t.nodes, t.ppn, t.virtual_nodes),
+        Err(_) => (hosts.len(), ctx.size() / hosts.len().max(1), false),
+    };
+    let (major, minor) = mpi::environment::version();
+    Meta {
+        tool: "pgcheck".into(),
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        git_revision: option_env!("PGCHECK_GIT_REVISION").map(String::from),
+        mpi_library: mpi::environment::library_version()
+            .unwrap_or_default()
+            .trim()
+            .to_string(),
+        mpi_version: format!("{major}.{minor}"),
+        processes: ctx.size(),
+        nodes,
+        ppn,
+        virtual_nodes,
+        hosts,
+        environment: std::env::vars()
+            .filter(|(k, _)| k.starts_with("OMPI_MCA_") || k.starts_with("MPIR_CVAR_"))
+            .collect(),
+        placement: placement(&ranks),
+        slurm: crate::meta::Slurm::from_env(),
+        timer: "MPI_Wtime".into(),
+        timer_resolution_s: timer.granularity_s,
+        timer_read_cost_s: timer.read_cost_s,
+        timer_wtick_s: mpi::time_resolution(),
+        library_algorithms: candidates::library::algorithms()
+            .iter()
+            .map(candidates::library::Algorithm::record)
+            .collect(),
+        warnings: cross_check(&ranks).into_iter().collect(),
+        ..Meta::default()
+    }
+}
+
+/// How many ranks share this rank's host (by host name); collective.
+pub fn ranks_on_this_host(comm: &SimpleCommunicator) -> usize {
+    let ranks = survey(comm);
+    let mine = &ranks[comm.rank() as usize].host;
+    ranks.iter().filter(|r| &r.host == mine).count()
+}
+
+/// One rank's host as it sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RankHost {
+    /// `gethostname`.
+    pub host: String,
+    /// The lowest rank of its `MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)`
+    /// node: which node the library says it is on.
+    pub node: usize,
+    /// `/sys/devices/system/cpu/online`; 0 where unknown.
+    pub online_cpus: usize,
+    /// `Cpus_allowed_list` of `/proc/self/status`; 0 where unknown.
+    pub allowed_cpus: usize,
+}
+
+impl RankHost {
+    /// This process's host (collective over `comm`: it splits it).
+    fn local(comm: &SimpleCommunicator) -> RankHost {
+        let node = comm.split_shared(comm.rank());
+        let first = node.group().translate_rank(0, &comm.group());
+        let allowed = std::fs::read_to_string("/proc/self/status")
+            .ok()
+            .and_then(|status| {
+                let line = status
+                    .lines()
+                    .find(|l| l.starts_with("Cpus_allowed_list:"))?;
+                Some(cpu_count(line.split(':').nth(1)?))
+            });
+        RankHost {
+            host: host_name(),
+            node: first.map_or(comm.rank() as usize, |r| r as usize),
+            online_cpus: read_cpu_list("/sys/devices/system/cpu/online").unwrap_or(0),
+            allowed_cpus: allowed.unwrap_or(0),
+        }
+    }
+
+    /// Whether its CPU affinity allows every online CPU: the scheduler
+    /// moves it.
+    fn unbound(&self) -> bool {
+        self.online_cpus > 1 && self.allowed_cpus >= self.online_cpus
+    }
+
+    /// Host name bytes, then three numbers.
+    const WIDTH: usize = HOST_WIDTH + 3 * 8;
+
+    fn encode(&self) -> Vec<u8> {
+        let mut bytes = vec![0u8; Self::WIDTH];
+        let name = self.host.as_bytes();
+        let n = name.len().min(HOST_WIDTH);
+        bytes[..n].copy_from_slice(&name[..n]);
+        for (i, x) in [self.node, self.online_cpus, self.allowed_cpus]
+            .into_iter()
+            .enumerate()
+        {
+            bytes[HOST_WIDTH + 8 * i..][..8].copy_from_slice(&(x as u64).to_le_bytes());
+        }
+        bytes
+    }
+
+    fn decode(bytes: &[u8]) -> RankHost {
+        let name = &bytes[..HOST_WIDTH];
+        let end = name.iter().position(|&b| b == 0).unwrap_or(HOST_WIDTH);
+        let number = |i: usize| {
+            let word: [u8; 8] = bytes[HOST_WIDTH + 8 * i..][..8]
+                .try_into()
+                .expect("8 bytes");
+            u64::from_le_bytes(word) as usize
+        };
+        RankHost {
+            host: String::from_utf8_lossy(&name[..end]).into_owned(),
+            node: number(0),
+            online_cpus: number(1),
+            allowed_cpus: number(2),
+        }
+    }
+}
+
+/// The longest host name kept (POSIX HOST_NAME_MAX is 255).
+const HOST_WIDTH: usize = 256;
+
+/// Every rank's host, in rank order, on every rank; collective.
+fn survey(comm: &SimpleCommunicator) -> Vec<RankHost> {
+    share(comm, &RankHost::local(comm).encode())
+        .chunks(RankHost::WIDTH)
+        .map(RankHost::decode)
+        .collect()
+}
+
+/// This process's host name (`gethostname`, independent of MPI).
+fn host_name() -> String {
+    let mut name = [0u8; HOST_WIDTH];
+    // SAFETY: gethostname writes at most `len` bytes into the buffer.
+    let ok = unsafe { libc::gethostname(name.as_mut_ptr().cast(), name.len() - 1) } == 0;
+    let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
+    match ok {
+        true => String::from_utf8_lossy(&name[..end]).into_owned(),
+        false => mpi::environment::processor_name().unwrap_or_default(),
+    }
+}
+
+/// Every rank's `mine` (all of one length), concatenated in rank order, on
+/// every rank, over point-to-point trees ([`algorithms::tree`]), so that it
+/// rests on no collective under test.
+fn share(comm: &SimpleCommunicator, mine: &[u8]) -> Vec<u8> {
+    let mut all = vec![0u8; mine.len() * comm.size() as usize];
+    algorithms::tree::all_gather(comm, mine, &mut all);
+    all
+}
+
+/// The coarsest granularity and the largest read cost over all ranks;
+/// collective.
+fn coarsest(comm: &SimpleCommunicator, mine: TimerSteps) -> TimerSteps {
+    let mut bytes = Vec::with_capacity(24);
+    for x in [mine.granularity_s, mine.read_cost_s, mine.steps as f64] {
+        bytes.extend(x.to_le_bytes());
+    }
+    let all = share(comm, &bytes);
+    let value =
+        |rank: &[u8], i: usize| f64::from_le_bytes(rank[8 * i..][..8].try_into().expect("8 bytes"));
+    all.chunks(24).fold(mine, |worst, rank| TimerSteps {
+        granularity_s: worst.granularity_s.max(value(rank, 0)),
+        read_cost_s: worst.read_cost_s.max(value(rank, 1)),
+        steps: worst.steps.min(value(rank, 2) as usize),
+    })
+}
+
+/// What consecutive reads of a timer show.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TimerSteps {
+    /// The smallest positive difference of two consecutive reads: the
+    /// finest step the timer shows. Timing noise only lengthens such
+    /// differences, so the smallest is robust to it; it is the tick where a
+    /// tick outlasts a read, else the cost of the fastest read (no two
+    /// reads can be closer).
+    pub granularity_s: f64,
+    /// The median, over the spans between consecutive changes of the
+    /// reading, of the span divided by the reads it took: one read's cost,
+    /// on a coarse timer as on a fine one, robust to preemption.
+    pub read_cost_s: f64,
+    /// How many changes the reads showed; 0 when none, and then the
+    /// granularity is only at least the probe's length.
+    pub steps: usize,
+}
+
+impl TimerSteps {
+    /// The steps of consecutive `reads`; None when the reading never
+    /// increased.
+    pub fn of(reads: &[f64]) -> Option<TimerSteps> {
+        let mut granularity = f64::INFINITY;
+        let mut costs = Vec::new();
+        let mut last_change: Option<(usize, f64)> = None;
+        for (i, pair) in reads.windows(2).enumerate() {
+            let delta = pair[1] - pair[0];
+            if delta <= 0.0 {
+                continue;
+            }
+            granularity = granularity.min(delta);
+            if let Some((at, t)) = last_change {
+                costs.push((pair[1] - t) / (i + 1 - at) as f64);
+            }
+            last_change = Some((i + 1, pair[1]));
+        }
+        if costs.is_empty() && granularity.is_infinite() {
+            return None;
+        }
+        let steps = costs.len() + 1;
+        let read_cost_s = match costs.is_empty() {
+            true => f64::NAN,
+            false => crate::stats::describe::median(&costs),
+        };
+        Some(TimerSteps {
+            granularity_s: granularity,
+            read_cost_s,
+            steps,
+        })
+    }
+}
+
+/// Reads `MPI_Wtime` back to back, up to this many times…
+const PROBE_READS: usize = 1 << 19;
+/// …or for this long (enough for 20 steps of a 1 ms clock).
+const PROBE_LIMIT: Duration = Duration::from_millis(50);
+
+/// This rank's timer, from consecutive reads of `MPI_Wtime`.
+pub fn probe_timer() -> TimerSteps {
+    let mut reads = Vec::with_capacity(PROBE_READS);
+    let start = Instant::now();
+    while reads.len() < PROBE_READS && start.elapsed() < PROBE_LIMIT {
+        for _ in 0..1024 {
+            reads.push(mpi::time());
+        }
+    }
+    let span = start.elapsed().as_secs_f64();
+    match TimerSteps::of(&reads) {
+        Some(steps) if steps.read_cost_s.is_finite() => steps,
+        // One change: its size, and no span between changes to cost a read.
+        Some(steps) => TimerSteps {
+            read_cost_s: span / reads.len() as f64,
+            ..steps
+        },
+        // No change: the timer is coarser than the probe is long.
+        None => TimerSteps {
+            granularity_s: span,
+            read_cost_s: span / reads.len() as f64,
+            steps: 0,
+        },
+    }
+}
+
+/// Where the ranks run: how many are not bound to CPUs, and the host with
+/// the most ranks per online CPU, counted by host name (which the nodes of
+/// `MPI_Comm_split_type` may not be).
+pub fn placement(ranks: &[RankHost]) -> Placement {
+    let mut by_host: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    for r in ranks {
+        let (count, cpus) = by_host.entry(&r.host).or_default();
+        *count += 1;
+        *cpus = (*cpus).max(r.online_cpus);
+    }
+    let crowding = |&(count, cpus): &(usize, usize)| count as f64 / cpus.max(1) as f64;
+    let (most, cpus) = by_host
+        .values()
+        .copied()
+        .max_by(|a, b| crowding(a).total_cmp(&crowding(b)))
+        .unwrap_or_default();
+    Placement {
+        unbound_ranks: ranks.iter().filter(|r| r.unbound()).count(),
+        most_ranks_on_a_node: most,
+        cpus_on_that_node: cpus,
+    }
+}
+
+/// A warning naming both views when the nodes of
+/// `MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)` are not the hosts the host
+/// names give; None when they group the ranks alike.
+pub fn cross_check(ranks: &[RankHost]) -> Option<String> {
+    let hosts_of_node = groups(ranks, |r| r.node.to_string(), |r| r.host.clone());
+    let nodes_of_host = groups(ranks, |r| r.host.clone(), |r| r.node.to_string());
+    if hosts_of_node.values().all(|h| h.len() == 1) && nodes_of_host.values().all(|n| n.len() == 1)
+    {
+        return None;
+    }
+    let sizes = |key: fn(&RankHost) -> String| {
+        let mut count: BTreeMap<String, usize> = BTreeMap::new();
+        for r in ranks {
+            *count.entry(key(r)).or_default() += 1;
+        }
+        count.into_values().collect::<Vec<usize>>()
+    };
+    Some(format!(
+        "MPI_Comm_split_type says {}; host names say {}: the library's shared-memory nodes are not the hosts, so lane and hierarchical candidates run on nodes that are not the machines, and ranks per CPU are counted by host name",
+        describe(&sizes(|r| r.node.to_string()), "node", "nodes"),
+        describe(&sizes(|r| r.host.clone()), "host", "hosts"),
+    ))
+}
+
+/// For each `key`, the distinct `value`s of its ranks.
+fn groups(
+    ranks: &[RankHost],
+    key: impl Fn(&RankHost) -> String,
+    value: impl Fn(&RankHost) -> String,
+) -> BTreeMap<String, Vec<String>> {
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for r in ranks {
+        let values = out.entry(key(r)).or_default();
+        let v = value(r);
+        if !values.contains(&v) {
+            values.push(v);
+        }
+    }
+    out
+}
+
+/// Groups of ranks of the given sizes as people read them, largest first:
+/// `4 nodes × 1 rank`, `1 host × 3 ranks + 1 host × 1 rank`.
+fn describe(sizes: &[usize], one: &str, many: &str) -> String {
+    let mut count: BTreeMap<usize, usize> = BTreeMap::new();
+    for &s in sizes {
+        *count.entry(s).or_default() += 1;
+    }
+    count
+        .iter()
+        .rev()
+        .map(|(&ranks, &groups)| {
+            let noun = if groups == 1 { one } else { many };
+            let unit = if ranks == 1 { "rank" } else { "ranks" };
+            format!("{groups} {noun} × {ranks} {unit}")
+        })
+        .collect::<Vec<_>>()
+        .join(" + ")
+}
+
+fn read_cpu_list(path: &str) -> Option<usize> {
+    Some(cpu_count(&std::fs::read_to_string(path).ok()?))
+}
+
+/// The CPUs of a Linux CPU list such as `0-3,8,10-11`.
+fn cpu_count(list: &str) -> usize {
+    list.trim()
+        .split(',')
+        .filter(|part| !part.is_empty())
+        .map(|part| match part.split_once('-') {
+            Some((a, b)) => match (a.trim().parse::<usize>(), b.trim().parse::<usize>()) {
+                (Ok(a), Ok(b)) if b >= a => b - a + 1,
+                _ => 0,
+            },
+            None => usize::from(part.trim().parse::<usize>().is_ok()),
+        })
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_lists_count_ranges_and_singles() {
+        assert_eq!(cpu_count("0-1\n"), 2);
+        assert_eq!(cpu_count("0"), 1);
+        assert_eq!(cpu_count("\t0-3,8,10-11"), 7);
+        assert_eq!(cpu_count(""), 0);
+    }
+
+    /// Reads of a clock of tick `tick_s` by reads `cost_s` apart, with a
+    /// preemption of `pause_s` after every 100 000th read.
+    fn reads(n: usize, cost_s: f64, tick_s: f64, pause_s: f64) -> Vec<f64> {
+        let mut t = 12.345;
+        (0..n)
+            .map(|i| {
+                t += cost_s + if i % 100_000 == 99_999 { pause_s } else { 0.0 };
+                (t / tick_s).floor() * tick_s
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_rounded_clock_shows_its_tick_and_the_cost_of_a_read() {
+        // 1 ms ticks, 30 ns reads, 7 ms pauses: the rounding of the fault test.
+        let steps = TimerSteps::of(&reads(1 << 20, 30e-9, 1e-3, 7e-3)).unwrap();
+        assert!((steps.granularity_s / 1e-3 - 1.0).abs() < 1e-6, "{steps:?}");
+        assert!((steps.read_cost_s / 30e-9 - 1.0).abs() < 0.01, "{steps:?}");
+        assert!(steps.steps > 30, "{steps:?}");
+    }
+
+    #[test]
+    fn a_fine_clock_shows_the_fastest_read() {
+        // 1 ns ticks, 25 ns reads: no two reads are closer than one read.
+        let steps = TimerSteps::of(&reads(100_000, 25e-9, 1e-9, 5e-6)).unwrap();
+        assert!(
+            (steps.granularity_s / 25e-9 - 1.0).abs() < 0.05,
+            "{steps:?}"
+        );
+        assert!((steps.read_cost_s / 25e-9 - 1.0).abs() < 0.05, "{steps:?}");
+    }
+
+    #[test]
+    fn a_clock_that_never_moves_has_no_steps() {
+        assert_eq!(TimerSteps::of(&[1.0; 100]), None);
+        assert_eq!(TimerSteps::of(&[]), None);
+        // One step: a granularity, but no span to cost a read by.
+        let one = TimerSteps::of(&[1.0, 1.0, 2.0, 2.0]).unwrap();
+        assert_eq!(one.granularity_s, 1.0);
+        assert!(one.read_cost_s.is_nan());
+    }
+
+    fn rank(host: &str, node: usize) -> RankHost {
+        RankHost {
+            host: host.into(),
+            node,
+            online_cpus: 2,
+            allowed_cpus: 1,
+        }
+    }
+
+    #[test]
+    fn nodes_of_their_own_on_one_host_are_named_in_both_views() {
+        let lying: Vec<RankHost> = (0..4).map(|r| rank("vm", r)).collect();
+        let warning = cross_check(&lying).expect("the views disagree");
+        assert!(
+            warning.starts_with(
+                "MPI_Comm_split_type says 4 nodes × 1 rank; host names say 1 host × 4 ranks"
+            ),
+            "{warning}"
+        );
+        // Counted by host name: four ranks on two CPUs.
+        let p = placement(&lying);
+        assert_eq!((p.most_ranks_on_a_node, p.cpus_on_that_node), (4, 2));
+        assert!(p.oversubscribed());
+    }
+
+    #[test]
+    fn a_node_across_hosts_disagrees_and_matching_views_agree() {
+        let joined = [rank("a", 0), rank("a", 0), rank("b", 0)];
+        let warning = cross_check(&joined).expect("one node, two hosts");
+        assert!(
+            warning.starts_with(
+                "MPI_Comm_split_type says 1 node × 3 ranks; host names say 1 host × 2 ranks + 1 host × 1 rank"
+            ),
+            "{warning}"
+        );
+        let agree = [rank("a", 0), rank("a", 0), rank("b", 2), rank("b", 2)];
+        assert_eq!(cross_check(&agree), None);
+        let p = placement(&agree);
+        assert_eq!((p.most_ranks_on_a_node, p.cpus_on_that_node), (2, 2));
+        assert!(!p.oversubscribed());
+    }
+
+    #[test]
+    fn host_records_survive_their_encoding() {
+        let r = RankHost {
+            host: "node-17.cluster".into(),
+            node: 12,
+            online_cpus: 128,
+            allowed_cpus: 1,
+        };
+        assert_eq!(RankHost::decode(&r.encode()), r);
+        assert!(!r.unbound());
+        assert!(RankHost {
+            allowed_cpus: 128,
+            ..r
+        }
+        .unbound());
+    }
+}

@@ -1,0 +1,73 @@
+/*
+ * Test-only lies about the host, through the MPI profiling interface (PMPI).
+ *
+ * Loaded with LD_PRELOAD into the MPI ranks (never into mpirun), it
+ * interposes MPI_Wtime and MPI_Comm_split_type, so that the tests can show
+ * that pgcheck measures its timer instead of believing MPI_Wtick, and
+ * cross-checks the nodes MPI reports against host names.
+ *
+ * Configuration (environment, read at every call; unset means pass through):
+ *
+ *   PGCHECK_WTIME_ROUND_S=Q   MPI_Wtime returns PMPI_Wtime() rounded down
+ *                             to a multiple of Q seconds (e.g. 0.001: a
+ *                             1 ms clock). MPI_Wtick is left alone, so it
+ *                             still claims the library's fine resolution.
+ *   PGCHECK_SPLIT_ALONE=1     MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)
+ *                             puts every rank on a node of its own (colour
+ *                             = rank), whatever the hardware shares.
+ *
+ * A value that cannot be parsed is reported on stderr, then MPI_Abort.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The rounding quantum of MPI_Wtime; 0: none. Read once. */
+static double quantum(void) {
+    static int read = 0;
+    static double q = 0.0;
+    if (!read) {
+        const char *text = getenv("PGCHECK_WTIME_ROUND_S");
+        if (text != NULL && *text != '\0') {
+            char *end = NULL;
+            q = strtod(text, &end);
+            if (end == text || *end != '\0' || !(q > 0.0 && q < 1e9)) {
+                fprintf(stderr, "bad PGCHECK_WTIME_ROUND_S: %s\n", text);
+                PMPI_Abort(MPI_COMM_WORLD, 2);
+            }
+        }
+        read = 1;
+    }
+    return q;
+}
+
+double MPI_Wtime(void) {
+    double t = PMPI_Wtime();
+    double q = quantum();
+    /* Truncation is rounding down: MPI_Wtime is never negative. */
+    return q > 0.0 ? (double)(long long)(t / q) * q : t;
+}
+
+/* Whether shared-memory splits put every rank alone. */
+static int alone(void) {
+    const char *text = getenv("PGCHECK_SPLIT_ALONE");
+    if (text == NULL || *text == '\0' || strcmp(text, "0") == 0) {
+        return 0;
+    }
+    if (strcmp(text, "1") != 0) {
+        fprintf(stderr, "bad PGCHECK_SPLIT_ALONE: %s (0 or 1)\n", text);
+        PMPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    return 1;
+}
+
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
+                        MPI_Comm *newcomm) {
+    if (split_type == MPI_COMM_TYPE_SHARED && alone()) {
+        int rank;
+        PMPI_Comm_rank(comm, &rank);
+        return PMPI_Comm_split(comm, rank, key, newcomm);
+    }
+    return PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
+}
