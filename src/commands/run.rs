@@ -41,6 +41,10 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
     meta.warnings.extend(powerless);
     meta.warnings
         .extend(meta.placement.warnings(meta.processes));
+    // How long one call takes tells how long cases whose calls outlast a
+    // slice really take.
+    let calls = measure::call_seconds(ctx, &plan.cases, plan.slice_s());
+    let plan = plan.with_call_seconds(&calls);
     plan.record(&mut meta);
     if leader {
         report::remark(&report::plan_text(&plan, &meta));
@@ -94,6 +98,7 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
     // The last case's files, too, were written outside its slices.
     harness.rebase();
     record_costs(&mut meta, &harness);
+    meta.largest_peak_rss_bytes = measure::largest_peak_rss_bytes(ctx);
     if let Some(progress) = progress {
         progress.finish();
     }
@@ -165,7 +170,11 @@ fn plan_of(ctx: &Context, config: &Config, args: &RunArgs) -> Result<Plan, Strin
             |d| d.as_secs_f64(),
         ),
     };
-    plan::from_config(&config, settings, &world(ctx, &args.setup)).map_err(|e| e.0)
+    let mut world = world(ctx, &args.setup);
+    if args.cache == crate::settings::CacheState::Cold {
+        world.resident_bytes += measure::cold_cache_bytes();
+    }
+    plan::from_config(&config, settings, &world).map_err(|e| e.0)
 }
 
 /// Creates the output directory on rank 0 and tells every rank whether it

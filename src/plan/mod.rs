@@ -12,7 +12,10 @@ use crate::settings::{Settings, UniversalMode};
 use crate::stats::power;
 use std::time::Duration;
 
+pub mod memory;
 pub mod verify;
+
+use memory::Footprint;
 
 /// One collective at one size and root, with the candidates to measure.
 #[derive(Clone, Debug)]
@@ -27,6 +30,42 @@ pub struct Case {
     /// With `--universal shared`: the next smaller size of the series
     /// (bytes, count), whose library call runs in this case's rounds too.
     pub smaller: Option<(u64, usize)>,
+    /// Seconds of one call of the library's collective, probed before
+    /// measuring (0 until probed, or when the case is skipped).
+    pub call_s: f64,
+}
+
+impl Case {
+    /// Candidate measurements of the case (with the library's call at a
+    /// smaller size, where the case times it too).
+    pub fn measurements(&self) -> usize {
+        let smaller = usize::from(self.smaller.is_some() && !self.candidates.is_empty());
+        self.candidates.len() + smaller
+    }
+
+    /// Calls each candidate makes outside its slices: warm-up and one per
+    /// verification (two for an operator checked twice).
+    fn calls_outside(&self, warmup: usize) -> usize {
+        let key = &self.key;
+        let second = key.collective.is_reduction() && key.op.second_check(key.datatype).is_some();
+        warmup + 1 + usize::from(second)
+    }
+}
+
+/// A case whose one call outlasts a round's share of the budget: each of
+/// its slices takes one call, not its share.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LongCall {
+    /// e.g. `allreduce 67108864 B`.
+    pub label: String,
+    pub call_s: f64,
+    pub measurements: usize,
+    /// What its slices take, all candidates, and the calls outside them
+    /// (warm-up and verification).
+    pub slices_s: f64,
+    pub outside_s: f64,
+    /// Calls per candidate outside the slices.
+    pub calls_outside: usize,
 }
 
 /// Everything a run will do.
@@ -34,22 +73,72 @@ pub struct Case {
 pub struct Plan {
     pub settings: Settings,
     pub cases: Vec<Case>,
+    /// The largest resident set of a process when planning, counted in
+    /// every case's memory ([`World::resident_bytes`]).
+    pub resident_bytes: u64,
 }
 
 impl Plan {
-    /// Candidate measurements in the plan (with the library's call at a
-    /// smaller size, where a case times it too).
+    /// Candidate measurements in the plan.
     pub fn measurements(&self) -> usize {
-        let smaller = |c: &Case| usize::from(c.smaller.is_some() && !c.candidates.is_empty());
-        self.cases
-            .iter()
-            .map(|c| c.candidates.len() + smaller(c))
-            .sum()
+        self.cases.iter().map(Case::measurements).sum()
     }
 
-    /// How long measuring takes: every candidate of every case for the budget.
-    pub fn expected(&self) -> Duration {
+    /// A round's share of the budget: one slice of one candidate.
+    pub fn slice_s(&self) -> f64 {
+        self.settings.budget.as_secs_f64() / self.settings.rounds as f64
+    }
+
+    /// What the budget alone books: every candidate of every case for the
+    /// budget.
+    pub fn budgeted(&self) -> Duration {
         self.settings.budget * self.measurements() as u32
+    }
+
+    /// How long measuring takes: the budget, and for cases whose one call
+    /// outlasts a slice, their calls instead ([`Plan::long_calls`]).
+    pub fn expected(&self) -> Duration {
+        let long: f64 = self
+            .long_calls()
+            .iter()
+            .map(|l| {
+                l.slices_s + l.outside_s
+                    - self.settings.budget.as_secs_f64() * l.measurements as f64
+            })
+            .sum();
+        self.budgeted() + Duration::from_secs_f64(long.max(0.0))
+    }
+
+    /// The cases whose one call ([`Case::call_s`]) is longer than a slice:
+    /// a slice takes at least one observation, so each of their rounds
+    /// takes a call per candidate, and warm-up and verification take calls
+    /// of the same length.
+    pub fn long_calls(&self) -> Vec<LongCall> {
+        let (slice, rounds) = (self.slice_s(), self.settings.rounds as f64);
+        self.cases
+            .iter()
+            .filter(|c| c.call_s > slice && c.measurements() > 0)
+            .map(|c| {
+                let n = c.measurements() as f64;
+                let calls_outside = c.calls_outside(self.settings.warmup);
+                LongCall {
+                    label: format!("{} {} B", c.key.collective, c.key.size_bytes),
+                    call_s: c.call_s,
+                    measurements: c.measurements(),
+                    slices_s: n * rounds * c.call_s,
+                    outside_s: n * calls_outside as f64 * c.call_s,
+                    calls_outside,
+                }
+            })
+            .collect()
+    }
+
+    /// Sets every case's probed call time (seconds, in the order of the cases).
+    pub fn with_call_seconds(mut self, seconds: &[f64]) -> Plan {
+        for (case, &s) in self.cases.iter_mut().zip(seconds) {
+            case.call_s = s;
+        }
+        self
     }
 
     /// Records in `meta` how the run measures, and when it started.
@@ -65,6 +154,7 @@ impl Plan {
         meta.cache = format!("{:?}", s.cache).to_lowercase();
         meta.universal = format!("{:?}", s.universal).to_lowercase();
         meta.plan_s = self.expected().as_secs_f64();
+        meta.resident_bytes = self.resident_bytes;
     }
 }
 
@@ -74,8 +164,12 @@ pub struct World {
     pub processes: usize,
     /// Whether lane and hier candidates can run, or why not.
     pub topology: Result<(), String>,
-    /// Bytes a process may allocate for one case's buffers and scratch.
+    /// Bytes a process may hold at most: its resident set when planning
+    /// and one case's [`Footprint`].
     pub max_memory: u64,
+    /// The largest resident set of a process when planning, and what the
+    /// run allocates for all cases (the cold-cache buffer).
+    pub resident_bytes: u64,
 }
 
 /// The default of `--max-memory`: a quarter of the machine's memory shared
@@ -93,26 +187,6 @@ pub fn default_max_memory(processes_per_host: usize) -> u64 {
         })
         .map_or(8 << 30, |kib| kib << 10);
     (total / 4 / processes_per_host.max(1) as u64).min(4 << 30)
-}
-
-/// Bytes of the harness's buffers for a case on one process, and a bound
-/// on what a competitor adds as scratch: a per-process collective's
-/// competitors may hold all p blocks once more, the others the vector twice.
-fn memory(
-    collective: Collective,
-    count: usize,
-    datatype: Datatype,
-    processes: usize,
-) -> (u64, u64) {
-    let shape = crate::collective::Shape::new(collective, processes, 0, 0, count);
-    let bytes = |elements: usize| (elements * datatype.size()) as u64;
-    let buffers = bytes(shape.send_len() + shape.recv_len());
-    let scratch = if collective.size_is_per_process() {
-        bytes(processes * count)
-    } else {
-        bytes(2 * count)
-    };
-    (buffers, scratch)
 }
 
 /// "12.0 MiB".
@@ -207,7 +281,11 @@ pub fn from_config(config: &Config, settings: Settings, world: &World) -> Result
             case.smaller = smaller;
         }
     }
-    Ok(Plan { settings, cases })
+    Ok(Plan {
+        settings,
+        cases,
+        resident_bytes: world.resident_bytes,
+    })
 }
 
 /// One case; competitors that cannot run on this world are set aside.
@@ -223,14 +301,19 @@ pub fn case(
     world: &World,
 ) -> Case {
     let count = (size_bytes / datatype.size() as u64) as usize;
-    let (buffers, scratch) = memory(collective, count, datatype, world.processes);
+    let footprint = Footprint::of(collective, count, datatype, op, world.processes, root);
+    let needs = |bytes: u64| world.resident_bytes + bytes;
     let mut candidates = vec![DEFAULT.to_string()];
     let mut skipped = Vec::new();
-    let fits = buffers <= world.max_memory;
+    let fits = needs(footprint.alone()) <= world.max_memory;
     if !fits {
         let why = format!(
-            "needs {} per process, above --max-memory {}",
-            mib(buffers),
+            "needs {} per process ({} resident, {} buffers, {} verification, {} for the library's temporaries), above --max-memory {}",
+            mib(needs(footprint.alone())),
+            mib(world.resident_bytes),
+            mib(footprint.buffers),
+            mib(footprint.verification),
+            mib(footprint.library),
             mib(world.max_memory)
         );
         skipped.push((DEFAULT.to_string(), why.clone()));
@@ -239,15 +322,18 @@ pub fn case(
     }
     for &name in competitors.iter().filter(|_| fits) {
         let family = candidates::find(name).map(|c| c.family);
+        // Every competitor is prepared, with its scratch, before any runs.
+        let with_it = needs(footprint.with(candidates.len()));
         match (&world.topology, family) {
             (Err(why), Some(Family::Lane | Family::Hier)) => {
                 skipped.push((name.to_string(), why.clone()))
             }
-            _ if buffers + scratch > world.max_memory => skipped.push((
+            _ if with_it > world.max_memory => skipped.push((
                 name.to_string(),
                 format!(
-                    "may need {} per process with scratch, above --max-memory {}",
-                    mib(buffers + scratch),
+                    "may need {} per process with the scratch of {} competitors, above --max-memory {}",
+                    mib(with_it),
+                    candidates.len(),
                     mib(world.max_memory)
                 ),
             )),
@@ -267,6 +353,7 @@ pub fn case(
         skipped,
         blocks,
         smaller: None,
+        call_s: 0.0,
     }
 }
 

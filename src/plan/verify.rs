@@ -47,6 +47,7 @@ pub fn plan(config: Option<&Config>, selection: &Selection, world: &World) -> Re
         None => Plan {
             settings,
             cases: built_in(selection, world)?,
+            resident_bytes: world.resident_bytes,
         },
     };
     for name in &selection.collectives {
