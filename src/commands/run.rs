@@ -43,8 +43,8 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
         .extend(meta.placement.warnings(meta.processes));
     // How long one call takes tells how long cases whose calls outlast a
     // slice really take.
-    let calls = measure::call_seconds(ctx, &plan.cases, plan.slice_s());
-    let plan = plan.with_call_seconds(&calls);
+    let probes = measure::probe_cases(ctx, &plan.cases, plan.slice_s());
+    let plan = plan.with_probes(&probes);
     plan.record(&mut meta);
     if leader {
         report::remark(&report::plan_text(&plan, &meta));

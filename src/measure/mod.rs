@@ -12,7 +12,7 @@ mod verify;
 pub use harness::Harness;
 pub use observe::LATE_CAP;
 use observe::{assemble, observe_until, Pace};
-pub use probe::{call_seconds, cold_cache_bytes, largest_peak_rss_bytes, resident_bytes};
+pub use probe::{cold_cache_bytes, largest_peak_rss_bytes, probe_cases, resident_bytes};
 use verify::{agree_on_failure, Check};
 
 use crate::candidates::{self, Call, NotApplicable, Setup, Switch, Tuning};

@@ -5,52 +5,58 @@ use super::{harness, setup, Context};
 use crate::candidates;
 use crate::collective::Shape;
 use crate::element::Element;
-use crate::plan::Case;
+use crate::plan::{Case, CaseProbe};
 use crate::reference::{self, Inputs};
 use crate::with_element;
 use mpi::collective::SystemOperation;
 use mpi::traits::*;
 
-/// Seconds of one call of `default` in every case (maximum over ranks; 0
-/// for a case skipped whole), so that the plan can tell how long cases
-/// whose calls outlast a round's share of the budget take. A call longer
-/// than `slice_s` is made twice and the faster counts: the first call of a
-/// size also pays for touching its buffers. Collective.
-pub fn call_seconds(ctx: &Context, cases: &[Case], slice_s: f64) -> Vec<f64> {
+/// Probes every case (all zero for a case skipped whole), so that the plan
+/// can tell how long cases whose calls outlast a round's share of the
+/// budget take. A call longer than `slice_s` is made twice and the faster
+/// counts: the first call of a size also pays for touching its buffers.
+/// Collective.
+pub fn probe_cases(ctx: &Context, cases: &[Case], slice_s: f64) -> Vec<CaseProbe> {
     cases
         .iter()
         .map(|case| match case.candidates.is_empty() {
-            true => 0.0,
-            false => with_element!(case.key.datatype, T => time_default::<T>(ctx, case, slice_s)),
+            true => CaseProbe::default(),
+            false => with_element!(case.key.datatype, T => probe::<T>(ctx, case, slice_s)),
         })
         .collect()
 }
 
-fn time_default<T: Element>(ctx: &Context, case: &Case, slice_s: f64) -> f64 {
+fn probe<T: Element>(ctx: &Context, case: &Case, slice_s: f64) -> CaseProbe {
     let key = &case.key;
     let shape = Shape::new(key.collective, ctx.size(), ctx.rank(), key.root, key.count);
     let mut call = candidates::native::prepare::<T>(&setup(ctx, case, &shape, key.op));
     let inputs = Inputs::new(key.collective, key.op, shape.size);
+    let started = mpi::time();
     // Never the dangling pointer of an empty Vec (MPI_IN_PLACE in Open MPI).
     let mut send = reference::send_buffer::<T>(&shape, &inputs);
     send.reserve(1);
+    let inputs_s = largest_f64(ctx, mpi::time() - started);
     let mut recv = Vec::with_capacity(shape.recv_len().max(1));
     recv.resize(shape.recv_len(), T::default());
     let mut once = || {
         ctx.comm.barrier();
         let start = mpi::time();
         call(&send, &mut recv);
-        let local = mpi::time() - start;
-        let mut max = 0.0;
-        ctx.comm
-            .all_reduce_into(&local, &mut max, SystemOperation::max());
-        max
+        largest_f64(ctx, mpi::time() - start)
     };
     let first = once();
-    match first > slice_s {
+    let call_s = match first > slice_s {
         true => first.min(once()),
         false => first,
-    }
+    };
+    CaseProbe { call_s, inputs_s }
+}
+
+fn largest_f64(ctx: &Context, local: f64) -> f64 {
+    let mut max = 0.0;
+    ctx.comm
+        .all_reduce_into(&local, &mut max, SystemOperation::max());
+    max
 }
 
 /// The largest resident set of any process now, in bytes (Linux's

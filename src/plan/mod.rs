@@ -30,9 +30,11 @@ pub struct Case {
     /// With `--universal shared`: the next smaller size of the series
     /// (bytes, count), whose library call runs in this case's rounds too.
     pub smaller: Option<(u64, usize)>,
-    /// Seconds of one call of the library's collective, probed before
-    /// measuring (0 until probed, or when the case is skipped).
+    /// Seconds of one call of the library's collective, and of computing
+    /// one rank's inputs, probed before measuring (0 until probed, or when
+    /// the case is skipped).
     pub call_s: f64,
+    pub inputs_s: f64,
 }
 
 impl Case {
@@ -50,6 +52,25 @@ impl Case {
         let second = key.collective.is_reduction() && key.op.second_check(key.datatype).is_some();
         warmup + 1 + usize::from(second)
     }
+
+    /// Seconds verification spends computing inputs: the harness's send
+    /// buffer, then per check this rank's send buffer, the receive buffer
+    /// before the call and the expected output, about p ranks' inputs.
+    fn reference_s(&self, processes: usize) -> f64 {
+        let checks = self.calls_outside(0);
+        self.inputs_s * (1 + checks * (processes + 2)) as f64
+    }
+}
+
+/// What one case costs besides its budget, in seconds (maximum over
+/// ranks), as `measure` probes it before the plan is printed.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CaseProbe {
+    /// One call of `default`.
+    pub call_s: f64,
+    /// Computing one rank's inputs, of which verification's reference
+    /// computes every rank's.
+    pub inputs_s: f64,
 }
 
 /// A case whose one call outlasts a round's share of the budget: each of
@@ -66,6 +87,8 @@ pub struct LongCall {
     pub outside_s: f64,
     /// Calls per candidate outside the slices.
     pub calls_outside: usize,
+    /// What verification's reference computes from every rank's inputs.
+    pub reference_s: f64,
 }
 
 /// Everything a run will do.
@@ -76,6 +99,8 @@ pub struct Plan {
     /// The largest resident set of a process when planning, counted in
     /// every case's memory ([`World::resident_bytes`]).
     pub resident_bytes: u64,
+    /// The processes the plan runs on.
+    pub processes: usize,
 }
 
 impl Plan {
@@ -102,7 +127,7 @@ impl Plan {
             .long_calls()
             .iter()
             .map(|l| {
-                l.slices_s + l.outside_s
+                l.slices_s + l.outside_s + l.reference_s
                     - self.settings.budget.as_secs_f64() * l.measurements as f64
             })
             .sum();
@@ -128,15 +153,17 @@ impl Plan {
                     slices_s: n * rounds * c.call_s,
                     outside_s: n * calls_outside as f64 * c.call_s,
                     calls_outside,
+                    reference_s: c.reference_s(self.processes),
                 }
             })
             .collect()
     }
 
-    /// Sets every case's probed call time (seconds, in the order of the cases).
-    pub fn with_call_seconds(mut self, seconds: &[f64]) -> Plan {
-        for (case, &s) in self.cases.iter_mut().zip(seconds) {
-            case.call_s = s;
+    /// Sets what was probed of every case (in the order of the cases).
+    pub fn with_probes(mut self, probes: &[CaseProbe]) -> Plan {
+        for (case, probe) in self.cases.iter_mut().zip(probes) {
+            case.call_s = probe.call_s;
+            case.inputs_s = probe.inputs_s;
         }
         self
     }
@@ -285,6 +312,7 @@ pub fn from_config(config: &Config, settings: Settings, world: &World) -> Result
         settings,
         cases,
         resident_bytes: world.resident_bytes,
+        processes: world.processes,
     })
 }
 
@@ -354,6 +382,7 @@ pub fn case(
         blocks,
         smaller: None,
         call_s: 0.0,
+        inputs_s: 0.0,
     }
 }
 
@@ -414,4 +443,98 @@ pub fn verify_counts(processes: usize, datatype: Datatype) -> Vec<usize> {
     counts.sort_unstable();
     counts.dedup();
     counts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::settings::{CacheState, SyncMode};
+
+    /// Allreduce of int32 sums at `sizes` on 4 ranks, two candidates each,
+    /// 100 ms in 10 rounds, 3 warm-ups.
+    fn plan(sizes: &[u64]) -> Plan {
+        let world = World {
+            processes: 4,
+            topology: Ok(()),
+            max_memory: u64::MAX,
+            resident_bytes: 0,
+        };
+        let cases = sizes
+            .iter()
+            .map(|&size| {
+                case(
+                    Collective::Allreduce,
+                    size,
+                    Datatype::Int32,
+                    Op::Sum,
+                    0,
+                    &["allreduce_as_reduce_bcast"],
+                    None,
+                    &world,
+                )
+            })
+            .collect();
+        Plan {
+            settings: Settings {
+                budget: Duration::from_millis(100),
+                rounds: 10,
+                seed: 1,
+                warmup: 3,
+                sync: SyncMode::Barrier,
+                cache: CacheState::Warm,
+                resync_s: 10.0,
+                drift_s: 0.0,
+                universal: UniversalMode::Apart,
+            },
+            cases,
+            resident_bytes: 0,
+            processes: 4,
+        }
+    }
+
+    #[test]
+    fn calls_longer_than_a_slice_replace_its_budget_in_the_plan() {
+        let probes = [
+            // 1 ms: shorter than the 10 ms slice, the budget holds.
+            CaseProbe {
+                call_s: 0.001,
+                inputs_s: 0.0,
+            },
+            // 250 ms a call, 100 ms for one rank's inputs.
+            CaseProbe {
+                call_s: 0.25,
+                inputs_s: 0.1,
+            },
+        ];
+        let plan = plan(&[1024, 64 << 20]).with_probes(&probes);
+        assert_eq!(plan.budgeted(), Duration::from_millis(400));
+        let long = plan.long_calls();
+        assert_eq!(long.len(), 1);
+        let l = &long[0];
+        assert_eq!(l.label, "allreduce 67108864 B");
+        // 2 candidates × 10 rounds of one call each.
+        assert!((l.slices_s - 5.0).abs() < 1e-9, "{l:?}");
+        // 3 warm-ups and 1 verification (sum is checked once) per candidate.
+        assert_eq!(l.calls_outside, 4);
+        assert!((l.outside_s - 2.0).abs() < 1e-9, "{l:?}");
+        // The harness's send buffer, then 4 + 2 ranks' inputs for the check.
+        assert!((l.reference_s - 0.7).abs() < 1e-9, "{l:?}");
+        // The small case's 0.2 s of budget, and the large one's calls.
+        let expected = plan.expected().as_secs_f64();
+        assert!(
+            (expected - (0.2 + 5.0 + 2.0 + 0.7)).abs() < 1e-6,
+            "{expected}"
+        );
+    }
+
+    #[test]
+    fn without_long_calls_the_plan_is_the_budget() {
+        let probe = CaseProbe {
+            call_s: 0.005,
+            inputs_s: 0.001,
+        };
+        let plan = plan(&[1024, 4096]).with_probes(&[probe, probe]);
+        assert!(plan.long_calls().is_empty());
+        assert_eq!(plan.expected(), plan.budgeted());
+    }
 }

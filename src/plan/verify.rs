@@ -48,6 +48,7 @@ pub fn plan(config: Option<&Config>, selection: &Selection, world: &World) -> Re
             settings,
             cases: built_in(selection, world)?,
             resident_bytes: world.resident_bytes,
+            processes: world.processes,
         },
     };
     for name in &selection.collectives {
