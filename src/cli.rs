@@ -142,7 +142,9 @@ pub struct SetupArgs {
     /// Form virtual nodes of N consecutive ranks (for lane and hier candidates).
     #[arg(long, value_name = "N")]
     pub ppn: Option<usize>,
-    /// Memory a process may use for one case's buffers and scratch, e.g. 512MiB, 2GiB
+    /// Memory a process may hold, e.g. 512MiB, 2GiB: its resident set when planning, and
+    /// per case the buffers, verification's copies, every competitor's scratch and twice
+    /// the largest buffer for the library's temporaries; what does not fit is skipped
     /// (default: a quarter of the node's memory shared by its processes, at most 4 GiB).
     #[arg(long, value_parser = parse_bytes, value_name = "BYTES")]
     pub max_memory: Option<u64>,

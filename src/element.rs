@@ -147,7 +147,23 @@ pub enum Pattern {
     /// A reduction with `op` over `processes` ranks: values that keep every
     /// order of evaluation exact and never saturate (a bitwise or over the
     /// ranks sets about half the bits, an and clears about half).
-    Reduction { op: Op, processes: usize },
+    Reduction {
+        op: Op,
+        /// Bitwise or/and: a bit is set where its hash byte is below this
+        /// ([`sparse_threshold`] of `processes`), computed once per pattern,
+        /// not once per element and rank.
+        bit_threshold: u64,
+    },
+}
+
+impl Pattern {
+    /// The pattern of a reduction with `op` over `processes` ranks.
+    pub fn reduction(op: Op, processes: usize) -> Pattern {
+        Pattern::Reduction {
+            op,
+            bit_threshold: sparse_threshold(processes),
+        }
+    }
 }
 
 /// An element type candidates run on.
@@ -187,22 +203,37 @@ fn small(rank: usize, index: usize, op: Op) -> i64 {
     }
 }
 
-/// `bytes` bytes of bits, each set with probability `1 − 0.5^(1/processes)`:
-/// their or over `processes` ranks has about half its bits set, where
-/// uniform bits would give all ones on a few ranks already.
-fn sparse_bits(rank: usize, index: usize, processes: usize, bytes: usize) -> u64 {
+/// Of 256, the hash bytes below which a bit is set so that it is set with
+/// probability `1 − 0.5^(1/processes)`: the or over `processes` ranks of
+/// such bits has about half of them set, where uniform bits would give all
+/// ones on a few ranks already.
+fn sparse_threshold(processes: usize) -> u64 {
     let q = 1.0 - 0.5f64.powf(1.0 / processes.max(1) as f64);
-    let threshold = ((q * 256.0).round() as u64).clamp(1, 255);
+    ((q * 256.0).round() as u64).clamp(1, 255)
+}
+
+/// `bytes` bytes of bits, each set where its hash byte is below `threshold`
+/// ([`sparse_threshold`], at most 128).
+fn sparse_bits(rank: usize, index: usize, threshold: u64, bytes: usize) -> u64 {
     let mut bits = 0u64;
     for byte in 0..bytes {
         let h = mix(rank, index.wrapping_mul(8).wrapping_add(byte) ^ 0xB175);
-        for bit in 0..8 {
-            if (h >> (8 * bit)) & 0xFF < threshold {
-                bits |= 1 << (8 * byte + bit);
-            }
-        }
+        bits |= bytes_below(h, threshold) << (8 * byte);
     }
     bits
+}
+
+/// Bit i set where byte i of `h` is below `threshold` (at most 128), all
+/// eight bytes at once: a byte is below when its top bit is clear and
+/// subtracting the threshold from it with the top bit set clears that bit.
+fn bytes_below(h: u64, threshold: u64) -> u64 {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    debug_assert!(threshold <= 128);
+    let lowered = (h | HIGH).wrapping_sub(threshold * ONES);
+    let below = !h & !lowered & HIGH;
+    // Gathers the top bits of the eight bytes into the lowest byte.
+    (below >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56
 }
 
 /// The raw bits of an integer input.
@@ -212,9 +243,11 @@ fn integer_bits(pattern: Pattern, rank: usize, index: usize, bytes: usize) -> u6
         // blocks of up to 256 ranks are all different.
         Pattern::Movement if bytes == 1 => (rank as u64).wrapping_add(mix(0, index)),
         Pattern::Movement => mix(rank, index),
-        Pattern::Reduction { op, processes } => match op {
-            Op::Bor => sparse_bits(rank, index, processes, bytes),
-            Op::Band => !sparse_bits(rank, index, processes, bytes),
+        Pattern::Reduction {
+            op, bit_threshold, ..
+        } => match op {
+            Op::Bor => sparse_bits(rank, index, bit_threshold, bytes),
+            Op::Band => !sparse_bits(rank, index, bit_threshold, bytes),
             Op::Min | Op::Max | Op::Bxor => mix(rank, index),
             // Sums of bytes that cannot overflow on up to 255 processes:
             // Open MPI 4.1's AVX byte sum saturates instead of wrapping
@@ -338,4 +371,26 @@ macro_rules! with_element {
             }
         }
     };
+}
+
+#[cfg(test)]
+mod sparse_tests {
+    use super::*;
+
+    #[test]
+    fn bytes_below_tests_every_byte_as_a_loop_would() {
+        for threshold in [1, 2, 41, 75, 127, 128] {
+            for i in 0..20_000 {
+                let h = mix(i, threshold as usize);
+                let looped = (0..8)
+                    .filter(|&b| (h >> (8 * b)) & 0xFF < threshold)
+                    .fold(0, |bits, b| bits | 1 << b);
+                assert_eq!(
+                    bytes_below(h, threshold),
+                    looped,
+                    "{h:#x} below {threshold}"
+                );
+            }
+        }
+    }
 }

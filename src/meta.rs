@@ -81,6 +81,14 @@ pub struct Meta {
     pub calls: usize,
     /// Rank 0's largest resident set so far, in bytes, after the last case measured.
     pub peak_rss_bytes: u64,
+    /// The largest resident set of a rank when planning, with the cold-cache
+    /// buffer: what every case's memory counts besides its own.
+    #[serde(default)]
+    pub resident_bytes: u64,
+    /// The largest peak resident set of any rank at the end of the run, in
+    /// bytes: what `--max-memory` bounds.
+    #[serde(default)]
+    pub largest_peak_rss_bytes: u64,
     pub noise_floor_s: f64,
     /// Whether the run was too noisy for the slowdowns asked about, with
     /// the numbers (see `analyse::noise`); set by the analysis.

@@ -18,7 +18,7 @@ impl Inputs {
     /// movement pattern for collectives that do not reduce.
     pub fn new(collective: Collective, op: Op, processes: usize) -> Inputs {
         let pattern = if collective.is_reduction() {
-            Pattern::Reduction { op, processes }
+            Pattern::reduction(op, processes)
         } else {
             Pattern::Movement
         };

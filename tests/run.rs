@@ -338,8 +338,43 @@ fn clocks_reports_every_rank_s_offset() {
     assert!(out.stdout.contains("largest |offset|"), "{}", out.stdout);
 }
 
+/// The largest resident set of a rank when planning a run on `np`
+/// processes with `extra` options (what every case's memory counts
+/// besides its own), from a run of one small case.
+fn resident_bytes(np: usize, name: &str, extra: &[&str]) -> u64 {
+    let dir = scratch(name);
+    let input = input(
+        &dir,
+        "small.yaml",
+        "checks:\n  - collective: allgather\n    sizes: [8]\n    competitors: [allgather_as_allgatherv]\n",
+    );
+    let out_dir = dir.join("out");
+    let mut args = vec![
+        "run",
+        &input,
+        "--allow-powerless",
+        "--budget",
+        "10ms",
+        "--rounds",
+        "2",
+        "--output",
+        out_dir.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let out = pgcheck(np, &args);
+    assert_eq!(out.code, Some(0), "{}", out.text());
+    results(&out_dir)["meta"]["resident_bytes"]
+        .as_u64()
+        .unwrap()
+}
+
 #[test]
 fn cold_cache_and_memory_limits_are_honoured() {
+    // 1 MiB per process on 2 processes: 3 MiB of buffers, 5 MiB of
+    // verification, 4 MiB for the library fit 13 MiB above the processes'
+    // resident set; a competitor's 2 MiB of scratch do not.
+    let limit =
+        (resident_bytes(2, "cold-memory-resident", &["--cache", "cold"]) + (13 << 20)).to_string();
     let dir = scratch("cold-memory");
     let input = input(
         &dir,
@@ -356,7 +391,7 @@ fn cold_cache_and_memory_limits_are_honoured() {
             "--cache",
             "cold",
             "--max-memory",
-            "3MiB",
+            &limit,
             "--output",
             out_dir.to_str().unwrap(),
         ],
@@ -373,8 +408,6 @@ fn cold_cache_and_memory_limits_are_honoured() {
             .all(|c| c["status"] == "measured"),
         "{small}"
     );
-    // 1 MiB per process on 2 processes: 3 MiB of buffers fit, the competitors'
-    // scratch would not.
     let large = r["checks"][1]["candidates"].as_array().unwrap();
     assert_eq!(large[0]["status"], "measured");
     for c in &large[1..] {
@@ -388,8 +421,10 @@ fn cold_cache_and_memory_limits_are_honoured() {
 
 #[test]
 fn an_unmeasured_default_is_no_pass() {
-    // 1 MiB per process on 2 processes needs 3 MiB of buffers: above a
-    // 2 MiB limit the library's call is skipped, and the case has no verdict.
+    // 1 MiB per process on 2 processes needs 12 MiB above the processes'
+    // resident set: with 4 MiB the library's call is skipped, and the case
+    // has no verdict.
+    let limit = (resident_bytes(2, "unmeasured-default-resident", &[]) + (4 << 20)).to_string();
     let dir = scratch("unmeasured-default");
     let input = input(
         &dir,
@@ -403,7 +438,7 @@ fn an_unmeasured_default_is_no_pass() {
             "run",
             &input,
             "--max-memory",
-            "2MiB",
+            &limit,
             "--output",
             out_dir.to_str().unwrap(),
         ],

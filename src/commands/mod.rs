@@ -95,6 +95,7 @@ fn world(ctx: &Context, setup: &SetupArgs) -> World {
         max_memory: setup
             .max_memory
             .unwrap_or_else(|| plan::default_max_memory(on_this_host)),
+        resident_bytes: crate::measure::resident_bytes(ctx),
     }
 }
 

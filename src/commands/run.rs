@@ -37,14 +37,8 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
         Ok(b) => b.filter(|_| leader),
         Err(e) => return input_error(leader, &e),
     };
-    let mut meta = measure::machine(ctx);
-    meta.warnings.extend(powerless);
-    meta.warnings
-        .extend(meta.placement.warnings(meta.processes));
-    plan.record(&mut meta);
-    if leader {
-        report::remark(&report::plan_text(&plan, &meta));
-    }
+    // From here on no call of the library and no wait for the others
+    // outlives its bound.
     measure::watchdog::start(
         ctx.rank(),
         args.setup
@@ -53,6 +47,18 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
             .as_secs_f64(),
         Some(args.output.clone()),
     );
+    let mut meta = measure::machine(ctx);
+    meta.warnings.extend(powerless);
+    meta.warnings
+        .extend(meta.placement.warnings(meta.processes));
+    // How long one call takes tells how long cases whose calls outlast a
+    // slice really take.
+    let probes = measure::probe_cases(ctx, &plan.cases, plan.slice_s());
+    let plan = plan.with_probes(&probes);
+    plan.record(&mut meta);
+    if leader {
+        report::remark(&report::plan_text(&plan, &meta));
+    }
     let mut harness = Harness::start(ctx, &plan.settings);
     meta.noise_floor_s = measure::barrier_floor(ctx, 100);
     if let Some(why) = harness.fall_back_if_too_slow(meta.noise_floor_s) {
@@ -102,6 +108,7 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
     // The last case's files, too, were written outside its slices.
     harness.rebase();
     record_costs(&mut meta, &harness);
+    meta.largest_peak_rss_bytes = measure::largest_peak_rss_bytes(ctx);
     if let Some(progress) = progress {
         progress.finish();
     }
@@ -175,7 +182,11 @@ fn plan_of(ctx: &Context, config: &Config, args: &RunArgs) -> Result<Plan, Strin
             |d| d.as_secs_f64(),
         ),
     };
-    plan::from_config(&config, settings, &world(ctx, &args.setup)).map_err(|e| e.0)
+    let mut world = world(ctx, &args.setup);
+    if args.cache == crate::settings::CacheState::Cold {
+        world.resident_bytes += measure::cold_cache_bytes();
+    }
+    plan::from_config(&config, settings, &world).map_err(|e| e.0)
 }
 
 /// Creates the output directory on rank 0 and tells every rank whether it

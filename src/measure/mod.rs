@@ -7,6 +7,7 @@ pub mod clock;
 mod harness;
 pub mod machine;
 mod observe;
+mod probe;
 mod verify;
 pub mod watchdog;
 
@@ -14,6 +15,7 @@ pub use harness::Harness;
 pub use machine::machine;
 pub use observe::LATE_CAP;
 use observe::{assemble, observe_until, Checked, Pace, Sampler};
+pub use probe::{cold_cache_bytes, largest_peak_rss_bytes, probe_cases, resident_bytes};
 use verify::{agree_on_failure, Check, InPlaceCheck};
 use watchdog::Phase;
 

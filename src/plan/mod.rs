@@ -12,7 +12,10 @@ use crate::settings::{Settings, TimedForms, UniversalMode};
 use crate::stats::power;
 use std::time::Duration;
 
+pub mod memory;
 pub mod verify;
+
+use memory::Footprint;
 
 /// One collective at one size and root, with the candidates to measure.
 #[derive(Clone, Debug)]
@@ -29,6 +32,11 @@ pub struct Case {
     pub smaller: Option<(u64, usize)>,
     /// Which forms of the library's call are timed (both are verified).
     pub timed: TimedForms,
+    /// Seconds of one call of the library's collective, and of computing
+    /// one rank's inputs, probed before measuring (0 until probed, or when
+    /// the case is skipped).
+    pub call_s: f64,
+    pub inputs_s: f64,
 }
 
 impl Case {
@@ -41,6 +49,58 @@ impl Case {
             self.candidates.insert(1, DEFAULT_IN_PLACE.to_string());
         }
     }
+
+    /// Candidate measurements of the case (with the library's call at a
+    /// smaller size, where the case times it too).
+    pub fn measurements(&self) -> usize {
+        let smaller = usize::from(self.smaller.is_some() && !self.candidates.is_empty());
+        self.candidates.len() + smaller
+    }
+
+    /// Calls each candidate makes outside its slices: warm-up and one per
+    /// verification (two for an operator checked twice).
+    fn calls_outside(&self, warmup: usize) -> usize {
+        let key = &self.key;
+        let second = key.collective.is_reduction() && key.op.second_check(key.datatype).is_some();
+        warmup + 1 + usize::from(second)
+    }
+
+    /// Seconds verification spends computing inputs: the harness's send
+    /// buffer, then per check this rank's send buffer, the receive buffer
+    /// before the call and the expected output, about p ranks' inputs.
+    fn reference_s(&self, processes: usize) -> f64 {
+        let checks = self.calls_outside(0);
+        self.inputs_s * (1 + checks * (processes + 2)) as f64
+    }
+}
+
+/// What one case costs besides its budget, in seconds (maximum over
+/// ranks), as `measure` probes it before the plan is printed.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CaseProbe {
+    /// One call of `default`.
+    pub call_s: f64,
+    /// Computing one rank's inputs, of which verification's reference
+    /// computes every rank's.
+    pub inputs_s: f64,
+}
+
+/// A case whose one call outlasts a round's share of the budget: each of
+/// its slices takes one call, not its share.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LongCall {
+    /// e.g. `allreduce 67108864 B`.
+    pub label: String,
+    pub call_s: f64,
+    pub measurements: usize,
+    /// What its slices take, all candidates, and the calls outside them
+    /// (warm-up and verification).
+    pub slices_s: f64,
+    pub outside_s: f64,
+    /// Calls per candidate outside the slices.
+    pub calls_outside: usize,
+    /// What verification's reference computes from every rank's inputs.
+    pub reference_s: f64,
 }
 
 /// Everything a run will do.
@@ -48,22 +108,76 @@ impl Case {
 pub struct Plan {
     pub settings: Settings,
     pub cases: Vec<Case>,
+    /// The largest resident set of a process when planning, counted in
+    /// every case's memory ([`World::resident_bytes`]).
+    pub resident_bytes: u64,
+    /// The processes the plan runs on.
+    pub processes: usize,
 }
 
 impl Plan {
-    /// Candidate measurements in the plan (with the library's call at a
-    /// smaller size, where a case times it too).
+    /// Candidate measurements in the plan.
     pub fn measurements(&self) -> usize {
-        let smaller = |c: &Case| usize::from(c.smaller.is_some() && !c.candidates.is_empty());
-        self.cases
-            .iter()
-            .map(|c| c.candidates.len() + smaller(c))
-            .sum()
+        self.cases.iter().map(Case::measurements).sum()
     }
 
-    /// How long measuring takes: every candidate of every case for the budget.
-    pub fn expected(&self) -> Duration {
+    /// A round's share of the budget: one slice of one candidate.
+    pub fn slice_s(&self) -> f64 {
+        self.settings.budget.as_secs_f64() / self.settings.rounds as f64
+    }
+
+    /// What the budget alone books: every candidate of every case for the
+    /// budget.
+    pub fn budgeted(&self) -> Duration {
         self.settings.budget * self.measurements() as u32
+    }
+
+    /// How long measuring takes: the budget, and for cases whose one call
+    /// outlasts a slice, their calls instead ([`Plan::long_calls`]).
+    pub fn expected(&self) -> Duration {
+        let long: f64 = self
+            .long_calls()
+            .iter()
+            .map(|l| {
+                l.slices_s + l.outside_s + l.reference_s
+                    - self.settings.budget.as_secs_f64() * l.measurements as f64
+            })
+            .sum();
+        self.budgeted() + Duration::from_secs_f64(long.max(0.0))
+    }
+
+    /// The cases whose one call ([`Case::call_s`]) is longer than a slice:
+    /// a slice takes at least one observation, so each of their rounds
+    /// takes a call per candidate, and warm-up and verification take calls
+    /// of the same length.
+    pub fn long_calls(&self) -> Vec<LongCall> {
+        let (slice, rounds) = (self.slice_s(), self.settings.rounds as f64);
+        self.cases
+            .iter()
+            .filter(|c| c.call_s > slice && c.measurements() > 0)
+            .map(|c| {
+                let n = c.measurements() as f64;
+                let calls_outside = c.calls_outside(self.settings.warmup);
+                LongCall {
+                    label: format!("{} {} B", c.key.collective, c.key.size_bytes),
+                    call_s: c.call_s,
+                    measurements: c.measurements(),
+                    slices_s: n * rounds * c.call_s,
+                    outside_s: n * calls_outside as f64 * c.call_s,
+                    calls_outside,
+                    reference_s: c.reference_s(self.processes),
+                }
+            })
+            .collect()
+    }
+
+    /// Sets what was probed of every case (in the order of the cases).
+    pub fn with_probes(mut self, probes: &[CaseProbe]) -> Plan {
+        for (case, probe) in self.cases.iter_mut().zip(probes) {
+            case.call_s = probe.call_s;
+            case.inputs_s = probe.inputs_s;
+        }
+        self
     }
 
     /// Records in `meta` how the run measures, and when it started.
@@ -79,6 +193,7 @@ impl Plan {
         meta.cache = format!("{:?}", s.cache).to_lowercase();
         meta.universal = format!("{:?}", s.universal).to_lowercase();
         meta.plan_s = self.expected().as_secs_f64();
+        meta.resident_bytes = self.resident_bytes;
     }
 }
 
@@ -88,8 +203,12 @@ pub struct World {
     pub processes: usize,
     /// Whether lane and hier candidates can run, or why not.
     pub topology: Result<(), String>,
-    /// Bytes a process may allocate for one case's buffers and scratch.
+    /// Bytes a process may hold at most: its resident set when planning
+    /// and one case's [`Footprint`].
     pub max_memory: u64,
+    /// The largest resident set of a process when planning, and what the
+    /// run allocates for all cases (the cold-cache buffer).
+    pub resident_bytes: u64,
 }
 
 /// The default of `--max-memory`: a quarter of the machine's memory shared
@@ -107,26 +226,6 @@ pub fn default_max_memory(processes_per_host: usize) -> u64 {
         })
         .map_or(8 << 30, |kib| kib << 10);
     (total / 4 / processes_per_host.max(1) as u64).min(4 << 30)
-}
-
-/// Bytes of the harness's buffers for a case on one process, and a bound
-/// on what a competitor adds as scratch: a per-process collective's
-/// competitors may hold all p blocks once more, the others the vector twice.
-fn memory(
-    collective: Collective,
-    count: usize,
-    datatype: Datatype,
-    processes: usize,
-) -> (u64, u64) {
-    let shape = crate::collective::Shape::new(collective, processes, 0, 0, count);
-    let bytes = |elements: usize| (elements * datatype.size()) as u64;
-    let buffers = bytes(shape.send_len() + shape.recv_len());
-    let scratch = if collective.size_is_per_process() {
-        bytes(processes * count)
-    } else {
-        bytes(2 * count)
-    };
-    (buffers, scratch)
 }
 
 /// "12.0 MiB".
@@ -225,7 +324,12 @@ pub fn from_config(config: &Config, settings: Settings, world: &World) -> Result
             case.smaller = smaller;
         }
     }
-    Ok(Plan { settings, cases })
+    Ok(Plan {
+        settings,
+        cases,
+        resident_bytes: world.resident_bytes,
+        processes: world.processes,
+    })
 }
 
 /// One case; competitors that cannot run on this world are set aside.
@@ -241,14 +345,19 @@ pub fn case(
     world: &World,
 ) -> Case {
     let count = (size_bytes / datatype.size() as u64) as usize;
-    let (buffers, scratch) = memory(collective, count, datatype, world.processes);
+    let footprint = Footprint::of(collective, count, datatype, op, world.processes, root);
+    let needs = |bytes: u64| world.resident_bytes + bytes;
     let mut candidates = vec![DEFAULT.to_string()];
     let mut skipped = Vec::new();
-    let fits = buffers <= world.max_memory;
+    let fits = needs(footprint.alone()) <= world.max_memory;
     if !fits {
         let why = format!(
-            "needs {} per process, above --max-memory {}",
-            mib(buffers),
+            "needs {} per process ({} resident, {} buffers, {} verification, {} for the library's temporaries), above --max-memory {}",
+            mib(needs(footprint.alone())),
+            mib(world.resident_bytes),
+            mib(footprint.buffers),
+            mib(footprint.verification),
+            mib(footprint.library),
             mib(world.max_memory)
         );
         skipped.push((DEFAULT.to_string(), why.clone()));
@@ -257,15 +366,18 @@ pub fn case(
     }
     for &name in competitors.iter().filter(|_| fits) {
         let family = candidates::find(name).map(|c| c.family);
+        // Every competitor is prepared, with its scratch, before any runs.
+        let with_it = needs(footprint.with(candidates.len()));
         match (&world.topology, family) {
             (Err(why), Some(Family::Lane | Family::Hier)) => {
                 skipped.push((name.to_string(), why.clone()))
             }
-            _ if buffers + scratch > world.max_memory => skipped.push((
+            _ if with_it > world.max_memory => skipped.push((
                 name.to_string(),
                 format!(
-                    "may need {} per process with scratch, above --max-memory {}",
-                    mib(buffers + scratch),
+                    "may need {} per process with the scratch of {} competitors, above --max-memory {}",
+                    mib(with_it),
+                    candidates.len(),
                     mib(world.max_memory)
                 ),
             )),
@@ -286,6 +398,8 @@ pub fn case(
         blocks,
         smaller: None,
         timed: TimedForms::Usual,
+        call_s: 0.0,
+        inputs_s: 0.0,
     }
 }
 
@@ -346,4 +460,98 @@ pub fn verify_counts(processes: usize, datatype: Datatype) -> Vec<usize> {
     counts.sort_unstable();
     counts.dedup();
     counts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::settings::{CacheState, SyncMode};
+
+    /// Allreduce of int32 sums at `sizes` on 4 ranks, two candidates each,
+    /// 100 ms in 10 rounds, 3 warm-ups.
+    fn plan(sizes: &[u64]) -> Plan {
+        let world = World {
+            processes: 4,
+            topology: Ok(()),
+            max_memory: u64::MAX,
+            resident_bytes: 0,
+        };
+        let cases = sizes
+            .iter()
+            .map(|&size| {
+                case(
+                    Collective::Allreduce,
+                    size,
+                    Datatype::Int32,
+                    Op::Sum,
+                    0,
+                    &["allreduce_as_reduce_bcast"],
+                    None,
+                    &world,
+                )
+            })
+            .collect();
+        Plan {
+            settings: Settings {
+                budget: Duration::from_millis(100),
+                rounds: 10,
+                seed: 1,
+                warmup: 3,
+                sync: SyncMode::Barrier,
+                cache: CacheState::Warm,
+                resync_s: 10.0,
+                drift_s: 0.0,
+                universal: UniversalMode::Apart,
+            },
+            cases,
+            resident_bytes: 0,
+            processes: 4,
+        }
+    }
+
+    #[test]
+    fn calls_longer_than_a_slice_replace_its_budget_in_the_plan() {
+        let probes = [
+            // 1 ms: shorter than the 10 ms slice, the budget holds.
+            CaseProbe {
+                call_s: 0.001,
+                inputs_s: 0.0,
+            },
+            // 250 ms a call, 100 ms for one rank's inputs.
+            CaseProbe {
+                call_s: 0.25,
+                inputs_s: 0.1,
+            },
+        ];
+        let plan = plan(&[1024, 64 << 20]).with_probes(&probes);
+        assert_eq!(plan.budgeted(), Duration::from_millis(400));
+        let long = plan.long_calls();
+        assert_eq!(long.len(), 1);
+        let l = &long[0];
+        assert_eq!(l.label, "allreduce 67108864 B");
+        // 2 candidates × 10 rounds of one call each.
+        assert!((l.slices_s - 5.0).abs() < 1e-9, "{l:?}");
+        // 3 warm-ups and 1 verification (sum is checked once) per candidate.
+        assert_eq!(l.calls_outside, 4);
+        assert!((l.outside_s - 2.0).abs() < 1e-9, "{l:?}");
+        // The harness's send buffer, then 4 + 2 ranks' inputs for the check.
+        assert!((l.reference_s - 0.7).abs() < 1e-9, "{l:?}");
+        // The small case's 0.2 s of budget, and the large one's calls.
+        let expected = plan.expected().as_secs_f64();
+        assert!(
+            (expected - (0.2 + 5.0 + 2.0 + 0.7)).abs() < 1e-6,
+            "{expected}"
+        );
+    }
+
+    #[test]
+    fn without_long_calls_the_plan_is_the_budget() {
+        let probe = CaseProbe {
+            call_s: 0.005,
+            inputs_s: 0.001,
+        };
+        let plan = plan(&[1024, 4096]).with_probes(&[probe, probe]);
+        assert!(plan.long_calls().is_empty());
+        assert_eq!(plan.expected(), plan.budgeted());
+    }
 }

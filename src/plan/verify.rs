@@ -48,6 +48,8 @@ pub fn plan(config: Option<&Config>, selection: &Selection, world: &World) -> Re
         None => Plan {
             settings,
             cases: built_in(selection, world)?,
+            resident_bytes: world.resident_bytes,
+            processes: world.processes,
         },
     };
     for name in &selection.collectives {

@@ -81,22 +81,56 @@ pub fn plan_text(plan: &Plan, meta: &Meta) -> String {
         plan.cases.len(),
         plan.measurements(),
         humantime::format_duration(s.budget),
-        plan.expected().as_secs_f64(),
+        plan.budgeted().as_secs_f64(),
         s.rounds,
         s.warmup,
         s.seed,
         meta.sync,
     );
+    let long = plan.long_calls();
+    for l in &long {
+        text += &format!(
+            "long calls: {} takes {} a call, longer than a round's share of the budget ({}): each of its {} rounds takes a call per candidate, {:.1} s for its {} candidates, and {} more calls each for warm-up and verification, {:.1} s; verification's reference computes every rank's inputs, {:.1} s\n",
+            l.label,
+            seconds(l.call_s),
+            seconds(plan.slice_s()),
+            s.rounds,
+            l.slices_s,
+            l.measurements,
+            l.calls_outside,
+            l.outside_s,
+            l.reference_s,
+        );
+    }
+    if !long.is_empty() {
+        text += &format!(
+            "plan with the long calls: {:.1} s\n",
+            plan.expected().as_secs_f64()
+        );
+    }
     text
 }
 
-/// The last line of a run: wall time against the plan, and where the files are.
+/// "240 ms", "1.20 s".
+fn seconds(s: f64) -> String {
+    match s < 1.0 {
+        true => format!("{:.0} ms", s * 1e3),
+        false => format!("{s:.2} s"),
+    }
+}
+
+/// The last line of a run: wall time against the plan, where it went, and
+/// where the files are.
 pub fn wall_time(meta: &Meta, dir: &std::path::Path) -> String {
+    let rest = meta.wall_s - meta.measuring_s - meta.verify_s - meta.prepare_s;
     format!(
-        "wall time {:.2} s for a plan of {:.2} s ({:.2} s preparing, verifying and writing files); files in {}\n",
+        "wall time {:.2} s for a plan of {:.2} s ({:.2} s measuring, {:.2} s verifying, {:.2} s preparing, {:.2} s warming up, synchronising clocks and writing files); files in {}\n",
         meta.wall_s,
         meta.plan_s,
-        meta.outside_s,
+        meta.measuring_s,
+        meta.verify_s,
+        meta.prepare_s,
+        rest.max(0.0),
         dir.display()
     )
 }

@@ -1,0 +1,150 @@
+//! What one process holds while a case runs, in bytes: the buffers the
+//! candidates run on, verification's copies, the competitors' scratch and
+//! an allowance for the library's temporaries; `--max-memory` bounds it.
+
+use crate::collective::{Collective, Shape};
+use crate::element::{Datatype, Op};
+
+/// The library's temporaries in one call, as a multiple of the larger of a
+/// process's send and receive buffers. Measured on Open MPI 4.1.4, 4 ranks,
+/// every collective at 4 and 16 MiB (peak resident set reset before one
+/// call, read after it, largest rank): reduce_scatter_block 2.0×, reduce
+/// and scan 1.0×, allreduce and reduce_scatter 0.5×, the data movers 0.
+pub const LIBRARY_FACTOR: u64 = 2;
+
+/// The bytes one process holds for a case, part by part (the busiest rank:
+/// the root of a rooted collective).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Footprint {
+    /// The send and receive buffers every candidate runs on.
+    pub buffers: u64,
+    /// Verification's copies: per check, the send buffer, the receive buffer
+    /// before the call and the expected output; a reduction whose operator
+    /// could hide a wrong result is checked twice.
+    pub verification: u64,
+    /// The allowance for the library's temporaries ([`LIBRARY_FACTOR`]).
+    pub library: u64,
+    /// A bound on one competitor's scratch: a per-process collective's
+    /// competitors may hold all p blocks once more, the others the vector
+    /// twice.
+    pub scratch_each: u64,
+    /// Whether verification prepares each competitor once more, for its
+    /// second check, while the others are held.
+    pub second_check: bool,
+}
+
+impl Footprint {
+    /// The footprint of `collective` with `count` elements of `datatype`
+    /// reduced with `op` on `processes` ranks, at `root`.
+    pub fn of(
+        collective: Collective,
+        count: usize,
+        datatype: Datatype,
+        op: Op,
+        processes: usize,
+        root: usize,
+    ) -> Footprint {
+        let shape = Shape::new(collective, processes, root, root, count);
+        let bytes = |elements: usize| (elements * datatype.size()) as u64;
+        let (send, recv) = (shape.send_len(), shape.recv_len());
+        let second_check = collective.is_reduction() && op.second_check(datatype).is_some();
+        let checks = 1 + usize::from(second_check);
+        let scratch_each = if collective.size_is_per_process() {
+            bytes(processes * count)
+        } else {
+            bytes(2 * count)
+        };
+        Footprint {
+            buffers: bytes(send + recv),
+            verification: bytes(checks * (send + recv + shape.defined_output().len())),
+            library: LIBRARY_FACTOR * bytes(send.max(recv)),
+            scratch_each,
+            second_check,
+        }
+    }
+
+    /// What `default` alone needs.
+    pub fn alone(&self) -> u64 {
+        self.buffers + self.verification + self.library
+    }
+
+    /// What the case needs with `competitors` competitors prepared at once
+    /// (and one more for a second check).
+    pub fn with(&self, competitors: usize) -> u64 {
+        let prepared = competitors + usize::from(self.second_check && competitors > 0);
+        self.alone() + self.scratch_each * prepared as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MIB: u64 = 1 << 20;
+
+    #[test]
+    fn allreduce_counts_buffers_both_checks_scratch_and_the_library() {
+        // 64 MiB of bytes or'ed on 4 ranks: send and receive 64 MiB each;
+        // two checks (bor, then bxor) of send, receive before and expected;
+        // the library twice the vector; each competitor twice the vector.
+        let f = Footprint::of(
+            Collective::Allreduce,
+            64 << 20,
+            Datatype::Byte,
+            Op::Bor,
+            4,
+            0,
+        );
+        assert_eq!(f.buffers, 128 * MIB);
+        assert_eq!(f.verification, 2 * 3 * 64 * MIB);
+        assert_eq!(f.library, 128 * MIB);
+        assert_eq!(f.scratch_each, 128 * MIB);
+        assert_eq!(f.alone(), (128 + 384 + 128) * MIB);
+        // Four competitors and the one prepared again for the second check.
+        assert_eq!(f.with(4), f.alone() + 5 * 128 * MIB);
+        assert_eq!(f.with(0), f.alone());
+    }
+
+    #[test]
+    fn a_strong_operator_is_checked_once() {
+        let f = Footprint::of(
+            Collective::Allreduce,
+            1 << 20,
+            Datatype::Int32,
+            Op::Sum,
+            4,
+            0,
+        );
+        assert_eq!(f.verification, 3 * 4 * MIB);
+        assert_eq!(f.with(2), f.alone() + 2 * f.scratch_each);
+    }
+
+    #[test]
+    fn per_process_collectives_count_p_blocks_at_the_root() {
+        // gather of 1 MiB per process on 4 ranks, at root 2: the root
+        // receives 4 MiB, and only it has a defined output.
+        let f = Footprint::of(Collective::Gather, 1 << 20, Datatype::Byte, Op::Bor, 4, 2);
+        assert_eq!(f.buffers, 5 * MIB);
+        assert_eq!(f.verification, (1 + 4 + 4) * MIB);
+        assert_eq!(f.library, 8 * MIB);
+        assert_eq!(f.scratch_each, 4 * MIB);
+        assert!(!f.second_check);
+    }
+
+    #[test]
+    fn reduce_scatter_block_sends_the_whole_vector() {
+        // 1 MiB blocks on 4 ranks: 4 MiB sent, 1 MiB received and defined.
+        let f = Footprint::of(
+            Collective::ReduceScatterBlock,
+            1 << 20,
+            Datatype::Byte,
+            Op::Sum,
+            4,
+            0,
+        );
+        assert_eq!(f.buffers, 5 * MIB);
+        // Sums of bytes are checked again with bxor.
+        assert_eq!(f.verification, 2 * (4 + 1 + 1) * MIB);
+        assert_eq!(f.library, 8 * MIB);
+    }
+}
