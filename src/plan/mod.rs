@@ -502,6 +502,7 @@ mod tests {
                 resync_s: 10.0,
                 drift_s: 0.0,
                 universal: UniversalMode::Apart,
+                check_share: 0.02,
             },
             cases,
             resident_bytes: 0,
