@@ -22,6 +22,10 @@ pub struct Footprint {
     /// before the call and the expected output; a reduction whose operator
     /// could hide a wrong result is checked twice.
     pub verification: u64,
+    /// The in-place verification of the library's call, beside the checks:
+    /// the buffer it runs on, what it holds before the call, what it must
+    /// hold after (`reference::in_place`).
+    pub in_place: u64,
     /// The allowance for the library's temporaries ([`LIBRARY_FACTOR`]).
     pub library: u64,
     /// A bound on one competitor's scratch: a per-process collective's
@@ -57,6 +61,10 @@ impl Footprint {
         Footprint {
             buffers: bytes(send + recv),
             verification: bytes(checks * (send + recv + shape.defined_output().len())),
+            in_place: match collective.has_in_place() {
+                true => bytes(3 * shape.in_place_len()),
+                false => 0,
+            },
             library: LIBRARY_FACTOR * bytes(send.max(recv)),
             scratch_each,
             second_check,
@@ -65,7 +73,7 @@ impl Footprint {
 
     /// What `default` alone needs.
     pub fn alone(&self) -> u64 {
-        self.buffers + self.verification + self.library
+        self.buffers + self.verification + self.in_place + self.library
     }
 
     /// What the case needs with `competitors` competitors prepared at once
@@ -99,7 +107,8 @@ mod tests {
         assert_eq!(f.verification, 2 * 3 * 64 * MIB);
         assert_eq!(f.library, 128 * MIB);
         assert_eq!(f.scratch_each, 128 * MIB);
-        assert_eq!(f.alone(), (128 + 384 + 128) * MIB);
+        assert_eq!(f.in_place, 3 * 64 * MIB);
+        assert_eq!(f.alone(), (128 + 384 + 192 + 128) * MIB);
         // Four competitors and the one prepared again for the second check.
         assert_eq!(f.with(4), f.alone() + 5 * 128 * MIB);
         assert_eq!(f.with(0), f.alone());

@@ -352,11 +352,12 @@ pub fn case(
     let fits = needs(footprint.alone()) <= world.max_memory;
     if !fits {
         let why = format!(
-            "needs {} per process ({} resident, {} buffers, {} verification, {} for the library's temporaries), above --max-memory {}",
+            "needs {} per process ({} resident, {} buffers, {} verification, {} in-place verification, {} for the library's temporaries), above --max-memory {}",
             mib(needs(footprint.alone())),
             mib(world.resident_bytes),
             mib(footprint.buffers),
             mib(footprint.verification),
+            mib(footprint.in_place),
             mib(footprint.library),
             mib(world.max_memory)
         );
