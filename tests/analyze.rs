@@ -782,6 +782,58 @@ fn a_competitor_1_3_times_faster_violates_with_severity_medium() {
             ("medium-high", 0)
         ]
     );
+    // summary.csv holds the same numbers. The per-round medians are the
+    // centres times the round shifts, whose median is 1.00025; every
+    // round of default above every round of the competitor is the exact
+    // Mann–Whitney p-value 1 / C(20, 10).
+    analyze(&dir, &[]);
+    let summary = std::fs::read_to_string(dir.join("out/summary.csv")).unwrap();
+    let mut lines = summary.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 2, "{summary}");
+    let field = |row: &[&str], name: &str| -> String {
+        let column = header.iter().position(|h| *h == name).unwrap();
+        row[column].to_string()
+    };
+    let number = |row: &[&str], name: &str| field(row, name).parse::<f64>().unwrap();
+    let close = |got: f64, want: f64| ((got - want) / want).abs() < 1e-9;
+    let (default, competitor) = (&rows[0], &rows[1]);
+    assert_eq!(field(default, "candidate"), "default");
+    assert!(close(number(default, "round_median_s"), 1.3 * 1.00025e-5));
+    assert_eq!(field(default, "slowdown"), "", "{summary}");
+    assert_eq!(field(competitor, "candidate"), "competitor");
+    for (name, want) in [("n", "300"), ("invalid", "0"), ("rounds", "10")] {
+        assert_eq!(field(competitor, name), want, "{name}: {summary}");
+    }
+    assert!(close(number(competitor, "round_median_s"), 1.00025e-5));
+    assert!(close(number(competitor, "slowdown"), 1.3), "{summary}");
+    assert!(close(number(competitor, "p_value"), 1.0 / 184756.0));
+    assert!(close(number(competitor, "p_adjusted"), 1.0 / 184756.0));
+    assert_eq!(number(competitor, "p_equivalence"), 1.0, "{summary}");
+    for (name, want) in [
+        ("significant", "true"),
+        ("severity", "medium"),
+        ("verdict", "violated"),
+    ] {
+        assert_eq!(field(competitor, name), want, "{name}: {summary}");
+    }
+}
+
+/// A difference of medians smaller than the noise floor (1 µs in
+/// `write_run`'s results.json) is marked, a larger one is not.
+#[test]
+fn a_difference_below_the_noise_floor_is_marked() {
+    for (name, slowdown, below) in [
+        ("analyze-noise-floor-same", 1.0, true),
+        ("analyze-noise-floor-close", 1.09, true),
+        ("analyze-noise-floor-apart", 1.11, false),
+    ] {
+        let dir = known_slowdown(name, slowdown, &TIGHT);
+        let out = json(&analyze(&dir, &["--format", "json"]));
+        let competitor = &out["checks"][0]["candidates"][1];
+        assert_eq!(competitor["below_noise"], below, "{slowdown}: {competitor}");
+    }
 }
 
 /// The margin (5 %) is the boundary: 1.06× is violated, 1.04× holds, and
