@@ -1,4 +1,5 @@
-//! Records the git revision the binary is built from, when there is one.
+//! Records the git revision the binary is built from, when there is one,
+//! and which MPI library the build is for.
 
 fn main() {
     println!("cargo:rerun-if-changed=.git/HEAD");
@@ -11,4 +12,21 @@ fn main() {
             println!("cargo:rustc-env=PGCHECK_GIT_REVISION={rev}");
         }
     }
+    // The library ci/env.sh selects (PGCHECK_MPI, Open MPI 4 by default),
+    // as cfgs `mpi` and `mpi_family`: the tests of one library's own
+    // files and variables are ignored, with their reason, under another,
+    // instead of passing without running.
+    println!("cargo:rerun-if-env-changed=PGCHECK_MPI");
+    println!(
+        "cargo::rustc-check-cfg=cfg(mpi, values(\"openmpi\", \"openmpi5\", \"mpich\", \"mpich5\"))"
+    );
+    println!("cargo::rustc-check-cfg=cfg(mpi_family, values(\"openmpi\", \"mpich\"))");
+    let mpi = std::env::var("PGCHECK_MPI").unwrap_or_else(|_| "openmpi".into());
+    let family = if mpi.starts_with("mpich") {
+        "mpich"
+    } else {
+        "openmpi"
+    };
+    println!("cargo:rustc-cfg=mpi=\"{mpi}\"");
+    println!("cargo:rustc-cfg=mpi_family=\"{family}\"");
 }

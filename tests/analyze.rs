@@ -667,3 +667,193 @@ fn the_noise_verdict_flips_when_noise_hides_a_known_slowdown() {
         );
     }
 }
+
+/// Round shifts within ±0.25 %: every round of a candidate takes about
+/// the same time.
+const TIGHT: [f64; 10] = [
+    1.0, 1.0005, 0.9995, 1.001, 0.999, 1.0015, 0.9985, 1.002, 0.998, 1.0025,
+];
+
+/// Round shifts from 0.7 to 1.3: the machine's noise swamps any few per cent.
+const WIDE: [f64; 10] = [0.7, 1.3, 0.9, 1.1, 0.8, 1.2, 1.0, 0.75, 1.25, 0.95];
+
+/// A candidate's rounds around `center`: round r is shifted by
+/// `shifts[r]`, and its 30 calls spread ±0.05 % around that.
+fn shifted_rounds(center: f64, shifts: &[f64]) -> Vec<Vec<f64>> {
+    shifts
+        .iter()
+        .map(|s| {
+            (0..30)
+                .map(|i| center * s * (1.0 + 1e-3 * (f64::from(i) / 29.0 - 0.5)))
+                .collect()
+        })
+        .collect()
+}
+
+/// A run of one allreduce case whose `default` takes `slowdown` times the
+/// competitor's 10 µs, with the given round shifts (the competitor's in
+/// reverse order, so that no round of one equals a round of the other).
+fn known_slowdown(name: &str, slowdown: f64, shifts: &[f64]) -> PathBuf {
+    let dir = scratch(name);
+    let reversed: Vec<f64> = shifts.iter().rev().copied().collect();
+    write_run(
+        &dir,
+        &[
+            (8, "default", shifted_rounds(10e-6 * slowdown, shifts)),
+            (8, "competitor", shifted_rounds(10e-6, &reversed)),
+        ],
+    );
+    dir
+}
+
+/// The case's verdict and severity, and the exit status with each
+/// `--fail-on` level, from `analyze` with `args`.
+fn decided(dir: &Path, args: &[&str]) -> (String, String, Vec<(&'static str, i32)>) {
+    let mut json_args = vec!["--format", "json"];
+    json_args.extend_from_slice(args);
+    let out = json(&analyze(dir, &json_args));
+    let check = &out["checks"][0];
+    let slowdown = check["candidates"][1]["slowdown"].as_f64().unwrap();
+    eprintln!("{}: slowdown {slowdown}, {check}", dir.display());
+    let statuses = ["inconclusive", "low", "medium", "medium-high"]
+        .into_iter()
+        .map(|level| {
+            let mut gate_args = vec!["--fail-on", level];
+            gate_args.extend_from_slice(args);
+            (level, analyze(dir, &gate_args).status.code().unwrap())
+        })
+        .collect();
+    (
+        check["verdict"].as_str().unwrap().to_string(),
+        check["severity"].as_str().unwrap().to_string(),
+        statuses,
+    )
+}
+
+#[test]
+fn a_competitor_as_fast_as_default_with_tight_rounds_holds() {
+    let dir = known_slowdown("analyze-holds", 1.0, &TIGHT);
+    let (verdict, severity, statuses) = decided(&dir, &[]);
+    assert_eq!((verdict.as_str(), severity.as_str()), ("holds", "ok"));
+    assert_eq!(
+        statuses,
+        [
+            ("inconclusive", 0),
+            ("low", 0),
+            ("medium", 0),
+            ("medium-high", 0)
+        ]
+    );
+}
+
+#[test]
+fn a_few_per_cent_in_wide_rounds_is_inconclusive() {
+    let dir = known_slowdown("analyze-inconclusive-wide", 1.04, &WIDE);
+    let (verdict, severity, statuses) = decided(&dir, &[]);
+    assert_eq!(
+        (verdict.as_str(), severity.as_str()),
+        ("inconclusive", "ok")
+    );
+    assert_eq!(
+        statuses,
+        [
+            ("inconclusive", 1),
+            ("low", 0),
+            ("medium", 0),
+            ("medium-high", 0)
+        ]
+    );
+}
+
+#[test]
+fn a_competitor_1_3_times_faster_violates_with_severity_medium() {
+    let dir = known_slowdown("analyze-violated", 1.3, &TIGHT);
+    let (verdict, severity, statuses) = decided(&dir, &[]);
+    assert_eq!(
+        (verdict.as_str(), severity.as_str()),
+        ("violated", "medium")
+    );
+    assert_eq!(
+        statuses,
+        [
+            ("inconclusive", 1),
+            ("low", 1),
+            ("medium", 1),
+            ("medium-high", 0)
+        ]
+    );
+    // summary.csv holds the same numbers. The per-round medians are the
+    // centres times the round shifts, whose median is 1.00025; every
+    // round of default above every round of the competitor is the exact
+    // Mann–Whitney p-value 1 / C(20, 10).
+    analyze(&dir, &[]);
+    let summary = std::fs::read_to_string(dir.join("out/summary.csv")).unwrap();
+    let mut lines = summary.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 2, "{summary}");
+    let field = |row: &[&str], name: &str| -> String {
+        let column = header.iter().position(|h| *h == name).unwrap();
+        row[column].to_string()
+    };
+    let number = |row: &[&str], name: &str| field(row, name).parse::<f64>().unwrap();
+    let close = |got: f64, want: f64| ((got - want) / want).abs() < 1e-9;
+    let (default, competitor) = (&rows[0], &rows[1]);
+    assert_eq!(field(default, "candidate"), "default");
+    assert!(close(number(default, "round_median_s"), 1.3 * 1.00025e-5));
+    assert_eq!(field(default, "slowdown"), "", "{summary}");
+    assert_eq!(field(competitor, "candidate"), "competitor");
+    for (name, want) in [("n", "300"), ("invalid", "0"), ("rounds", "10")] {
+        assert_eq!(field(competitor, name), want, "{name}: {summary}");
+    }
+    assert!(close(number(competitor, "round_median_s"), 1.00025e-5));
+    assert!(close(number(competitor, "slowdown"), 1.3), "{summary}");
+    assert!(close(number(competitor, "p_value"), 1.0 / 184756.0));
+    assert!(close(number(competitor, "p_adjusted"), 1.0 / 184756.0));
+    assert_eq!(number(competitor, "p_equivalence"), 1.0, "{summary}");
+    for (name, want) in [
+        ("significant", "true"),
+        ("severity", "medium"),
+        ("verdict", "violated"),
+    ] {
+        assert_eq!(field(competitor, name), want, "{name}: {summary}");
+    }
+}
+
+/// A difference of medians smaller than the noise floor (1 µs in
+/// `write_run`'s results.json) is marked, a larger one is not.
+#[test]
+fn a_difference_below_the_noise_floor_is_marked() {
+    for (name, slowdown, below) in [
+        ("analyze-noise-floor-same", 1.0, true),
+        ("analyze-noise-floor-close", 1.09, true),
+        ("analyze-noise-floor-apart", 1.11, false),
+    ] {
+        let dir = known_slowdown(name, slowdown, &TIGHT);
+        let out = json(&analyze(&dir, &["--format", "json"]));
+        let competitor = &out["checks"][0]["candidates"][1];
+        assert_eq!(competitor["below_noise"], below, "{slowdown}: {competitor}");
+    }
+}
+
+/// The margin (5 %) is the boundary: 1.06× is violated, 1.04× holds, and
+/// moving the margin across either slowdown flips its verdict.
+#[test]
+fn the_margin_separates_violated_from_holds_from_both_sides() {
+    let above = known_slowdown("analyze-margin-above", 1.06, &TIGHT);
+    let (verdict, severity, statuses) = decided(&above, &[]);
+    assert_eq!((verdict.as_str(), severity.as_str()), ("violated", "low"));
+    assert_eq!(statuses[1], ("low", 1));
+    assert_eq!(statuses[2], ("medium", 0));
+    let (verdict, _, statuses) = decided(&above, &["--margin", "1.08"]);
+    assert_eq!(verdict, "holds", "1.06× within a margin of 8 %");
+    assert_eq!(statuses[0], ("inconclusive", 0));
+
+    let below = known_slowdown("analyze-margin-below", 1.04, &TIGHT);
+    let (verdict, severity, statuses) = decided(&below, &[]);
+    assert_eq!((verdict.as_str(), severity.as_str()), ("holds", "ok"));
+    assert_eq!(statuses[0], ("inconclusive", 0));
+    let (verdict, _, statuses) = decided(&below, &["--margin", "1.02"]);
+    assert_eq!(verdict, "violated", "1.04× beyond a margin of 2 %");
+    assert_eq!(statuses[1], ("low", 1));
+}

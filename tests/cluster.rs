@@ -6,6 +6,7 @@
 
 mod common;
 use common::*;
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -14,18 +15,20 @@ const INPUT: &str = "budget: 150ms\nrounds: 6\nchecks:\n  - collective: allreduc
 
 /// Whether this machine lets us unshare a UTS namespace (and, for Open
 /// MPI 5, whose launcher refuses loopback between nodes, make network
-/// namespaces); says SKIPPED if not.
+/// namespaces); if not, says so (`cannot_run_here`).
 fn can_emulate() -> bool {
     let can = Command::new("unshare")
         .args(["-u", "true"])
         .status()
         .is_ok_and(|s| s.success());
     if !can {
-        eprintln!("SKIPPED: `unshare -u` is not permitted here, so nodes cannot be emulated");
+        cannot_run_here("`unshare -u` is not permitted here, so nodes cannot be emulated");
         return false;
     }
     if library().starts_with("Open MPI 5") && !can_make_network_namespaces() {
-        eprintln!("SKIPPED: Open MPI 5's nodes need network namespaces of their own, and none can be made here");
+        cannot_run_here(
+            "Open MPI 5's nodes need network namespaces of their own, and none can be made here",
+        );
         return false;
     }
     true
@@ -45,22 +48,18 @@ fn can_make_network_namespaces() -> bool {
 }
 
 /// Whether this machine lets us make network namespaces and shape links
-/// (`LINK`), and the library ends its jobs over TCP; says SKIPPED if not.
+/// (`LINK`); if not, says so (`cannot_run_here`). Its tests are ignored
+/// under MPICH, whose jobs over TCP do not always end: seen here, about
+/// one launch in eight never ends, a rank spinning in UCX's TCP progress
+/// inside MPI_Finalize while the others wait in PMI (openucx/ucx#8738).
 fn can_shape_links() -> bool {
     if !can_emulate() {
-        return false;
-    }
-    if !is_open_mpi() {
-        // Seen here: about one launch in eight never ends, a rank spinning
-        // in UCX's TCP progress inside MPI_Finalize while the others wait
-        // in PMI (openucx/ucx#8738).
-        eprintln!("SKIPPED: MPICH 4.0.2 over UCX 1.13 TCP hangs now and then in MPI_Finalize");
         return false;
     }
     let can = can_make_network_namespaces();
     let tc = Command::new("tc").arg("-V").output().is_ok();
     if !(can && tc) {
-        eprintln!("SKIPPED: no network namespaces or no tc here, so links cannot be shaped");
+        cannot_run_here("no network namespaces or no tc here, so links cannot be shaped");
     }
     can && tc
 }
@@ -233,32 +232,33 @@ fn processes_of_node(uts: &str) -> Vec<u32> {
         .collect()
 }
 
-/// The rate of the shaped-link test and tbf's bucket that ci/cluster gives
-/// it (1 ms of the rate, at least 16 KiB): what may cross a link at once.
-const SLOW_RATE_BITS: f64 = 20e6;
+/// The links of the shaped-link test: 20 Mbit/s.
 const SLOW_LINK: &str = "delay 20us rate 20mbit";
-const BUCKET_BYTES: f64 = 16384.0;
 
 /// Two ranks broadcast 256 KiB over links shaped to 20 Mbit/s: on two
-/// nodes every observation waits for the data to cross the links, so the
-/// median is at least (256 KiB − bucket) / rate; on one node the ranks
-/// share memory and the links do not matter (far below that bound).
+/// nodes every observation waits about 100 ms for the data to cross the
+/// links; on one node the ranks share memory and the links do not matter
+/// (well under a millisecond). No time is asserted: the run on two nodes,
+/// analysed against the run on one as its baseline, is a regression that
+/// fails the gate (a slowdown of a hundredfold cannot flake), and the
+/// other way round it is none.
 #[test]
+#[cfg_attr(
+    mpi_family = "mpich",
+    ignore = "MPICH 4.0.2 over UCX 1.13 TCP hangs now and then in MPI_Finalize (openucx/ucx#8738)"
+)]
 fn shaped_links_slow_traffic_between_nodes_and_not_within_one() {
     if !can_shape_links() {
         return;
     }
     let dir = scratch("cluster-link");
-    let bytes = 262144.0;
     let input = input(
         &dir,
         "input.yaml",
         "budget: 800ms\nrounds: 4\nsync: barrier\nchecks:\n  - collective: bcast\n    sizes: [262144]\n    competitors: [bcast_as_bcast_hier]\n",
     );
-    let bound = (bytes - BUCKET_BYTES) * 8.0 / SLOW_RATE_BITS;
-    let mut medians = Vec::new();
-    for placement in ["1,1", "2"] {
-        let out_dir = dir.join(format!("out-{placement}"));
+    let (across, within) = (dir.join("out-1,1"), dir.join("out-2"));
+    for (placement, out_dir) in [("1,1", &across), ("2", &within)] {
         let args = [
             "run",
             &input,
@@ -269,22 +269,38 @@ fn shaped_links_slow_traffic_between_nodes_and_not_within_one() {
         let command = cluster_command(placement, SLOW_LINK, &args);
         let out = Launch::from_command(command, Duration::from_secs(120)).run();
         assert!(matches!(out.code, Some(0 | 1)), "{}", out.text());
-        let r = results(&out_dir);
+        let r = results(out_dir);
         assert_eq!(r["meta"]["nodes"], placement.split(',').count());
-        let default = &r["checks"][0]["candidates"][0];
-        assert_eq!(default["name"], "default");
-        medians.push(default["median_s"].as_f64().unwrap());
+        assert_eq!(r["checks"][0]["candidates"][0]["name"], "default");
     }
-    let (across, within) = (medians[0], medians[1]);
-    eprintln!("256 KiB bcast: {across} s across two nodes, {within} s within one; bound {bound} s");
-    assert!(
-        across >= bound,
-        "across nodes: median {across} s, the link allows no less than {bound} s"
+    let analyze = |now: &Path, baseline: &Path| {
+        let out = Command::new(env!("CARGO_BIN_EXE_pgcheck"))
+            .arg("analyze")
+            .arg(now)
+            .arg("--baseline")
+            .arg(baseline)
+            .args(["--format", "json", "--output"])
+            .arg(now.join("again"))
+            .output()
+            .unwrap();
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+        (out.status.code(), r["baseline"]["changes"][0].clone())
+    };
+    let (code, change) = analyze(&across, &within);
+    assert_eq!(
+        code,
+        Some(1),
+        "across the links against within a node: {change}"
     );
-    assert!(
-        within < bound / 2.0,
-        "within a node: median {within} s, as if shaped (bound {bound} s)"
+    assert_eq!(change["regression"], true, "{change}");
+    let (code, change) = analyze(&within, &across);
+    assert_eq!(
+        code,
+        Some(0),
+        "within a node against across the links: {change}"
     );
+    assert_eq!(change["regression"], false, "{change}");
 }
 
 /// A fault injected into a run on emulated nodes.
@@ -496,6 +512,10 @@ fn sigterm_to_the_launcher_ends_the_job_and_keeps_finished_checks() {
 
 /// With shaped links, the nodes' network namespaces go too.
 #[test]
+#[cfg_attr(
+    mpi_family = "mpich",
+    ignore = "MPICH 4.0.2 over UCX 1.13 TCP hangs now and then in MPI_Finalize (openucx/ucx#8738)"
+)]
 fn a_killed_node_or_sigterm_leaves_no_namespace_behind_with_shaped_links() {
     if can_shape_links() {
         fault_during_a_run("cluster-link-kill-node", Fault::KillNode, "rate 1gbit");

@@ -334,9 +334,11 @@ fn the_preload_alone_changes_nothing() {
 fn a_bad_fault_spec_aborts() {
     let launch = Launch::new(2, &["verify", "--collective", "allreduce"]);
     let out = with_fault(launch, "MPI_Allreduce:melt").run();
-    assert!(
-        out.code.is_some_and(|c| c != 0 && c != 3),
-        "a bad spec must abort, not run:\n{}",
+    // pmpi_faults.c's MPI_Abort(MPI_COMM_WORLD, 2): an input error.
+    assert_eq!(
+        out.code,
+        Some(2),
+        "a bad spec must abort with 2, not run:\n{}",
         out.text()
     );
     out.expect_in_stderr("bad PGCHECK_FAULT", "the spec's error must be on stderr");
@@ -386,7 +388,8 @@ checks:
         assert_eq!(finding["size_bytes"], 128, "{}", outcome.text());
         assert_eq!(finding["other_size_bytes"], 64);
         assert_eq!(finding["shared_rounds"], gated, "{finding}");
-        assert!(finding["ratio"].as_f64().unwrap() > 1.5, "{finding}");
+        // 300 µs added to a call of a few µs: far beyond any severity
+        // boundary, so the verdict cannot flake.
         assert_ne!(finding["severity"], "ok", "{finding}");
         let row = outcome.stdout.lines().find(|l| l.contains("monotony"));
         assert!(

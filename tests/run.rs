@@ -258,8 +258,10 @@ fn list_names_every_collective() {
 
 /// Whether the run gave up roundtime because a barrier took milliseconds
 /// (MPICH's busy-polling ranks, oversubscribed): then it must say so, in
-/// the report and on stderr, and measure with barrier.
-fn fell_back_to_barrier(r: &serde_json::Value, out: &Outcome) -> bool {
+/// the report and on stderr, and measure with barrier. Expected of MPICH
+/// with more ranks than cores; anywhere else the roundtime assertions
+/// that follow cannot run, which fails under CI (`cannot_run_here`).
+fn fell_back_to_barrier(r: &serde_json::Value, out: &Outcome, np: usize) -> bool {
     let fell_back = r["meta"]["sync"] == "barrier"
         && r["meta"]["warnings"].as_array().is_some_and(|w| {
             w.iter()
@@ -268,7 +270,14 @@ fn fell_back_to_barrier(r: &serde_json::Value, out: &Outcome) -> bool {
     if fell_back {
         assert!(r["meta"]["noise_floor_s"].as_f64().unwrap() > 0.005, "{r}");
         out.expect_in_stderr("measuring with barrier, not roundtime", "");
-        eprintln!("roundtime impossible here, the run fell back to barrier");
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        if is_open_mpi() || np <= cores {
+            cannot_run_here(&format!(
+                "roundtime on {np} ranks fell back to barrier (a barrier took milliseconds)"
+            ));
+        } else {
+            eprintln!("MPICH's ranks oversubscribed: the run fell back to barrier, as expected");
+        }
     }
     fell_back
 }
@@ -297,7 +306,7 @@ fn roundtime_runs_on_one_to_eight_processes_and_counts_invalid_observations() {
         );
         assert_eq!(out.code, Some(0), "{}", out.text());
         let r = results(&out_dir);
-        if fell_back_to_barrier(&r, &out) {
+        if fell_back_to_barrier(&r, &out, np) {
             continue;
         }
         assert_eq!(r["meta"]["sync"], "roundtime");
@@ -480,8 +489,10 @@ fn reanalysed(out_dir: &std::path::Path) -> (serde_json::Value, Option<i32>) {
     (results(&again), out.status.code())
 }
 
-/// Known truth in, the right verdict out: the library's call slowed by a
-/// known factor against itself under another name.
+/// Known truth in, the right verdict out: the library's call slowed 5×
+/// against itself under another name is violated, and not slowed it is
+/// not, with a margin of 1.5 between them, so that neither verdict can
+/// flake on a busy machine; only verdicts and exit statuses are asserted.
 #[test]
 #[cfg_attr(not(feature = "testing"), ignore = "needs --features testing")]
 fn a_known_slowdown_is_flagged_and_no_slowdown_is_not() {
@@ -491,25 +502,33 @@ fn a_known_slowdown_is_flagged_and_no_slowdown_is_not() {
         "aa.yaml",
         "budget: 200ms\nrounds: 12\nsync: barrier\ndatatype: int32\nop: sum\nchecks:\n  - collective: allreduce\n    sizes: [512, 8192]\n    competitors: [allreduce_as_allreduce_self]\n",
     );
-    for factor in ["2", "1"] {
+    for (factor, violated) in [("5", true), ("1", false)] {
         let out_dir = dir.join(format!("out-{factor}"));
         // Two ranks, one per core, and barrier synchronisation: many
         // observations of a slowdown measured, not scheduled.
-        let out = Launch::new(2, &["run", &input, "--output", out_dir.to_str().unwrap()])
+        let args = [
+            "run",
+            &input,
+            "--margin",
+            "1.5",
+            "--fail-on",
+            "low",
+            "--output",
+            out_dir.to_str().unwrap(),
+        ];
+        let out = Launch::new(2, &args)
             .env("PGCHECK_TEST_SLOW_DEFAULT", factor)
             .run();
+        assert_eq!(out.code, Some(i32::from(violated)), "{}", out.text());
         let r = results(&out_dir);
-        for check in r["checks"].as_array().unwrap() {
-            let slowdown = check["slowdown"].as_f64().unwrap();
-            let severity = check["severity"].as_str().unwrap();
-            if factor == "2" {
-                assert_eq!(check["verdict"], "violated", "{}", out.text());
-                assert!((1.5..3.0).contains(&slowdown), "{check}");
-                assert!(["medium-high", "high"].contains(&severity), "{check}");
+        let checks = r["checks"].as_array().unwrap();
+        assert_eq!(checks.len(), 2, "{r}");
+        for check in checks {
+            if violated {
+                assert_eq!(check["verdict"], "violated", "{check}");
+                assert_eq!(check["violated_by"], "allreduce_as_allreduce_self");
             } else {
-                // An A/A false alarm (rate α) can only be a tiny slowdown.
-                assert!(["ok", "low"].contains(&severity), "{check}");
-                assert!((0.8..1.25).contains(&slowdown), "{check}");
+                assert_ne!(check["verdict"], "violated", "{check}");
             }
         }
     }
@@ -616,7 +635,7 @@ fn late_starts_are_counted_and_reported() {
     let out = Launch::new(3, &["run", &input, "--output", out_dir.to_str().unwrap()]).run();
     assert!(matches!(out.code, Some(0 | 1)), "{}", out.text());
     let r = results(&out_dir);
-    if fell_back_to_barrier(&r, &out) {
+    if fell_back_to_barrier(&r, &out, 3) {
         return;
     }
     let candidates = r["checks"][0]["candidates"].as_array().unwrap();

@@ -85,6 +85,13 @@ fn lane_and_hier_are_skipped_with_a_reason_on_one_node() {
     );
     assert_eq!(out.code, Some(0), "{}", out.text());
     out.expect_in_stdout("one node", "the reason is given");
+    // One case: the library's call verified, lane and hier skipped.
+    let counts = VerifyCounts::of(&out);
+    assert_eq!((counts.cases, counts.failed, counts.skipped), (1, 0, 2));
+    let row = |name: &str| counts.rows[&("allreduce".to_string(), name.to_string())];
+    assert_eq!(row("default"), (1, 0, 0));
+    assert_eq!(row("allreduce_as_allreduce_lane"), (0, 0, 1));
+    assert_eq!(row("allreduce_as_allreduce_hier"), (0, 0, 1));
 }
 
 #[test]

@@ -934,15 +934,38 @@ mod tests {
         for (a, t) in alone[0].candidates.iter().zip(&together[1].candidates) {
             assert_eq!(a.p_adjusted, t.p_adjusted);
         }
-        let raw: Vec<f64> = alone[0].candidates[1..]
-            .iter()
-            .map(|c| c.p_value.unwrap())
-            .collect();
-        let adjusted: Vec<f64> = alone[0].candidates[1..]
-            .iter()
-            .map(|c| c.p_adjusted.unwrap())
-            .collect();
-        assert_eq!(adjusted, correction::holm(&raw));
+    }
+
+    #[test]
+    fn holm_adjusts_a_case_s_p_values_as_computed_by_hand() {
+        // The sign test on ten rounds: a competitor faster in all ten
+        // rounds has p = 1/1024, in nine of them 11/1024, in eight 56/1024.
+        // `default` takes 20 µs in every round, a competitor 10 µs except
+        // in `slower` rounds, where it takes 30 µs.
+        let competitor = |slower: u32| -> Vec<f64> {
+            (0..10)
+                .map(|r| if r < slower { 30e-6 } else { 10e-6 })
+                .collect()
+        };
+        let mut c = case(vec![20e-6; 10], competitor(1));
+        for (name, slower) in [("nine_b", 1), ("all_ten", 0), ("eight", 2)] {
+            c.samples.push(sample(name, competitor(slower), 10));
+        }
+        let mut o = options(Test::Sign);
+        o.correction = Correction::Holm;
+        let v = &verdicts(&[c], &o)[0];
+        let p = |name: &str| {
+            let c = v.candidates.iter().find(|c| c.name == name).unwrap();
+            (c.p_value.unwrap() * 1024.0, c.p_adjusted.unwrap() * 1024.0)
+        };
+        // Sorted: 1, 11, 11, 56 (/1024) times 4, 3, 2, 1 is 4, 33, 22, 56;
+        // the running maximum makes it 4, 33, 33, 56.
+        assert_eq!(p("all_ten"), (1.0, 4.0));
+        assert_eq!(p("other"), (11.0, 33.0));
+        assert_eq!(p("nine_b"), (11.0, 33.0));
+        assert_eq!(p("eight"), (56.0, 56.0));
+        assert_eq!(v.conclusion, Conclusion::Violated);
+        assert_eq!(v.violated_by.as_deref(), Some("all_ten"));
     }
 
     #[test]

@@ -54,12 +54,25 @@ fn ping_pong(
     now: impl Fn() -> f64,
 ) -> f64 {
     let peer = comm.process_at_rank(reference);
+    best_offset(exchanges, now, |sent| {
+        peer.send_with_tag(&sent, TAG);
+        peer.receive_with_tag::<f64>(TAG).0
+    })
+}
+
+/// Reference − ours from `exchanges` exchanges, each `exchange(sent)`
+/// returning the reference's time for ours `sent`: that of the exchange
+/// with the smallest round-trip, read at its midpoint.
+fn best_offset(
+    exchanges: usize,
+    now: impl Fn() -> f64,
+    mut exchange: impl FnMut(f64) -> f64,
+) -> f64 {
     let mut best_rtt = f64::INFINITY;
     let mut best_offset = 0.0;
     for _ in 0..exchanges {
         let sent = now();
-        peer.send_with_tag(&sent, TAG);
-        let (remote, _) = peer.receive_with_tag::<f64>(TAG);
+        let remote = exchange(sent);
         let received = now();
         let rtt = received - sent;
         if rtt < best_rtt {
@@ -68,6 +81,16 @@ fn ping_pong(
         }
     }
     best_offset
+}
+
+/// The clock of two synchronisations: the second's offset, and the drift
+/// that carried the first's offset to it.
+fn with_drift(first: GlobalClock, second: GlobalClock) -> GlobalClock {
+    GlobalClock {
+        offset: second.offset,
+        drift: (second.offset - first.offset) / (second.base - first.base),
+        base: second.base,
+    }
 }
 
 /// Answers `exchanges` ping-pongs of `client` with this process's global time.
@@ -125,13 +148,8 @@ pub fn synchronise(control: &Control, exchanges: usize, drift_interval: f64) -> 
         std::hint::spin_loop();
     }
     let second = offsets(comm, exchanges);
-    let drift = (second.offset - first.offset) / (second.base - first.base);
     control.barrier();
-    GlobalClock {
-        offset: second.offset,
-        drift,
-        base: second.base,
-    }
+    with_drift(first, second)
 }
 
 /// Rank 0's measurement of every rank's remaining offset (their global time
@@ -149,4 +167,93 @@ pub fn residual_offsets(control: &Control, clock: &GlobalClock, exchanges: usize
     }
     control.barrier();
     residuals
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+
+    /// A reference clock `offset + (1 + drift) · t` at true time t, and
+    /// ours reading t itself; each exchange takes its pair of one-way
+    /// delays (out, back) in turn.
+    struct Simulated {
+        offset: f64,
+        drift: f64,
+        delays: Vec<(f64, f64)>,
+        time: Cell<f64>,
+    }
+
+    impl Simulated {
+        fn reference_at(&self, t: f64) -> f64 {
+            self.offset + (1.0 + self.drift) * t
+        }
+
+        /// The estimate of [`best_offset`] from these exchanges, starting
+        /// at true time `start`.
+        fn estimate(&self, start: f64) -> f64 {
+            self.time.set(start);
+            let mut delays = self.delays.iter().cycle();
+            best_offset(
+                self.delays.len(),
+                || self.time.get(),
+                |_| {
+                    let (out, back) = delays.next().unwrap();
+                    self.time.set(self.time.get() + out);
+                    let answer = self.reference_at(self.time.get());
+                    self.time.set(self.time.get() + back);
+                    answer
+                },
+            )
+        }
+    }
+
+    fn simulated(offset: f64, drift: f64) -> Simulated {
+        // The third exchange is the fastest and symmetric; the others are
+        // slower and lopsided, which would put the estimate off by up to
+        // half their asymmetry.
+        Simulated {
+            offset,
+            drift,
+            delays: vec![(40e-6, 5e-6), (3e-6, 30e-6), (2e-6, 2e-6), (9e-6, 1e-6)],
+            time: Cell::new(0.0),
+        }
+    }
+
+    #[test]
+    fn the_offset_comes_from_the_fastest_exchange() {
+        let clock = simulated(-0.25, 0.0);
+        let estimate = clock.estimate(100.0);
+        assert!((estimate - -0.25).abs() < 1e-12, "{estimate}");
+        // Lopsided exchanges alone: the error is half the asymmetry of
+        // the fastest of them, (9 − 1) / 2 µs.
+        let lopsided = Simulated {
+            delays: vec![(40e-6, 5e-6), (9e-6, 1e-6)],
+            ..simulated(-0.25, 0.0)
+        };
+        let estimate = lopsided.estimate(100.0);
+        assert!((estimate - (-0.25 + 4e-6)).abs() < 1e-12, "{estimate}");
+    }
+
+    #[test]
+    fn an_offset_and_a_drift_are_recovered_from_two_synchronisations() {
+        // The reference is 1.5 s ahead and gains 20 µs a second.
+        let (offset, drift) = (1.5, 20e-6);
+        let clock = simulated(offset, drift);
+        let synchronised = |start: f64| GlobalClock {
+            offset: clock.estimate(start),
+            drift: 0.0,
+            // The midpoint of the fastest exchange, where the offset holds.
+            base: start + 40e-6 + 5e-6 + 3e-6 + 30e-6 + 2e-6,
+        };
+        let fitted = with_drift(synchronised(10.0), synchronised(12.0));
+        assert!((fitted.drift - drift).abs() < 1e-12, "{fitted:?}");
+        // Global time is the reference's, long after the synchronisation;
+        // a clock without the drift would be 20 µs a second off.
+        for t in [12.0, 20.0, 100.0] {
+            let error = fitted.global(t) - clock.reference_at(t);
+            assert!(error.abs() < 1e-9, "at {t} s: {error} s");
+            assert!((fitted.local(fitted.global(t)) - t).abs() < 1e-9);
+        }
+    }
 }

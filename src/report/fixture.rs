@@ -3,7 +3,7 @@
 //! elsewhere leave these tests alone.
 
 use crate::analyse::Results;
-use crate::analyse::{CandidateSummary, Severity, Verdict};
+use crate::analyse::{CandidateSummary, Severity, Verdict, DEFAULT_MARGIN};
 use crate::collective::Collective;
 use crate::meta::Meta;
 use serde_json::{json, Value};
@@ -13,7 +13,9 @@ fn from_json<T: serde::de::DeserializeOwned>(value: Value) -> T {
 }
 
 /// A measured candidate: median `m` µs against the default's
-/// `default_us`, raw p-value `p`, adjusted p-value `3p`.
+/// `default_us`, raw p-value `p`, adjusted p-value `3p`; significant as
+/// the shipped rule has it: adjusted p below α and a slowdown above the
+/// default margin.
 pub fn measured(name: &str, default_us: f64, m: f64, p: Option<f64>) -> CandidateSummary {
     let slowdown = default_us / m;
     let adjusted = p.map(|p| (p * 3.0).min(1.0));
@@ -31,7 +33,7 @@ pub fn measured(name: &str, default_us: f64, m: f64, p: Option<f64>) -> Candidat
         "slowdown": slowdown,
         "p_value": p,
         "p_adjusted": adjusted,
-        "significant": adjusted.is_some_and(|p| p < 0.05) && slowdown > 1.0,
+        "significant": adjusted.is_some_and(|p| p < 0.05) && slowdown > DEFAULT_MARGIN,
         "below_noise": ((default_us - m) * 1e-6).abs() < 0.5e-6,
     }))
 }
@@ -271,4 +273,18 @@ pub fn results_with_usual() -> Results {
     results.meta.qmax = 0.95;
     results.meta.noise = noise::assess(&results.checks, &options);
     results
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn significance_follows_the_shipped_margin() {
+        // p far below α: only the slowdown decides.
+        let within = measured("c", 10.4, 10.0, Some(1e-9));
+        assert!(!within.significant, "1.04× is within the margin");
+        let beyond = measured("c", 10.6, 10.0, Some(1e-9));
+        assert!(beyond.significant, "1.06× is beyond it");
+    }
 }

@@ -168,4 +168,62 @@ mod tests {
             ]
         );
     }
+
+    /// Every collective's number in Open MPI's `COLLTYPE_T`
+    /// (`ompi/mca/coll/base/coll_base_functions.h`, 4.1 and 5.0: ALLGATHER
+    /// = 0, ALLGATHERV, ALLREDUCE, ALLTOALL, ALLTOALLV, ALLTOALLW, BARRIER,
+    /// BCAST, EXSCAN, GATHER, GATHERV, REDUCE, REDUCESCATTER,
+    /// REDUCESCATTERBLOCK, SCAN, SCATTER, …).
+    #[test]
+    fn collective_ids_are_open_mpi_s() {
+        for (collective, id) in [
+            (Collective::Allgather, 0),
+            (Collective::Allreduce, 2),
+            (Collective::Alltoall, 3),
+            (Collective::Bcast, 7),
+            (Collective::Exscan, 8),
+            (Collective::Gather, 9),
+            (Collective::Reduce, 11),
+            (Collective::ReduceScatter, 12),
+            (Collective::ReduceScatterBlock, 13),
+            (Collective::Scan, 14),
+            (Collective::Scatter, 15),
+        ] {
+            assert_eq!(collective_id(collective), id, "{collective:?}");
+        }
+    }
+
+    /// The message size of every collective as coll_tuned's
+    /// `*_intra_dec_dynamic` computes it (`coll_tuned_decision_dynamic.c`):
+    /// type size × count for allreduce, bcast and reduce; × the sum of the
+    /// receive counts for reduce_scatter; × count × communicator size for
+    /// allgather, alltoall, gather, scatter and reduce_scatter_block.
+    #[test]
+    fn message_sizes_of_every_collective_are_coll_tuned_s() {
+        let key = |collective, size, datatype| CaseKey {
+            datatype,
+            ..crate::tuning::tests::verdict(collective, size, vec![]).key
+        };
+        use crate::element::Datatype::{Float64, Int32};
+        for (collective, expected) in [
+            (Collective::Allreduce, 96),
+            (Collective::Bcast, 96),
+            (Collective::Reduce, 96),
+            (Collective::ReduceScatter, 96),
+            (Collective::Allgather, 96 * 3),
+            (Collective::Alltoall, 96 * 3),
+            (Collective::Gather, 96 * 3),
+            (Collective::Scatter, 96 * 3),
+            (Collective::ReduceScatterBlock, 96 * 3),
+            (Collective::Scan, 8 * 3),
+            (Collective::Exscan, 8 * 3),
+        ] {
+            assert_eq!(
+                message_size(&key(collective, 96, Float64), 3),
+                expected,
+                "{collective:?}"
+            );
+        }
+        assert_eq!(message_size(&key(Collective::Scan, 96, Int32), 5), 4 * 5);
+    }
 }

@@ -59,19 +59,41 @@ pub fn mpirun() -> String {
     std::env::var("PGCHECK_MPIRUN").unwrap_or_else(|_| "mpirun".into())
 }
 
+/// Whether the launcher is Open MPI's. Panics when the build is for the
+/// other family (build.rs's cfg `mpi_family`, from PGCHECK_MPI): the
+/// tests ignored for one library would then run against the other.
 pub fn is_open_mpi() -> bool {
     static OPEN_MPI: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *OPEN_MPI.get_or_init(|| {
         // `mpirun (Open MPI) 4.1.4`, or `mpirun.openmpi (OpenRTE) 4.1.4`.
-        Command::new(mpirun())
+        let open_mpi = Command::new(mpirun())
             .arg("--version")
             .output()
             .map(|o| {
                 let text = String::from_utf8_lossy(&o.stdout).to_lowercase();
                 text.contains("open mpi") || text.contains("openrte") || text.contains("open-mpi")
             })
-            .unwrap_or(false)
+            .unwrap_or(false);
+        assert_eq!(
+            open_mpi,
+            cfg!(mpi_family = "openmpi"),
+            "{} is not the library the tests were built for (PGCHECK_MPI at build time): \
+             source ci/env.sh before cargo",
+            mpirun()
+        );
+        open_mpi
     })
+}
+
+/// A test that cannot run on this machine: says SKIPPED with `reason` on
+/// stderr, and fails when the environment variable `CI` is set, so that a
+/// skip never counts as a pass there.
+pub fn cannot_run_here(reason: &str) {
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "cannot run here, and CI is set: {reason}"
+    );
+    eprintln!("SKIPPED: {reason}");
 }
 
 /// The launcher's MPI library and version: `Open MPI 4.1.4`, `MPICH 4.0.2`
@@ -325,8 +347,92 @@ pub fn assert_verifies(np: usize, args: &[&str]) -> Outcome {
         "verify -np {np} {args:?} failed:\n{}",
         out.text()
     );
-    out.expect_in_stdout("0 candidate runs failed", "");
+    let counts = VerifyCounts::of(&out);
+    assert_eq!(counts.failed, 0, "{}", out.text());
+    assert!(
+        counts.passed > counts.cases,
+        "verify -np {np} {args:?}: only {} candidate runs passed in {} cases\n{}",
+        counts.passed,
+        counts.cases,
+        out.text()
+    );
     out
+}
+
+/// What `verify` printed: its summary line's cases, failures and skips,
+/// and its table's candidate runs passed. Checks that they agree and that
+/// `default` passed in every case of its collective: a verify where
+/// everything was skipped cannot pass for one that verified.
+#[derive(Debug)]
+pub struct VerifyCounts {
+    pub cases: u64,
+    pub passed: u64,
+    pub failed: u64,
+    pub skipped: u64,
+    /// (collective, candidate) → (passed, failed, skipped).
+    pub rows: std::collections::BTreeMap<(String, String), (u64, u64, u64)>,
+}
+
+impl VerifyCounts {
+    pub fn of(out: &Outcome) -> VerifyCounts {
+        // `verify: 4 cases, 0 candidate runs failed, 44 skipped`
+        let summary = out
+            .stdout
+            .lines()
+            .find_map(|l| l.strip_prefix("verify: "))
+            .unwrap_or_else(|| panic!("no summary line\n{}", out.text()));
+        let numbers: Vec<u64> = summary
+            .split(|c: char| !c.is_ascii_digit())
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        let [cases, failed, skipped] = numbers[..] else {
+            panic!("summary `{summary}`");
+        };
+        let mut rows = std::collections::BTreeMap::new();
+        for line in out.stdout.lines().filter(|l| l.starts_with("| ")) {
+            let words: Vec<&str> = line.trim_matches('|').split_whitespace().collect();
+            let number = |i: usize| words.get(i).and_then(|w| w.parse::<u64>().ok());
+            if let (Some(p), Some(f), Some(s)) = (number(3), number(4), number(5)) {
+                rows.insert((words[0].to_string(), words[1].to_string()), (p, f, s));
+            }
+        }
+        let sum = |pick: fn(&(u64, u64, u64)) -> u64| rows.values().map(pick).sum::<u64>();
+        let (passed, failed_rows, skipped_rows) = (sum(|r| r.0), sum(|r| r.1), sum(|r| r.2));
+        assert_eq!(failed_rows, failed, "failures in the table\n{}", out.text());
+        assert_eq!(skipped_rows, skipped, "skips in the table\n{}", out.text());
+        let counts = VerifyCounts {
+            cases,
+            passed,
+            failed,
+            skipped,
+            rows,
+        };
+        // Every candidate of a collective has a row for each of its cases.
+        let mut default_cases = 0;
+        for ((collective, candidate), &(p, f, s)) in &counts.rows {
+            let of_collective = counts
+                .rows
+                .iter()
+                .filter(|((c, _), _)| c == collective)
+                .map(|(_, r)| r.0 + r.1 + r.2)
+                .max()
+                .unwrap();
+            assert_eq!(p + f + s, of_collective, "{collective} {candidate}");
+            if candidate == "default" && f == 0 {
+                assert_eq!((p, s), (of_collective, 0), "{collective}: default");
+            }
+            if candidate == "default" {
+                default_cases += of_collective;
+            }
+        }
+        assert_eq!(
+            default_cases,
+            cases,
+            "default in every case\n{}",
+            out.text()
+        );
+        counts
+    }
 }
 
 impl Launch {

@@ -4,7 +4,7 @@
  *
  * - Open MPI: wraps the coll/base algorithm functions that the tuned
  *   component (a plugin of its own) calls through the dynamic linker, and
- *   prints `probe: ran <function>` on rank 0 for every call.
+ *   prints `probe: ran <function> count <count>` on rank 0 for every call.
  * - MPICH (which reads its variable at every call): wraps MPI_Allreduce
  *   and prints `probe: MPI_Allreduce with MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=<v>`.
  * - Both: at MPI_Finalize, compares every collective algorithm variable
@@ -111,7 +111,7 @@ int MPI_Finalize(void) {
     int fn(const void *s, void *r, int c, MPI_Datatype d, MPI_Op o, MPI_Comm comm, void *m) { \
         static int (*real)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, void *); \
         if (!real) real = dlsym(RTLD_NEXT, #fn);                                             \
-        if (rank0()) fprintf(stderr, "probe: ran %s\n", #fn);                                \
+        if (rank0()) fprintf(stderr, "probe: ran %s count %d\n", #fn, c);                    \
         return real(s, r, c, d, o, comm, m);                                                 \
     }
 ALLREDUCE(ompi_coll_base_allreduce_intra_basic_linear)
