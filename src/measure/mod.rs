@@ -386,6 +386,9 @@ impl<T: Element> Prepared<T> {
             .filter(|&e| self.entries[e].call.is_some())
             .collect();
         watchdog::expect_calls_of(self.longest_call_s);
+        if let Some(check) = &self.check {
+            check.reset(&mut self.send, &mut self.recv);
+        }
         for &e in &measured {
             let entry = &mut self.entries[e];
             entry.sampler.share = settings.check_share;

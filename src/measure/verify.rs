@@ -45,10 +45,17 @@ impl<T: Element> Check<T> {
         send: &mut [T],
         recv: &mut [T],
     ) -> Option<String> {
-        send.copy_from_slice(&self.send);
-        recv.copy_from_slice(&self.recv_before);
+        self.reset(send, recv);
         call(send, recv);
         self.output(send, recv)
+    }
+
+    /// Puts the check's inputs into `send` and `recv`: what a wrong
+    /// candidate's verification left there (bcast's root reads its input
+    /// from `recv`) must not reach the timed calls.
+    pub(super) fn reset(&self, send: &mut [T], recv: &mut [T]) {
+        send.copy_from_slice(&self.send);
+        recv.copy_from_slice(&self.recv_before);
     }
 
     /// What is wrong with the output of the call that last ran on `send`
