@@ -274,7 +274,10 @@ extern "C" fn on_exit() {
 }
 
 /// On a fatal signal inside the library: the same as an exit, then the
-/// process ends with [`Exit::LostRank`] if the abort did not end it.
+/// process ends with [`Exit::LostRank`] if the abort did not end it. What
+/// `end` does is not async-signal-safe (it formats, writes a file, calls
+/// MPI_Abort); the process is lost either way, and a word on where it died
+/// is worth the risk of that word not coming.
 extern "C" fn on_fatal_signal(signal: libc::c_int) {
     if !ENDING.load(Relaxed) && mpi_running() {
         let phase = Phase::of(PHASE.load(Relaxed));
