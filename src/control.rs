@@ -74,15 +74,6 @@ impl Control {
         tree::reduce_to_first(&self.comm, values, &mut scratch, max_into);
     }
 
-    /// The element-wise sum over ranks of `values`, on every rank.
-    pub fn sum(&self, values: &mut [i64]) {
-        let _wait = watchdog::waiting();
-        let mut scratch = vec![0; values.len()];
-        tree::all_reduce(&self.comm, values, &mut scratch, |acc, other| {
-            acc.iter_mut().zip(other).for_each(|(a, b)| *a += b)
-        });
-    }
-
     /// Every rank's `mine`, in rank order, on every rank.
     pub fn all_gather<T: Equivalence + Copy + Default>(&self, mine: &[T]) -> Vec<T> {
         let _wait = watchdog::waiting();

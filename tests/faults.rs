@@ -167,9 +167,7 @@ fn run(name: &str, np: usize, yaml: &str, fault: Option<&str>) -> Run {
         "{name}, {np} ranks, fault {fault:?}: status {:?} after {:.1} s",
         outcome.code, outcome.seconds
     );
-    let results = std::fs::read_to_string(out_dir.join("results.json"))
-        .ok()
-        .and_then(|text| serde_json::from_str(&text).ok())
+    let results = results_if_written(&out_dir)
         .unwrap_or_else(|| panic!("no readable results.json:\n{}", outcome.text()));
     Run { outcome, results }
 }

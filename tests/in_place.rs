@@ -56,9 +56,7 @@ fn run_with(
         Some(spec) => with_fault(launch, spec).run(),
         None => launch.run(),
     };
-    let results = std::fs::read_to_string(out_dir.join("results.json"))
-        .ok()
-        .and_then(|text| serde_json::from_str(&text).ok())
+    let results = results_if_written(&out_dir)
         .unwrap_or_else(|| panic!("no readable results.json:\n{}", outcome.text()));
     (outcome, results)
 }

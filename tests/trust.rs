@@ -128,9 +128,7 @@ fn run_launch(
         "{name}, {np} ranks, fault {fault:?}: status {:?} after {:.1} s",
         outcome.code, outcome.seconds
     );
-    let results = std::fs::read_to_string(out.join("results.json"))
-        .ok()
-        .and_then(|text| serde_json::from_str(&text).ok());
+    let results = results_if_written(&out);
     Run {
         outcome,
         results,
@@ -249,7 +247,7 @@ fn a_call_that_never_returns_ends_the_job_with_status_7() {
         .as_str()
         .unwrap_or_default();
     assert!(
-        what.contains("has not returned") && what.contains("allreduce 1024 B"),
+        what.contains("has not returned") && what.contains("MPI_Allreduce 1024 B"),
         "{what}"
     );
     // The call's number counts pgcheck's calls of the candidate; the
@@ -259,8 +257,10 @@ fn a_call_that_never_returns_ends_the_job_with_status_7() {
         "rank 1 has not returned within 2.0 s of its expected end: call ",
         "rank 1 names its call",
     );
-    r.outcome
-        .expect_in_stderr("of `default` in allreduce 1024 B", "and the case");
+    r.outcome.expect_in_stderr(
+        "of `default` in MPI_Allreduce 1024 B (256 × int32 sum)",
+        "and the case",
+    );
     r.outcome
         .expect_in_stderr("ending the job with status 7 (hang)", "");
     assert_eq!(
@@ -285,7 +285,7 @@ fn a_rank_that_exits_inside_a_collective_ends_the_job_with_status_8() {
     assert_eq!(r.failure_ranks("lost rank"), [2]);
     r.outcome.expect_in_stderr("rank 2 exited during call ", "");
     r.outcome.expect_in_stderr(
-        "of `default` in allreduce 8 B; ending the job with status 8 (lost rank)",
+        "of `default` in MPI_Allreduce 8 B (2 × int32 sum); ending the job with status 8 (lost rank)",
         "",
     );
 }
@@ -304,7 +304,7 @@ fn a_rank_that_aborts_inside_a_collective_ends_the_job_with_status_8() {
     r.outcome
         .expect_in_stderr("rank 1 died of signal 6 during call ", "");
     r.outcome
-        .expect_in_stderr("of `default` in allreduce 1024 B", "");
+        .expect_in_stderr("of `default` in MPI_Allreduce 1024 B (256 × int32 sum)", "");
 }
 
 /// A gather check whose `default` is slowed 20×: violated very-high

@@ -88,7 +88,7 @@ pub fn context(
 
 /// The process world as the plan sees it; collective.
 fn world(ctx: &Context, setup: &SetupArgs) -> World {
-    let on_this_host = crate::measure::machine::ranks_on_this_host(&ctx.comm);
+    let on_this_host = crate::measure::machine::ranks_on_this_host(ctx);
     World {
         processes: ctx.size(),
         topology: ctx.topology.as_ref().map(|_| ()).map_err(Clone::clone),

@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 /// What this run runs on (library, processes, nodes, hosts, timer, the
 /// environment that selects algorithms); collective over the context.
 pub fn machine(ctx: &Context) -> Meta {
-    let ranks = survey(&ctx.comm);
-    let timer = coarsest(&ctx.comm, probe_timer());
+    let ranks = survey(ctx);
+    let timer = coarsest(ctx, probe_timer());
     let mut hosts: Vec<String> = ranks.iter().map(|r| r.host.clone()).collect();
     hosts.sort();
     hosts.dedup();
@@ -61,9 +61,9 @@ pub fn machine(ctx: &Context) -> Meta {
 }
 
 /// How many ranks share this rank's host (by host name); collective.
-pub fn ranks_on_this_host(comm: &SimpleCommunicator) -> usize {
-    let ranks = survey(comm);
-    let mine = &ranks[comm.rank() as usize].host;
+pub fn ranks_on_this_host(ctx: &Context) -> usize {
+    let ranks = survey(ctx);
+    let mine = &ranks[ctx.rank()].host;
     ranks.iter().filter(|r| &r.host == mine).count()
 }
 
@@ -147,8 +147,9 @@ impl RankHost {
 const HOST_WIDTH: usize = 256;
 
 /// Every rank's host, in rank order, on every rank; collective.
-fn survey(comm: &SimpleCommunicator) -> Vec<RankHost> {
-    share(comm, &RankHost::local(comm).encode())
+fn survey(ctx: &Context) -> Vec<RankHost> {
+    ctx.control
+        .all_gather(&RankHost::local(&ctx.comm).encode())
         .chunks(RankHost::WIDTH)
         .map(RankHost::decode)
         .collect()
@@ -166,30 +167,16 @@ fn host_name() -> String {
     }
 }
 
-/// Every rank's `mine` (all of one length), concatenated in rank order, on
-/// every rank, over point-to-point trees ([`algorithms::tree`]), so that it
-/// rests on no collective under test.
-fn share(comm: &SimpleCommunicator, mine: &[u8]) -> Vec<u8> {
-    let mut all = vec![0u8; mine.len() * comm.size() as usize];
-    algorithms::tree::all_gather(comm, mine, &mut all);
-    all
-}
-
-/// The coarsest granularity and the largest read cost over all ranks;
-/// collective.
-fn coarsest(comm: &SimpleCommunicator, mine: TimerSteps) -> TimerSteps {
-    let mut bytes = Vec::with_capacity(24);
-    for x in [mine.granularity_s, mine.read_cost_s, mine.steps as f64] {
-        bytes.extend(x.to_le_bytes());
+/// The coarsest granularity, the largest read cost and the fewest steps
+/// over all ranks; collective.
+fn coarsest(ctx: &Context, mine: TimerSteps) -> TimerSteps {
+    let mut worst = [mine.granularity_s, mine.read_cost_s, -(mine.steps as f64)];
+    ctx.control.max(&mut worst);
+    TimerSteps {
+        granularity_s: worst[0],
+        read_cost_s: worst[1],
+        steps: (-worst[2]) as usize,
     }
-    let all = share(comm, &bytes);
-    let value =
-        |rank: &[u8], i: usize| f64::from_le_bytes(rank[8 * i..][..8].try_into().expect("8 bytes"));
-    all.chunks(24).fold(mine, |worst, rank| TimerSteps {
-        granularity_s: worst.granularity_s.max(value(rank, 0)),
-        read_cost_s: worst.read_cost_s.max(value(rank, 1)),
-        steps: worst.steps.min(value(rank, 2) as usize),
-    })
 }
 
 /// What consecutive reads of a timer show.

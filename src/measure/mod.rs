@@ -192,7 +192,7 @@ struct Prepared<T> {
     datatype: crate::element::Datatype,
     /// What candidates were prepared with (for a second verification).
     setup: Setup,
-    /// e.g. `allreduce 8 B`, as the watchdog names the case.
+    /// The case as messages name it ([`CaseKey::label`]), for the watchdog.
     label: String,
     /// The longest verification call of any candidate, on this rank: what
     /// the watchdog expects of one call.
@@ -258,7 +258,7 @@ impl<T: Element> Prepared<T> {
             inputs,
             datatype: key.datatype,
             setup,
-            label: case_label(key),
+            label: key.label(),
             longest_call_s: 0.0,
             check: None,
             send,
@@ -298,7 +298,7 @@ impl<T: Element> Prepared<T> {
             // The library's call is verified in both forms, whichever is
             // timed: the usual form here, the in-place one below.
             let in_place_only = name == native::DEFAULT_IN_PLACE;
-            let mut usual = (name == native::DEFAULT && self.setup.tuning.default_in_place)
+            let mut usual = (name == native::DEFAULT && runs_in_place(&name, &self.setup))
                 .then(|| native::prepare::<T>(&self.setup));
             let start = mpi::time();
             let local = match (in_place_only, usual.as_mut()) {
@@ -437,8 +437,7 @@ impl<T: Element> Prepared<T> {
                 let slice_start = mpi::time();
                 // The in-place form runs on a buffer of its own, which the
                 // usual form's check cannot read.
-                let in_place = entry.sample.name == native::DEFAULT_IN_PLACE
-                    || (entry.sample.name == native::DEFAULT && self.setup.tuning.default_in_place);
+                let in_place = runs_in_place(&entry.sample.name, &self.setup);
                 let checked = Checked {
                     check: self
                         .check
@@ -539,15 +538,10 @@ fn setup(ctx: &Context, case: &Case, shape: &Shape, op: crate::element::Op) -> S
     }
 }
 
-/// A case as people name it: `allreduce 8 B`, with its root if it has one.
-fn case_label(key: &CaseKey) -> String {
-    match key.collective.is_rooted() {
-        true => format!(
-            "{} {} B (root {})",
-            key.collective, key.size_bytes, key.root
-        ),
-        false => format!("{} {} B", key.collective, key.size_bytes),
-    }
+/// Whether candidate `name` is the library's call in place: `default_in_place`,
+/// or `default` where the input times it in place.
+fn runs_in_place(name: &str, setup: &Setup) -> bool {
+    name == native::DEFAULT_IN_PLACE || (name == native::DEFAULT && setup.tuning.default_in_place)
 }
 
 /// A seed per case, so that the order of one case does not depend on the

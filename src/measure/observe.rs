@@ -66,7 +66,7 @@ impl Pace {
 #[derive(Clone, Debug, PartialEq)]
 pub(super) struct WrongCall {
     pub rank: usize,
-    pub call: u64,
+    /// Which call (`timed call 24`, or a check call) and what was wrong.
     pub what: String,
 }
 
@@ -261,11 +261,11 @@ pub(super) fn observe_until<T: crate::element::Element>(
         control.max(&mut late);
         let key = late.pop().unwrap_or(0.0);
         if key > 0.0 {
-            let (call, rank) = from_wrong_key(key);
+            let (_, rank) = from_wrong_key(key);
             let mine = wrong.map(|w| w.1).unwrap_or_default();
             let what = control.broadcast_text(rank, &mine, 400);
             watchdog::enter(Phase::Idle, 0.0);
-            return Some(WrongCall { rank, call, what });
+            return Some(WrongCall { rank, what });
         }
         if harness.sync == SyncMode::Roundtime {
             let n = next as usize;

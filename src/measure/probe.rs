@@ -37,7 +37,7 @@ fn probe<T: Element>(ctx: &Context, case: &Case, slice_s: f64) -> CaseProbe {
     let inputs_s = largest_f64(ctx, mpi::time() - started);
     let mut recv = Vec::with_capacity(shape.recv_len().max(1));
     recv.resize(shape.recv_len(), T::default());
-    watchdog::at(&super::case_label(key), candidates::native::DEFAULT);
+    watchdog::at(&key.label(), candidates::native::DEFAULT);
     let mut once = || {
         ctx.control.barrier();
         watchdog::enter(Phase::Calling, 0.0);

@@ -38,16 +38,13 @@ pub enum Phase {
 
 impl Phase {
     fn of(code: u8) -> Phase {
-        [
-            Phase::Idle,
-            Phase::Preparing,
-            Phase::Verifying,
-            Phase::Calling,
-            Phase::Waiting,
-        ]
-        .into_iter()
-        .find(|p| *p as u8 == code)
-        .unwrap_or(Phase::Idle)
+        match code {
+            1 => Phase::Preparing,
+            2 => Phase::Verifying,
+            3 => Phase::Calling,
+            4 => Phase::Waiting,
+            _ => Phase::Idle,
+        }
     }
 }
 

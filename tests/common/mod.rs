@@ -37,6 +37,12 @@ impl Outcome {
     }
 }
 
+/// A run's `results.json` in `dir`, if it wrote a readable one.
+pub fn results_if_written(dir: &Path) -> Option<serde_json::Value> {
+    let text = std::fs::read_to_string(dir.join("results.json")).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
 /// A run's `results.json` in `dir`.
 pub fn results(dir: &Path) -> serde_json::Value {
     let path = dir.join("results.json");
