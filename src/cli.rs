@@ -9,6 +9,22 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::time::Duration;
 
+/// The exit statuses, as `--help` lists them (a test keeps them in step
+/// with `exit::Exit`).
+pub const EXIT_STATUSES: &str = "Exit status:
+  0  pass: every case decided, nothing --fail-on fails on
+  1  a guideline violation --fail-on fails on (default: any violated case), or a regression
+     against --baseline
+  2  usage or input error
+  3  wrong result: a candidate, the library's own call included, failed verification
+  4  MPI, I/O or internal error
+  5  interrupted by a signal; the files hold what was measured
+  6  a case without verdict: the library's own call was not measured
+  7  hang: a call or a wait outlived --timeout; the watchdog ended the job
+  8  lost rank: a rank exited, aborted or crashed while MPI ran
+  9  undecided: a noisy run, or more than half of the cases inconclusive or powerless
+     (--allow-undecided passes it)";
+
 #[derive(Parser, Debug)]
 #[command(
     name = "pgcheck",
@@ -17,10 +33,8 @@ use std::time::Duration;
     long_about = "Checks an MPI library's collectives against the self-consistent performance \
 guidelines: a collective must not be slower than the same semantics built from other \
 collectives (a mock-up) nor than a known better algorithm (lane, hierarchical, circulant). \
-Run it under mpirun; rank 0 prints the report.\n\n\
-Exit status: 0 pass, 1 a guideline violation at or above --fail-on, 2 usage or input error, \
-3 a candidate failed verification, 4 an MPI or internal error, 5 interrupted, 6 a case without \
-verdict (the library's own call was not measured)."
+Run it under mpirun; rank 0 prints the report.",
+    after_help = EXIT_STATUSES
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -103,14 +117,20 @@ pub struct ReportArgs {
     /// Colour the overview grid: auto (terminal and no NO_COLOR), always, never.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
-    /// Exit with status 1 when a violation of at least this severity is found;
-    /// `inconclusive`: also when a case could neither show a violation nor that the guideline holds.
-    #[arg(long, value_enum)]
-    pub fail_on: Option<FailOn>,
-    /// A previous run (its output directory or results.json): a `default` that got
-    /// significantly slower by more than --tolerance is a regression and fails the run.
+    /// Exit with status 1 when a violation of at least this severity is found: `violated`,
+    /// any; `inconclusive`: also when a case could neither show a violation nor that the
+    /// guideline holds; `none`: report only.
+    #[arg(long, value_enum, default_value_t = FailOn::Violated)]
+    pub fail_on: FailOn,
+    /// Pass a run that could not decide (noisy, or more than half of its cases inconclusive
+    /// or powerless) instead of exiting with status 9.
+    #[arg(long)]
+    pub allow_undecided: bool,
+    /// Previous launches to compare `default` with: repeat the option, or name a directory
+    /// of runs. A `default` significantly slower than the spread between these launches
+    /// allows, by more than --tolerance, is a regression and fails the run.
     #[arg(long, value_name = "DIR|results.json")]
-    pub baseline: Option<PathBuf>,
+    pub baseline: Vec<PathBuf>,
     /// How much slower than the baseline is tolerated, e.g. 5% or 0.05.
     #[arg(long, value_parser = parse_fraction, default_value = "5%")]
     pub tolerance: f64,
@@ -124,6 +144,7 @@ pub enum ColorChoice {
 }
 
 #[derive(Args, Debug)]
+#[command(after_help = EXIT_STATUSES)]
 pub struct AnalyzeArgs {
     /// A directory written by `pgcheck run --output DIR`.
     pub dir: PathBuf,
@@ -162,6 +183,7 @@ pub struct SetupArgs {
 }
 
 #[derive(Args, Debug)]
+#[command(after_help = EXIT_STATUSES)]
 pub struct RunArgs {
     /// The YAML list of checks.
     pub input: PathBuf,
@@ -328,23 +350,35 @@ value_enum_of!(OpArg, Op, Sum, Prod, Min, Max, Band, Bor, Bxor);
 pub enum FailOn {
     /// Any violation, and any case whose verdict is inconclusive.
     Inconclusive,
+    /// Any violated case, whatever its severity (the default).
+    Violated,
     Low,
     Medium,
     MediumHigh,
     High,
     VeryHigh,
+    /// Nothing found fails: report only (wrong results, regressions and
+    /// runs that could not decide still do).
+    None,
 }
 
 impl FailOn {
-    /// The least severity that fails.
-    pub fn severity(self) -> crate::analyse::Severity {
+    /// The least severity that fails, where the level is one.
+    pub fn severity(self) -> Option<crate::analyse::Severity> {
         use crate::analyse::Severity;
         match self {
-            FailOn::Inconclusive | FailOn::Low => Severity::Low,
-            FailOn::Medium => Severity::Medium,
-            FailOn::MediumHigh => Severity::MediumHigh,
-            FailOn::High => Severity::High,
-            FailOn::VeryHigh => Severity::VeryHigh,
+            FailOn::Inconclusive | FailOn::Violated | FailOn::None => None,
+            FailOn::Low => Some(Severity::Low),
+            FailOn::Medium => Some(Severity::Medium),
+            FailOn::MediumHigh => Some(Severity::MediumHigh),
+            FailOn::High => Some(Severity::High),
+            FailOn::VeryHigh => Some(Severity::VeryHigh),
         }
+    }
+
+    /// As the command line spells it.
+    pub fn label(self) -> String {
+        self.to_possible_value()
+            .map_or_else(String::new, |v| v.get_name().to_string())
     }
 }

@@ -1,15 +1,16 @@
 //! Exit statuses, identical on every rank, and the gate that chooses one
 //! from a finished analysis.
 
-use crate::analyse::{Conclusion, Results};
+use crate::analyse::{Conclusion, ExitStatus, Results, Severity};
 use crate::cli::FailOn;
 
 /// Why pgcheck ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Exit {
-    /// Nothing at or above `--fail-on` was violated.
+    /// Every case decided, nothing the gate fails on.
     Pass = 0,
-    /// A guideline violation at or above `--fail-on`.
+    /// A guideline violation the gate fails on (`--fail-on`, by default any
+    /// violated case), or a regression against the baseline.
     Violation = 1,
     /// A usage or input error, found before measuring.
     Input = 2,
@@ -27,10 +28,13 @@ pub enum Exit {
     Hang = 7,
     /// A rank exited, aborted or crashed while MPI ran.
     LostRank = 8,
+    /// The run could not decide: noisy, or more than half of its cases
+    /// inconclusive or powerless (`--allow-undecided` passes it).
+    Undecided = 9,
 }
 
 impl Exit {
-    const ALL: [Exit; 9] = [
+    pub const ALL: [Exit; 10] = [
         Exit::Pass,
         Exit::Violation,
         Exit::Input,
@@ -40,6 +44,7 @@ impl Exit {
         Exit::Unmeasured,
         Exit::Hang,
         Exit::LostRank,
+        Exit::Undecided,
     ];
 
     pub fn code(self) -> i32 {
@@ -54,38 +59,123 @@ impl Exit {
             .find(|e| e.code() == code)
             .unwrap_or(Exit::Internal)
     }
+
+    /// What the status means, in a few words (the help and the README list
+    /// them with their codes).
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Exit::Pass => "pass",
+            Exit::Violation => "guideline violation or regression",
+            Exit::Input => "usage or input error",
+            Exit::Verification => "wrong result",
+            Exit::Internal => "MPI, I/O or internal error",
+            Exit::Interrupted => "interrupted",
+            Exit::Unmeasured => "a case without verdict",
+            Exit::Hang => "hang",
+            Exit::LostRank => "lost rank",
+            Exit::Undecided => "undecided",
+        }
+    }
 }
 
-/// The exit status of a finished analysis: a wrong result first, then a
-/// violation or regression the gate fails on, then a case without verdict.
-pub fn gate(results: &Results, fail_on: Option<FailOn>) -> Exit {
-    let wrong = results
-        .checks
-        .iter()
-        .any(|c| c.candidates.iter().any(|c| c.outcome.is_wrong()));
+/// What the gate fails on, as the command line says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Gate {
+    pub fail_on: FailOn,
+    /// A run that could not decide passes.
+    pub allow_undecided: bool,
+}
+
+/// The exit status of a finished analysis and why: a wrong result first,
+/// then a run that ended early, a regression, a violation the gate fails
+/// on, a case without verdict, and a run that could not decide.
+pub fn gate(results: &Results, gate: Gate) -> (Exit, ExitStatus) {
+    let count = |pred: &dyn Fn(&crate::analyse::Verdict) -> bool| {
+        results.checks.iter().filter(|c| pred(c)).count()
+    };
+    let cases = |n: usize| {
+        if n == 1 {
+            "1 case".into()
+        } else {
+            format!("{n} cases")
+        }
+    };
+    let wrong = count(&|c| c.candidates.iter().any(|c| c.outcome.is_wrong()));
     let regressions = results
         .baseline
         .as_ref()
         .map_or(0, |b| b.regressions().count());
-    let fails = |level: FailOn| {
-        results.worst() >= level.severity()
-            || (level == FailOn::Inconclusive
-                && results
-                    .checks
-                    .iter()
-                    .any(|c| c.conclusion == Conclusion::Inconclusive))
+    let violated = count(&|c| c.conclusion == Conclusion::Violated);
+    let worst = results.worst();
+    let fails = match gate.fail_on {
+        FailOn::None => false,
+        FailOn::Violated => violated > 0 || worst > Severity::Ok,
+        FailOn::Inconclusive => {
+            violated > 0 || worst > Severity::Ok || results.count(Conclusion::Inconclusive) > 0
+        }
+        level => level.severity().is_some_and(|s| worst >= s),
     };
-    let unmeasured = results
-        .checks
-        .iter()
-        .any(|c| c.conclusion == Conclusion::Unmeasured);
-    match fail_on {
-        _ if wrong => Exit::Verification,
-        _ if regressions > 0 => Exit::Violation,
-        Some(level) if fails(level) => Exit::Violation,
-        _ if unmeasured && results.complete => Exit::Unmeasured,
-        _ => Exit::Pass,
-    }
+    let unmeasured = results.count(Conclusion::Unmeasured);
+    let decided = results.checks.len() - results.count(Conclusion::Unmeasured);
+    let (exit, reason) = if wrong > 0 {
+        (
+            Exit::Verification,
+            format!("wrong results in {}", cases(wrong)),
+        )
+    } else if !results.complete {
+        (
+            Exit::Interrupted,
+            format!(
+                "the run ended early, after {} with a verdict",
+                cases(decided)
+            ),
+        )
+    } else if regressions > 0 {
+        (
+            Exit::Violation,
+            format!("{regressions} regression(s) against the baseline"),
+        )
+    } else if fails {
+        let what = match violated {
+            0 => format!("a finding across sizes of severity {}", worst.label()),
+            n => format!("{} violated, worst {}", cases(n), worst.label()),
+        };
+        let what = match (gate.fail_on, results.count(Conclusion::Inconclusive)) {
+            (FailOn::Inconclusive, n) if n > 0 => format!("{what}; {} inconclusive", cases(n)),
+            _ => what,
+        };
+        (
+            Exit::Violation,
+            format!("{what} (--fail-on {})", gate.fail_on.label()),
+        )
+    } else if unmeasured > 0 {
+        (
+            Exit::Unmeasured,
+            format!("{} without verdict", cases(unmeasured)),
+        )
+    } else if let Some(why) = results.undecided().filter(|_| !gate.allow_undecided) {
+        (Exit::Undecided, why)
+    } else {
+        let reason = match violated {
+            0 => "no guideline violated".to_string(),
+            n => format!(
+                "{} violated, below --fail-on {}",
+                cases(n),
+                gate.fail_on.label()
+            ),
+        };
+        let reason = match results.undecided() {
+            Some(why) => format!("{reason}; {why} (--allow-undecided)"),
+            None => reason,
+        };
+        (Exit::Pass, reason)
+    };
+    let status = ExitStatus {
+        status: exit.code(),
+        meaning: exit.meaning().into(),
+        reason,
+    };
+    (exit, status)
 }
 
 #[cfg(test)]
@@ -151,6 +241,7 @@ mod tests {
             guidelines: Default::default(),
             baseline: None,
             failure: None,
+            exit: None,
         }
     }
 
@@ -162,94 +253,140 @@ mod tests {
         results
     }
 
-    const LEVELS: [FailOn; 6] = [
+    const LEVELS: [FailOn; 8] = [
         FailOn::Inconclusive,
+        FailOn::Violated,
         FailOn::Low,
         FailOn::Medium,
         FailOn::MediumHigh,
         FailOn::High,
         FailOn::VeryHigh,
+        FailOn::None,
     ];
 
-    fn every_fail_on() -> impl Iterator<Item = Option<FailOn>> {
-        std::iter::once(None).chain(LEVELS.into_iter().map(Some))
+    /// The exit status at `fail_on`, with or without --allow-undecided.
+    fn exit(results: &Results, fail_on: FailOn, allow_undecided: bool) -> Exit {
+        let (exit, status) = gate(
+            results,
+            Gate {
+                fail_on,
+                allow_undecided,
+            },
+        );
+        assert_eq!(status.status, exit.code());
+        assert_eq!(status.meaning, exit.meaning());
+        exit
+    }
+
+    /// The status at every level, allowing an undecided run or not.
+    fn at_every_level(results: &Results) -> Vec<Exit> {
+        let mut exits = Vec::new();
+        for allow in [false, true] {
+            exits.extend(LEVELS.map(|level| exit(results, level, allow)));
+        }
+        exits
     }
 
     #[test]
     fn a_wrong_result_comes_before_everything() {
-        let all = regressed(results(vec![
+        let mut all = regressed(results(vec![
             wrong(8),
             violated(16),
             inconclusive(32),
             unmeasured(64),
         ]));
-        for fail_on in every_fail_on() {
-            assert_eq!(gate(&all, fail_on), Exit::Verification, "{fail_on:?}");
-        }
+        assert!(at_every_level(&all)
+            .iter()
+            .all(|&e| e == Exit::Verification));
+        all.complete = false;
+        assert!(at_every_level(&all)
+            .iter()
+            .all(|&e| e == Exit::Verification));
     }
 
     #[test]
     fn a_regression_fails_at_every_level_and_before_an_unmeasured_case() {
         let all = regressed(results(vec![holds(8), unmeasured(16)]));
-        for fail_on in every_fail_on() {
-            assert_eq!(gate(&all, fail_on), Exit::Violation, "{fail_on:?}");
-        }
+        assert!(at_every_level(&all).iter().all(|&e| e == Exit::Violation));
     }
 
     #[test]
-    fn a_violation_fails_only_at_or_below_its_severity() {
-        let one = results(vec![holds(8), violated(16)]);
-        assert_eq!(gate(&one, None), Exit::Pass);
-        for (level, exit) in LEVELS.into_iter().zip([
-            Exit::Violation,
-            Exit::Violation,
-            Exit::Violation,
-            Exit::Violation,
-            Exit::Pass,
-            Exit::Pass,
-        ]) {
-            assert_eq!(gate(&one, Some(level)), exit, "{level:?}");
-        }
+    fn a_violation_fails_by_default_and_at_or_below_its_severity() {
+        let one = results(vec![holds(8), violated(16), holds(32)]);
+        use Exit::{Pass, Violation};
+        assert_eq!(
+            LEVELS.map(|level| exit(&one, level, false)),
+            [Violation, Violation, Violation, Violation, Violation, Pass, Pass, Pass]
+        );
+        let (_, status) = gate(
+            &one,
+            Gate {
+                fail_on: FailOn::Violated,
+                allow_undecided: false,
+            },
+        );
+        assert_eq!(
+            status.reason,
+            "1 case violated, worst medium-high (--fail-on violated)"
+        );
     }
 
     #[test]
     fn a_violation_the_gate_fails_on_comes_before_an_unmeasured_case() {
         let both = results(vec![violated(8), unmeasured(16)]);
-        assert_eq!(gate(&both, Some(FailOn::Low)), Exit::Violation);
-        assert_eq!(gate(&both, Some(FailOn::High)), Exit::Unmeasured);
-        assert_eq!(gate(&both, None), Exit::Unmeasured);
+        assert_eq!(exit(&both, FailOn::Violated, false), Exit::Violation);
+        assert_eq!(exit(&both, FailOn::High, false), Exit::Unmeasured);
+        assert_eq!(exit(&both, FailOn::None, true), Exit::Unmeasured);
     }
 
     #[test]
     fn inconclusive_fails_only_with_fail_on_inconclusive() {
-        let one = results(vec![holds(8), inconclusive(16)]);
-        for fail_on in every_fail_on() {
-            let exit = if fail_on == Some(FailOn::Inconclusive) {
-                Exit::Violation
-            } else {
-                Exit::Pass
+        let one = results(vec![holds(8), inconclusive(16), holds(32)]);
+        for level in LEVELS {
+            let expected = match level {
+                FailOn::Inconclusive => Exit::Violation,
+                _ => Exit::Pass,
             };
-            assert_eq!(gate(&one, fail_on), exit, "{fail_on:?}");
+            assert_eq!(exit(&one, level, false), expected, "{level:?}");
         }
     }
 
     #[test]
-    fn an_unmeasured_case_fails_a_complete_run_only() {
+    fn a_run_that_could_not_decide_has_its_own_status_unless_allowed() {
+        // Two of three cases inconclusive: more than half.
+        let open = results(vec![holds(8), inconclusive(16), inconclusive(32)]);
+        assert_eq!(exit(&open, FailOn::Violated, false), Exit::Undecided);
+        assert_eq!(exit(&open, FailOn::None, false), Exit::Undecided);
+        assert_eq!(exit(&open, FailOn::Violated, true), Exit::Pass);
+        // A violation found is a finding, decided or not.
+        let found = results(vec![violated(8), inconclusive(16), inconclusive(32)]);
+        assert_eq!(exit(&found, FailOn::Violated, false), Exit::Violation);
+        assert_eq!(exit(&found, FailOn::None, false), Exit::Undecided);
+        // Powerless counts as open, whatever its conclusion.
+        let mut powerless = results(vec![holds(8), holds(16), holds(32)]);
+        powerless.checks[1].powerless = true;
+        assert_eq!(exit(&powerless, FailOn::Violated, false), Exit::Pass);
+        powerless.checks[2].powerless = true;
+        assert_eq!(exit(&powerless, FailOn::Violated, false), Exit::Undecided);
+    }
+
+    #[test]
+    fn an_unmeasured_case_fails_a_complete_run_and_an_early_end_is_an_interruption() {
         let mut one = results(vec![holds(8), unmeasured(16)]);
-        assert_eq!(gate(&one, None), Exit::Unmeasured);
-        assert_eq!(gate(&one, Some(FailOn::Inconclusive)), Exit::Unmeasured);
+        assert!(at_every_level(&one).iter().all(|&e| e == Exit::Unmeasured));
         // An interrupted run has cases it never reached: its status is
-        // the interruption's, not the gate's.
+        // the interruption's, whatever was found before.
         one.complete = false;
-        assert_eq!(gate(&one, None), Exit::Pass);
+        assert!(at_every_level(&one).iter().all(|&e| e == Exit::Interrupted));
+        let mut found = results(vec![violated(8)]);
+        found.complete = false;
+        assert_eq!(exit(&found, FailOn::Violated, false), Exit::Interrupted);
     }
 
     #[test]
     fn a_run_that_holds_passes_at_every_level() {
         let all = results(vec![holds(8), holds(16)]);
-        for fail_on in every_fail_on() {
-            assert_eq!(gate(&all, fail_on), Exit::Pass, "{fail_on:?}");
-        }
+        assert!(at_every_level(&all).iter().all(|&e| e == Exit::Pass));
     }
 
     #[test]
@@ -259,11 +396,29 @@ mod tests {
         assert_eq!(finding.severity, Severity::MediumHigh);
         finding.shared_rounds = false;
         one.guidelines.monotony = vec![finding.clone()];
-        assert_eq!(gate(&one, Some(FailOn::Low)), Exit::Pass, "measured apart");
+        assert_eq!(exit(&one, FailOn::Low, false), Exit::Pass, "measured apart");
+        assert_eq!(
+            exit(&one, FailOn::Violated, false),
+            Exit::Pass,
+            "measured apart"
+        );
         finding.shared_rounds = true;
         one.guidelines.monotony = vec![finding];
-        assert_eq!(gate(&one, Some(FailOn::MediumHigh)), Exit::Violation);
-        assert_eq!(gate(&one, Some(FailOn::High)), Exit::Pass);
+        assert_eq!(exit(&one, FailOn::Violated, false), Exit::Violation);
+        assert_eq!(exit(&one, FailOn::MediumHigh, false), Exit::Violation);
+        assert_eq!(exit(&one, FailOn::High, false), Exit::Pass);
+    }
+
+    #[test]
+    fn every_status_is_in_the_help() {
+        for e in Exit::ALL {
+            let line = format!("\n  {}  ", e.code());
+            assert!(
+                crate::cli::EXIT_STATUSES.contains(&line),
+                "{e:?} is not listed in --help"
+            );
+        }
+        assert!(!crate::cli::EXIT_STATUSES.contains("\n  10  "));
     }
 
     #[test]
@@ -271,10 +426,10 @@ mod tests {
         for exit in Exit::ALL {
             assert_eq!(Exit::from_code(exit.code()), exit);
         }
-        assert_eq!(Exit::from_code(9), Exit::Internal);
+        assert_eq!(Exit::from_code(10), Exit::Internal);
         assert_eq!(
             Exit::ALL.map(Exit::code),
-            [0, 1, 2, 3, 4, 5, 6, 7, 8],
+            [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
             "the statuses the README documents"
         );
     }

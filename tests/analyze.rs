@@ -141,6 +141,48 @@ fn prepared(dir: &Path) {
     );
 }
 
+/// Two cases of three observations each: no competitor could be shown
+/// faster, so the run cannot decide; that is status 9, not a pass.
+#[test]
+fn a_run_that_could_not_decide_exits_9_unless_allowed() {
+    let dir = scratch("analyze-undecided");
+    write_raw(
+        &dir,
+        &[
+            ("bcast", 64, "default", &timings(10e-6, 3, 1)),
+            ("bcast", 64, "bcast_as_allgatherv", &timings(10e-6, 3, 2)),
+            ("gather", 64, "default", &timings(10e-6, 3, 3)),
+            ("gather", 64, "gather_as_gatherv", &timings(10e-6, 3, 4)),
+        ],
+    );
+    let out = analyze(&dir, &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(9), "{stderr}");
+    assert!(
+        stderr.contains("pgcheck: exit 9 (undecided): 2 of 2 cases inconclusive or powerless"),
+        "{stderr}"
+    );
+    let report = std::fs::read_to_string(dir.join("out/report.md")).unwrap();
+    assert!(
+        report.starts_with("## pgcheck: ⚠️ exit 9 (undecided)"),
+        "{report}"
+    );
+    let allowed = analyze(&dir, &["--allow-undecided"]);
+    assert_eq!(allowed.status.code(), Some(0));
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("out/results.json")).unwrap())
+            .unwrap();
+    assert_eq!(results["exit"]["status"], 0, "{}", results["exit"]);
+    assert!(
+        results["exit"]["reason"]
+            .as_str()
+            .unwrap()
+            .ends_with("2 of 2 cases inconclusive or powerless (--allow-undecided)"),
+        "{}",
+        results["exit"]
+    );
+}
+
 #[test]
 fn the_gate_fails_at_and_below_the_worst_severity() {
     let dir = scratch("analyze-gate");
@@ -153,12 +195,22 @@ fn the_gate_fails_at_and_below_the_worst_severity() {
         .map(|c| c["severity"].as_str().unwrap())
         .collect();
     assert_eq!(severities, ["ok", "medium", "medium-high"]);
+    let default = analyze(&dir, &[]);
     assert_eq!(
-        analyze(&dir, &[]).status.code(),
-        Some(0),
-        "no --fail-on: never fails on verdicts"
+        default.status.code(),
+        Some(1),
+        "no --fail-on: any violated case fails"
+    );
+    let stderr = String::from_utf8_lossy(&default.stderr);
+    assert!(
+        stderr.contains(
+            "pgcheck: exit 1 (guideline violation or regression): 2 cases violated, worst medium-high (--fail-on violated)"
+        ),
+        "{stderr}"
     );
     for (level, code) in [
+        ("violated", 1),
+        ("none", 0),
         ("low", 1),
         ("medium", 1),
         ("medium-high", 1),
@@ -190,9 +242,16 @@ fn inconclusive_fails_the_gate_only_when_asked() {
     let out = json(&analyze(&dir, &["--format", "json"]));
     assert_eq!(out["checks"][0]["verdict"], "inconclusive", "{out}");
     assert_eq!(out["checks"][0]["powerless"], true, "{out}");
-    for (level, code) in [("low", 0), ("inconclusive", 1)] {
-        let out = analyze(&dir, &["--fail-on", level]);
-        assert_eq!(out.status.code(), Some(code), "--fail-on {level}");
+    // One case of one, inconclusive: the run could not decide (9), unless
+    // that is allowed; `--fail-on inconclusive` makes it a failure (1).
+    for (args, code) in [
+        (&["--fail-on", "low"][..], 9),
+        (&["--fail-on", "low", "--allow-undecided"], 0),
+        (&["--fail-on", "inconclusive"], 1),
+        (&["--fail-on", "inconclusive", "--allow-undecided"], 1),
+    ] {
+        let out = analyze(&dir, args);
+        assert_eq!(out.status.code(), Some(code), "{args:?}");
     }
 }
 
@@ -227,6 +286,12 @@ fn a_baseline_regression_fails_the_gate() {
         text.contains("regression") && text.contains("only in the baseline: bcast 8 B"),
         "{text}"
     );
+    assert!(
+        text.contains(
+            "Warning: the baseline is one launch, so the variation between launches is unknown"
+        ),
+        "{text}"
+    );
     let tolerant = analyze(
         &now,
         &[
@@ -234,6 +299,7 @@ fn a_baseline_regression_fails_the_gate() {
             &before.join("results.json").to_string_lossy(),
             "--tolerance",
             "30%",
+            "--allow-undecided",
         ],
     );
     assert_eq!(
@@ -754,13 +820,14 @@ fn a_few_per_cent_in_wide_rounds_is_inconclusive() {
         (verdict.as_str(), severity.as_str()),
         ("inconclusive", "ok")
     );
+    // Its only case open: the run could not decide.
     assert_eq!(
         statuses,
         [
             ("inconclusive", 1),
-            ("low", 0),
-            ("medium", 0),
-            ("medium-high", 0)
+            ("low", 9),
+            ("medium", 9),
+            ("medium-high", 9)
         ]
     );
 }

@@ -108,7 +108,15 @@ fn the_topology_of_emulated_nodes_is_found_and_lane_and_hier_run_across_them() {
         let placement = vec![ppn.to_string(); nodes].join(",");
         let Some(out) = cluster(
             &placement,
-            &["run", &input, "--output", out_dir.to_str().unwrap()],
+            &[
+                "run",
+                "--fail-on",
+                "none",
+                "--allow-undecided",
+                &input,
+                "--output",
+                out_dir.to_str().unwrap(),
+            ],
         ) else {
             return;
         };
@@ -261,6 +269,9 @@ fn shaped_links_slow_traffic_between_nodes_and_not_within_one() {
     for (placement, out_dir) in [("1,1", &across), ("2", &within)] {
         let args = [
             "run",
+            "--fail-on",
+            "none",
+            "--allow-undecided",
             &input,
             "--output",
             out_dir.to_str().unwrap(),

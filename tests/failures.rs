@@ -170,6 +170,9 @@ fn sixteen_and_thirty_two_ranks_complete_a_small_check() {
             np,
             &[
                 "run",
+                "--fail-on",
+                "none",
+                "--allow-undecided",
                 &input,
                 "--output",
                 out_dir.to_str().unwrap(),

@@ -287,6 +287,9 @@ fn tune_writes_rules_that_open_mpi_follows_in_the_confirmation_run() {
         4,
         &[
             "run",
+            "--fail-on",
+            "none",
+            "--allow-undecided",
             &input("library.yaml", &format!("[{competitors}]")),
             "--output",
             first.to_str().unwrap(),
@@ -359,6 +362,9 @@ fn tune_writes_a_selection_file_that_mpich_follows_in_the_confirmation_run() {
         2,
         &[
             "run",
+            "--fail-on",
+            "none",
+            "--allow-undecided",
             &input("library.yaml", "reduce_as_library_nb"),
             "--output",
             first.to_str().unwrap(),

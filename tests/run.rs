@@ -11,7 +11,18 @@ fn runs_on_one_to_five_processes_and_writes_the_files() {
         let dir = scratch(&format!("run-np{np}"));
         let input = input(&dir, "quick.yaml", QUICK);
         let out_dir = dir.join("out");
-        let out = pgcheck(np, &["run", &input, "--output", out_dir.to_str().unwrap()]);
+        let out = pgcheck(
+            np,
+            &[
+                "run",
+                "--fail-on",
+                "none",
+                "--allow-undecided",
+                &input,
+                "--output",
+                out_dir.to_str().unwrap(),
+            ],
+        );
         assert_eq!(out.code, Some(0), "{}", out.text());
         // The report is printed once, by rank 0.
         assert_eq!(
@@ -296,6 +307,9 @@ fn roundtime_runs_on_one_to_eight_processes_and_counts_invalid_observations() {
             np,
             &[
                 "run",
+                "--fail-on",
+                "none",
+                "--allow-undecided",
                 "--allow-powerless",
                 &input,
                 "--sync",
@@ -360,6 +374,9 @@ fn resident_bytes(np: usize, name: &str, extra: &[&str]) -> u64 {
     let out_dir = dir.join("out");
     let mut args = vec![
         "run",
+        "--fail-on",
+        "none",
+        "--allow-undecided",
         &input,
         "--allow-powerless",
         "--budget",
@@ -396,6 +413,9 @@ fn cold_cache_and_memory_limits_are_honoured() {
         2,
         &[
             "run",
+            "--fail-on",
+            "none",
+            "--allow-undecided",
             &input,
             "--allow-powerless",
             "--cache",
@@ -685,11 +705,22 @@ fn a_slurm_job_is_recorded_in_meta() {
             "budget: 20ms\nrounds: 6\nchecks:\n  - collective: bcast\n    sizes: [8]\n",
         );
         let out_dir = dir.join("out");
-        let out = Launch::new(2, &["run", &input, "--output", out_dir.to_str().unwrap()])
-            .env("SLURM_JOB_ID", job)
-            .env("SLURM_JOB_NODELIST", nodes)
-            .env("SLURM_JOB_PARTITION", "batch")
-            .run();
+        let out = Launch::new(
+            2,
+            &[
+                "run",
+                "--fail-on",
+                "none",
+                "--allow-undecided",
+                &input,
+                "--output",
+                out_dir.to_str().unwrap(),
+            ],
+        )
+        .env("SLURM_JOB_ID", job)
+        .env("SLURM_JOB_NODELIST", nodes)
+        .env("SLURM_JOB_PARTITION", "batch")
+        .run();
         assert_eq!(out.code, Some(0), "{}", out.text());
         let slurm = &results(&out_dir)["meta"]["slurm"];
         if job.is_empty() {

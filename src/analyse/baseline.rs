@@ -15,19 +15,52 @@ use serde::{Deserialize, Serialize};
 pub struct Change {
     #[serde(flatten)]
     pub key: CaseKey,
+    /// The baseline's median (over several launches, their geometric mean).
     pub baseline_median_s: f64,
     pub median_s: f64,
     /// median / baseline median.
     pub ratio: f64,
+    /// The ratio once the machine's shift is taken out (several launches).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub normalised_ratio: Option<f64>,
     /// One-sided: now slower than the baseline times (1 + tolerance).
     pub p_value: f64,
+    /// Corrected across the compared cases (several launches).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p_adjusted: Option<f64>,
     pub regression: bool,
+}
+
+/// Every median of the new launch moved by one factor against the baseline
+/// launches: the machine's state (or the whole library) changed, not one
+/// collective.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Shift {
+    /// New over usual, as the median over every case and candidate.
+    pub factor: f64,
+    /// Two-sided, against the spread of the baseline launches' own shifts.
+    pub p_value: f64,
+    /// Significant and beyond the tolerance.
+    pub significant: bool,
 }
 
 /// The comparison with a baseline run.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Comparison {
+    /// The baseline launches' names.
     pub baseline: String,
+    /// How many launches the baseline has.
+    #[serde(default = "one")]
+    pub launches: usize,
+    /// How `default` was compared, in words.
+    #[serde(default)]
+    pub method: String,
+    /// Why the comparison is weaker than it should be (one launch).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
+    /// The new launch's shift against the baseline launches (several).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shift: Option<Shift>,
     pub tolerance: f64,
     pub changes: Vec<Change>,
     /// Cases only the baseline has.
@@ -38,6 +71,15 @@ pub struct Comparison {
     #[serde(default)]
     pub violations: Vec<ViolationChange>,
 }
+
+fn one() -> usize {
+    1
+}
+
+/// What a baseline of one launch cannot know.
+pub const ONE_LAUNCH: &str = "the baseline is one launch, so the variation between launches is \
+unknown and `default` was compared sample against sample, as if both runs were one launch: \
+placement and machine state can flag cases that did not change. Give --baseline several launches";
 
 impl Comparison {
     pub fn regressions(&self) -> impl Iterator<Item = &Change> {
@@ -194,6 +236,9 @@ pub fn compare_runs<B: Defaults + ?Sized, C: Defaults + ?Sized>(
 ) -> Comparison {
     let mut comparison = Comparison {
         baseline: baseline_name.to_string(),
+        launches: 1,
+        method: "within one launch: `default`'s observations against the baseline's".into(),
+        warning: Some(ONE_LAUNCH.into()),
         tolerance,
         violations: violation_changes(verdicts.0, verdicts.1),
         ..Comparison::default()
@@ -227,7 +272,9 @@ pub fn compare_runs<B: Defaults + ?Sized, C: Defaults + ?Sized>(
             baseline_median_s: baseline_median,
             median_s: median,
             ratio: median / baseline_median,
+            normalised_ratio: None,
             p_value,
+            p_adjusted: None,
             regression: p_value < options.alpha && median > baseline_median * (1.0 + tolerance),
         });
     }

@@ -12,12 +12,15 @@ use guidelines::Guidelines;
 use serde::{Deserialize, Serialize};
 
 pub mod baseline;
+pub mod decided;
 pub mod defaults;
 pub mod guidelines;
+pub mod launches;
 pub mod noise;
 pub mod timer;
 pub mod usual;
 
+pub use decided::ExitStatus;
 pub use noise::{Noise, NoiseVerdict};
 pub use usual::{UsualTime, DEFAULT_QMAX};
 
@@ -359,6 +362,9 @@ pub struct Results {
     /// What ended the run early: a hang or a lost rank.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<Failure>,
+    /// The exit status the gate chose, and why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit: Option<ExitStatus>,
 }
 
 /// What ended a run before its end, as the watchdogs of the ranks that
@@ -393,6 +399,7 @@ impl Results {
             guidelines: guidelines::check(cases, options),
             baseline: None,
             failure: None,
+            exit: None,
         }
     }
 
@@ -472,6 +479,7 @@ impl Decisions {
             guidelines,
             baseline: None,
             failure: None,
+            exit: None,
         }
     }
 }

@@ -1,7 +1,9 @@
 //! `pgcheck analyze`: a saved run's observations, decided again without MPI
 //! (another test, alpha, correction or baseline).
 
-use super::{baseline_verdicts, compare_with_baseline, finish, input_error, options};
+use super::{
+    baseline_verdicts, compare_with_baseline, finish, input_error, options, Against, Baseline,
+};
 use crate::analyse::Results;
 use crate::cli::AnalyzeArgs;
 use crate::exit::Exit;
@@ -14,7 +16,7 @@ pub fn analyze(args: &AnalyzeArgs) -> Exit {
         Ok(saved) => saved,
         Err(e) => return input_error(true, &e),
     };
-    let baseline = match super::baseline(&args.report) {
+    let baseline = match Baseline::read(&args.report) {
         Ok(b) => b,
         Err(e) => return input_error(true, &e),
     };
@@ -24,13 +26,17 @@ pub fn analyze(args: &AnalyzeArgs) -> Exit {
     options.record(&mut meta);
     let complete = previous.is_none_or(|p| p.complete);
     let mut results = Results::of(meta, complete, &saved.cases, &options);
-    let baseline_verdicts = baseline.as_ref().map(|b| baseline_verdicts(b, &options));
+    let verdicts = match &baseline {
+        Some(Baseline::One { saved, .. }) => baseline_verdicts(saved, &options),
+        _ => Vec::new(),
+    };
+    let against = baseline.as_ref().map(|b| match b {
+        Baseline::One { name, saved } => Against::One(name, &verdicts, &saved.cases[..]),
+        Baseline::Launches(launches) => Against::Launches(launches),
+    });
     compare_with_baseline(
         &mut results,
-        baseline
-            .as_ref()
-            .zip(baseline_verdicts.as_deref())
-            .map(|(b, v)| (v, &b.cases[..])),
+        against,
         &saved.cases[..],
         &args.report,
         &options,
@@ -42,5 +48,5 @@ pub fn analyze(args: &AnalyzeArgs) -> Exit {
     if let Err(e) = std::fs::create_dir_all(&dir) {
         return input_error(true, &format!("output directory {}: {e}", dir.display()));
     }
-    finish(&results, &args.report, &dir)
+    finish(&mut results, &args.report, &dir)
 }

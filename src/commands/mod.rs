@@ -10,6 +10,7 @@ pub mod tune;
 pub mod verify;
 
 use crate::analyse::defaults::Defaults;
+use crate::analyse::launches::Launch;
 use crate::analyse::{self, Options, Results, Verdict};
 use crate::cli::{AnalysisArgs, ColorChoice, ReportArgs, SetupArgs};
 use crate::config::Config;
@@ -116,7 +117,7 @@ fn options(a: &AnalysisArgs, report: &ReportArgs, meta: &Meta) -> Options {
         margin: a.margin,
         qmax: a.qmax,
         timer_resolution_s: meta.timer_resolution_s,
-        fail_on: report.fail_on.map(|f| f.severity()),
+        fail_on: report.fail_on.severity(),
     }
 }
 
@@ -140,13 +141,50 @@ fn colour(choice: ColorChoice) -> bool {
     }
 }
 
-/// The baseline named by `--baseline`, read before measuring so that its
+/// The baseline `--baseline` names, read before measuring so that its
 /// errors stop the run early.
-fn baseline(args: &ReportArgs) -> Result<Option<store::Saved>, String> {
-    args.baseline
-        .as_deref()
-        .map(store::load_baseline)
-        .transpose()
+enum Baseline {
+    /// One launch: its verdicts and `default` samples come from its files.
+    One {
+        name: String,
+        saved: Box<store::Saved>,
+    },
+    /// Several launches: their verdicts are all the comparison reads.
+    Launches(Vec<Launch>),
+}
+
+impl Baseline {
+    fn read(args: &ReportArgs) -> Result<Option<Baseline>, String> {
+        if args.baseline.is_empty() {
+            return Ok(None);
+        }
+        let runs = store::runs(&args.baseline).map_err(|e| format!("--baseline: {e}"))?;
+        if let [one] = &runs[..] {
+            let saved = store::load_baseline(one)?;
+            return Ok(Some(Baseline::One {
+                name: one.display().to_string(),
+                saved: Box::new(saved),
+            }));
+        }
+        runs.iter()
+            .map(|run| {
+                let results = store::load_results(run).map_err(|e| format!("--baseline: {e}"))?;
+                Ok(Launch {
+                    name: run.display().to_string(),
+                    start_time: results.meta.start_time,
+                    checks: results.checks,
+                })
+            })
+            .collect::<Result<_, String>>()
+            .map(|launches| Some(Baseline::Launches(launches)))
+    }
+}
+
+/// A baseline as the comparison takes it.
+enum Against<'a, B: ?Sized> {
+    /// One launch's name, verdicts and `default` samples.
+    One(&'a str, &'a [Verdict], &'a B),
+    Launches(&'a [Launch]),
 }
 
 /// The baseline's verdicts: as its `results.json` has them (those `tune`
@@ -159,30 +197,49 @@ fn baseline_verdicts(saved: &store::Saved, options: &Options) -> Vec<Verdict> {
     }
 }
 
-/// Compares `results` with the baseline run (its verdicts and its cases'
-/// `default` samples), if there is one.
+/// Compares `results` with the baseline, if there is one: `default` case
+/// by case (`cases` has this run's samples), and what became of the
+/// baseline's violations (of its latest launch).
 fn compare_with_baseline<B: Defaults + ?Sized, C: Defaults + ?Sized>(
     results: &mut Results,
-    baseline: Option<(&[Verdict], &B)>,
+    baseline: Option<Against<B>>,
     cases: &C,
     args: &ReportArgs,
     options: &Options,
 ) {
-    if let (Some((verdicts, old)), Some(path)) = (baseline, &args.baseline) {
-        results.baseline = Some(analyse::baseline::compare_runs(
-            &path.display().to_string(),
+    results.baseline = baseline.map(|against| match against {
+        Against::One(name, verdicts, old) => analyse::baseline::compare_runs(
+            name,
             old,
             cases,
             (verdicts, &results.checks),
             args.tolerance,
             options,
-        ));
-    }
+        ),
+        Against::Launches(launches) => {
+            let latest = launches
+                .iter()
+                .max_by(|a, b| a.start_time.cmp(&b.start_time))
+                .expect("several launches");
+            analyse::baseline::Comparison {
+                violations: analyse::baseline::violation_changes(&latest.checks, &results.checks),
+                ..analyse::launches::compare(launches, &results.checks, args.tolerance, options)
+            }
+        }
+    });
 }
 
-/// Rank 0's end of an analysis: the report, failures on standard error, the
-/// files, then the gate.
-fn finish(results: &Results, args: &ReportArgs, dir: &Path) -> Exit {
+/// Rank 0's end of an analysis: the gate's exit status, the report,
+/// failures on standard error, the files.
+fn finish(results: &mut Results, args: &ReportArgs, dir: &Path) -> Exit {
+    let (exit, status) = exit::gate(
+        results,
+        exit::Gate {
+            fail_on: args.fail_on,
+            allow_undecided: args.allow_undecided,
+        },
+    );
+    results.exit = Some(status.clone());
     report::show(&report::render(results, &view(args)));
     for line in report::failures(results) {
         report::error(&line);
@@ -192,5 +249,6 @@ fn finish(results: &Results, args: &ReportArgs, dir: &Path) -> Exit {
         return Exit::Internal;
     }
     report::remark(&report::wall_time(&results.meta, dir));
-    exit::gate(results, args.fail_on)
+    report::remark(&report::exit_line(&status));
+    exit
 }

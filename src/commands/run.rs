@@ -2,6 +2,7 @@
 
 use super::{
     agree, baseline_verdicts, compare_with_baseline, elements, finish, input_error, options, world,
+    Against, Baseline,
 };
 use crate::analyse::defaults::Spilled;
 use crate::analyse::Decisions;
@@ -33,7 +34,7 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
         return input_error(leader, &e);
     }
     // Every rank reads the baseline so that all agree on its errors.
-    let baseline = match super::baseline(&args.report) {
+    let baseline = match Baseline::read(&args.report) {
         Ok(b) => b.filter(|_| leader),
         Err(e) => return input_error(leader, &e),
     };
@@ -72,9 +73,12 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
     options.record(&mut meta);
     // Rank 0 alone keeps the baseline: its verdicts, and its `default`
     // samples out of memory.
-    let baseline = baseline.map(|saved| {
-        let verdicts = baseline_verdicts(&saved, &options);
-        (verdicts, Spilled::of(&saved.cases))
+    let baseline = baseline.map(|b| match b {
+        Baseline::One { name, saved } => {
+            let verdicts = baseline_verdicts(&saved, &options);
+            Prepared::One(name, verdicts, Spilled::of(&saved.cases))
+        }
+        Baseline::Launches(launches) => Prepared::Launches(launches),
     });
     // Rank 0 keeps each case's verdict; its observations go to raw.csv.
     let mut decisions = Decisions::default();
@@ -118,26 +122,35 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
         let defaults = decisions.defaults();
         compare_with_baseline(
             &mut results,
-            baseline.as_ref().map(|(v, d)| (&v[..], d)),
+            baseline.as_ref().map(|b| match b {
+                Prepared::One(name, verdicts, defaults) => Against::One(name, verdicts, defaults),
+                Prepared::Launches(launches) => Against::Launches(launches),
+            }),
             defaults,
             &args.report,
             &options,
         );
-        match finish(&results, &args.report, &args.output) {
-            _ if harness.stopped => {
-                report::remark(&format!(
-                    "pgcheck: interrupted after {} of {} cases; the files hold what was measured\n",
-                    decisions.decided(),
-                    plan.cases.len()
-                ));
-                Exit::Interrupted
-            }
-            exit => exit,
+        let exit = finish(&mut results, &args.report, &args.output);
+        if harness.stopped {
+            report::remark(&format!(
+                "pgcheck: interrupted after {} of {} cases; the files hold what was measured\n",
+                decisions.decided(),
+                plan.cases.len()
+            ));
         }
+        exit
     } else {
         Exit::Pass
     };
     agree(ctx, exit)
+}
+
+/// The baseline as rank 0 keeps it while measuring: one launch's
+/// verdicts with its `default` samples out of memory, or several launches'
+/// verdicts.
+enum Prepared {
+    One(String, Vec<crate::analyse::Verdict>, Spilled),
+    Launches(Vec<crate::analyse::launches::Launch>),
 }
 
 /// What the run has cost so far: wall time, time outside the slices, and

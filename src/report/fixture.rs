@@ -3,7 +3,9 @@
 //! elsewhere leave these tests alone.
 
 use crate::analyse::Results;
-use crate::analyse::{CandidateSummary, Severity, Verdict, DEFAULT_MARGIN};
+use crate::analyse::{
+    CandidateSummary, Correction, Options, Outliers, Severity, Test, Verdict, DEFAULT_MARGIN,
+};
 use crate::collective::Collective;
 use crate::meta::Meta;
 use serde_json::{json, Value};
@@ -232,7 +234,7 @@ pub fn results() -> Results {
 /// it, 1 ns ticks) and the noise verdict of the rule (margin 1.05) with
 /// `q_max` 0.95.
 pub fn results_with_usual() -> Results {
-    use crate::analyse::{noise, usual, Correction, Options, Outliers, Sample, Test};
+    use crate::analyse::{noise, usual, Options, Sample};
     use crate::case::Outcome;
     let mut results = results();
     let mut x: u64 = 7;
@@ -260,19 +262,27 @@ pub fn results_with_usual() -> Results {
         }
     }
     let options = Options {
-        alpha: 0.05,
-        test: Test::Mwu,
-        correction: Correction::Holm,
-        outliers: Outliers::None,
         noise_floor_s: results.meta.noise_floor_s,
-        margin: 1.05,
-        qmax: 0.95,
-        timer_resolution_s: 1e-9,
-        fail_on: None,
+        ..options()
     };
     results.meta.qmax = 0.95;
     results.meta.noise = noise::assess(&results.checks, &options);
     results
+}
+
+/// The shipped defaults: α 0.05, Mann–Whitney, Holm, margin 1.05.
+pub fn options() -> Options {
+    Options {
+        alpha: 0.05,
+        test: Test::Mwu,
+        correction: Correction::Holm,
+        outliers: Outliers::None,
+        noise_floor_s: 0.0,
+        margin: 1.05,
+        qmax: 0.95,
+        timer_resolution_s: 1e-9,
+        fail_on: None,
+    }
 }
 
 #[cfg(test)]

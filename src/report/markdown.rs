@@ -75,7 +75,24 @@ fn headline(results: &Results) -> String {
     if let Some((NoiseVerdict::Noisy, line)) = details::noise_line(results) {
         warnings += &format!("> ⚠️ **{}**\n\n", text(&line));
     }
-    format!("## pgcheck: {verdict}{regressions}{incomplete}\n\n{warnings}")
+    let summary = format!("{verdict}{regressions}{incomplete}");
+    match &results.exit {
+        // The exit status first: what a CI job did with this run.
+        Some(exit) => {
+            let icon = match exit.status {
+                0 => "✅",
+                9 => "⚠️",
+                _ => "❌",
+            };
+            format!(
+                "## pgcheck: {icon} exit {} ({}): {}\n\n{summary}\n\n{warnings}",
+                exit.status,
+                text(&exit.meaning),
+                text(&exit.reason)
+            )
+        }
+        None => format!("## pgcheck: {summary}\n\n{warnings}"),
+    }
 }
 
 fn meta_table(results: &Results) -> String {
@@ -455,15 +472,19 @@ fn baseline(results: &Results) -> String {
         b.changes.len(),
         b.tolerance * 100.0
     );
+    for note in details::baseline_notes(b) {
+        out += &format!("{}\n\n", text(&note));
+    }
     let rows: Vec<Vec<String>> = b
         .regressions()
         .map(|c| {
+            let (ratio, p_value) = details::regression_numbers(c);
             vec![
                 text(&details::title_of(&c.key)),
                 seconds(c.baseline_median_s),
                 seconds(c.median_s),
-                format!("{:.3}", c.ratio),
-                format!("{:.2e}", c.p_value),
+                ratio,
+                p_value,
             ]
         })
         .collect();
@@ -682,6 +703,24 @@ mod tests {
         assert!(md.contains("### Violations\n\nNone"));
         results.checks.clear();
         assert!(render(&results).contains("No checks ran."));
+    }
+
+    #[test]
+    fn the_headline_says_what_the_exit_status_says() {
+        let mut results = fixture::results();
+        results.exit = Some(crate::analyse::ExitStatus {
+            status: 9,
+            meaning: "undecided".into(),
+            reason: "6 of 10 cases inconclusive or powerless".into(),
+        });
+        let md = render(&results);
+        assert!(
+            md.starts_with(
+                "## pgcheck: ⚠️ exit 9 (undecided): 6 of 10 cases inconclusive or powerless\n\n\
+                 ❌ **wrong results in 1 case(s)**, ❌ guideline violations"
+            ),
+            "{md}"
+        );
     }
 
     #[test]

@@ -119,6 +119,15 @@ fn seconds(s: f64) -> String {
     }
 }
 
+/// The very last line: the exit status, what it means and why, for a CI
+/// log that shows only the tail.
+pub fn exit_line(status: &crate::analyse::ExitStatus) -> String {
+    format!(
+        "pgcheck: exit {} ({}): {}\n",
+        status.status, status.meaning, status.reason
+    )
+}
+
 /// The last line of a run: wall time against the plan, where it went, and
 /// where the files are.
 pub fn wall_time(meta: &Meta, dir: &std::path::Path) -> String {

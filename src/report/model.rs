@@ -42,6 +42,41 @@ pub fn violation_side(side: &crate::analyse::baseline::Side) -> String {
     }
 }
 
+/// What a reader of the baseline section needs before its table: how
+/// `default` was compared, why that may be weak, and the machine's shift.
+pub fn baseline_notes(b: &crate::analyse::baseline::Comparison) -> Vec<String> {
+    let mut notes = Vec::new();
+    if !b.method.is_empty() {
+        notes.push(format!("Compared {}.", b.method));
+    }
+    if let Some(warning) = &b.warning {
+        notes.push(format!("Warning: {warning}."));
+    }
+    if let Some(shift) = b.shift {
+        let moved = format!(
+            "every candidate's median {:.2}× the baseline launches' (p = {:.2e})",
+            shift.factor, shift.p_value
+        );
+        notes.push(match shift.significant {
+            true => format!(
+                "Shift of the whole machine: {moved}; a change of the machine's state or of \
+                 the whole library, not of one collective, and taken out of each case's ratio."
+            ),
+            false => format!("No shift of the whole machine: {moved}."),
+        });
+    }
+    notes
+}
+
+/// A regression's ratio and p-value as the comparison decided them: after
+/// the shift and corrected across cases where it had several launches.
+pub fn regression_numbers(c: &crate::analyse::baseline::Change) -> (String, String) {
+    (
+        format!("{:.3}", c.normalised_ratio.unwrap_or(c.ratio)),
+        format!("{:.2e}", c.p_adjusted.unwrap_or(c.p_value)),
+    )
+}
+
 /// What still beats `default` in a case violated now: a library algorithm
 /// (tuning can still help) or only a new algorithm.
 pub fn violation_note(change: &crate::analyse::baseline::ViolationChange) -> String {

@@ -27,6 +27,7 @@ pub mod correction;
 pub mod describe;
 pub mod ks;
 pub mod mann_whitney;
+pub mod moderated;
 pub mod outliers;
 pub mod power;
 pub mod sign;

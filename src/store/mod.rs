@@ -43,6 +43,42 @@ pub fn load_baseline(path: &Path) -> Result<Saved, String> {
     load(&dir).map_err(|e| format!("--baseline: {e}"))
 }
 
+/// Whether `dir` holds a run.
+fn is_run(dir: &Path) -> bool {
+    dir.join("results.json").is_file() || dir.join("raw.csv").is_file()
+}
+
+/// The runs `paths` name, each a run (its directory or its results.json)
+/// or a directory whose subdirectories are runs (in name order); runs are
+/// named by their directories.
+pub fn runs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut runs = Vec::new();
+    for path in paths {
+        let dir = match path.file_name() {
+            Some(name) if name == "results.json" => path.parent().unwrap_or(Path::new(".")),
+            _ => path,
+        };
+        if is_run(dir) {
+            runs.push(dir.to_path_buf());
+            continue;
+        }
+        let entries = std::fs::read_dir(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut inside: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_dir() && is_run(p))
+            .collect();
+        if inside.is_empty() {
+            return Err(format!(
+                "{}: neither a run (results.json, raw.csv) nor a directory of runs",
+                path.display()
+            ));
+        }
+        inside.sort();
+        runs.extend(inside);
+    }
+    Ok(runs)
+}
+
 /// The `results.json` of the run at `path` (its directory or the file itself).
 pub fn load_results(path: &Path) -> Result<Results, String> {
     if !path.exists() {

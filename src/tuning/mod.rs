@@ -284,6 +284,7 @@ pub(crate) mod tests {
             guidelines: Default::default(),
             baseline: None,
             failure: None,
+            exit: None,
         }
     }
 

@@ -117,6 +117,9 @@ pub fn render_baseline(results: &Results) -> String {
         b.changes.len(),
         b.tolerance * 100.0
     );
+    for note in crate::report::model::baseline_notes(b) {
+        out += &format!("{note}\n");
+    }
     let regressions: Vec<_> = b.regressions().collect();
     if regressions.is_empty() {
         out += "no regression of the library's own collectives\n";
@@ -134,14 +137,15 @@ pub fn render_baseline(results: &Results) -> String {
         ]);
         let right = |text: String| Cell::new(text).set_alignment(CellAlignment::Right);
         for c in regressions {
+            let (ratio, p_value) = crate::report::model::regression_numbers(c);
             table.add_row(vec![
                 Cell::new(c.key.collective.name()),
                 right(c.key.size_bytes.to_string()),
                 right(c.key.root.to_string()),
                 right(seconds(c.baseline_median_s)),
                 right(seconds(c.median_s)),
-                right(format!("{:.3}", c.ratio)),
-                right(format!("{:.2e}", c.p_value)),
+                right(ratio),
+                right(p_value),
             ]);
         }
         out += &format!("{table}\n");
@@ -283,6 +287,7 @@ mod tests {
             guidelines: Default::default(),
             baseline: None,
             failure: None,
+            exit: None,
         };
         let text = render(&results);
         let row = |size: &str| {

@@ -1,0 +1,369 @@
+//! `default` compared launch against launch: the regression gate when the
+//! baseline has several launches.
+//!
+//! Within one launch, observations are many and the test between two
+//! samples is sharp; between launches, the placement, the clock and the
+//! state of the machine change, and two launches of the same library
+//! differ by more than their samples say. So each launch is reduced to
+//! one number per case and candidate, its median of per-round medians, and
+//! the model on their logarithms is additive:
+//!
+//!   ln median(launch l, cell i) = cell effect + launch effect + residual.
+//!
+//! - The launch effect (median over all cells of the launch's deviation
+//!   from the cells' means) is the state of the machine in that launch. The
+//!   new launch's effect, against the spread of the baseline launches'
+//!   effects, is a *shift of the whole machine*: reported once, and taken
+//!   out of every case's comparison, so that it never shows as ten
+//!   regressions. Every candidate counts, competitors included: they are
+//!   references measured in the same launch.
+//! - Each cell's residuals over the baseline launches give its variance
+//!   between launches, moderated towards the variance all cells share
+//!   ([`moderated`]): with three launches a case's own variance has two
+//!   degrees of freedom, the moderated one many more.
+//! - `default` in the new launch, after the shift, is a regression when a
+//!   one-sided t-test against the prediction interval of the baseline
+//!   launches finds it slower by more than the tolerance, with Holm's
+//!   correction across the compared cases.
+
+use super::baseline::{Change, Comparison, Shift};
+use super::{CaseKey, Correction, Options, Verdict};
+use crate::candidates::native::DEFAULT;
+use crate::stats::correction;
+use crate::stats::moderated::{t_upper_tail, Prior};
+
+/// One launch of the baseline: its name and the verdicts of its cases
+/// (each candidate's median of per-round medians is all that is read).
+#[derive(Clone, Debug)]
+pub struct Launch {
+    pub name: String,
+    /// `meta.start_time`, RFC 3339: the latest launch's verdicts are the
+    /// ones violation changes compare with.
+    pub start_time: String,
+    pub checks: Vec<Verdict>,
+}
+
+/// The median of per-round medians of `candidate` in `case`, if measured.
+fn median(checks: &[Verdict], key: &CaseKey, candidate: &str) -> Option<f64> {
+    checks
+        .iter()
+        .find(|v| &v.key == key)?
+        .candidates
+        .iter()
+        .find(|c| c.name == candidate)?
+        .round_median_s
+        .filter(|m| m.is_finite() && *m > 0.0)
+}
+
+/// One case and candidate measured in every launch: the logarithms of its
+/// medians in the baseline launches, and in the new one.
+struct Cell {
+    key: CaseKey,
+    default: bool,
+    baseline: Vec<f64>,
+    now: f64,
+}
+
+impl Cell {
+    fn mean(&self) -> f64 {
+        self.baseline.iter().sum::<f64>() / self.baseline.len() as f64
+    }
+}
+
+/// The cells every launch measured, in the new launch's order.
+fn cells(baseline: &[Launch], current: &[Verdict]) -> Vec<Cell> {
+    current
+        .iter()
+        .flat_map(|v| v.candidates.iter().map(move |c| (v, c)))
+        .filter_map(|(v, c)| {
+            let now = median(current, &v.key, &c.name)?;
+            let baseline = baseline
+                .iter()
+                .map(|l| median(&l.checks, &v.key, &c.name).map(f64::ln))
+                .collect::<Option<Vec<_>>>()?;
+            Some(Cell {
+                key: v.key.clone(),
+                default: c.name == DEFAULT,
+                baseline,
+                now: now.ln(),
+            })
+        })
+        .collect()
+}
+
+fn median_of(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    match n {
+        0 => 0.0,
+        _ if n % 2 == 1 => values[n / 2],
+        _ => (values[n / 2 - 1] + values[n / 2]) / 2.0,
+    }
+}
+
+fn mean(values: &[f64]) -> f64 {
+    values.iter().sum::<f64>() / values.len().max(1) as f64
+}
+
+/// Sample variance with n − 1 degrees of freedom.
+fn variance(values: &[f64]) -> f64 {
+    let m = mean(values);
+    values.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (values.len() as f64 - 1.0)
+}
+
+/// Compares `default` in `current` with two or more baseline launches (see
+/// the module's model); the violation changes are left to the caller.
+pub fn compare(
+    baseline: &[Launch],
+    current: &[Verdict],
+    tolerance: f64,
+    options: &Options,
+) -> Comparison {
+    let k = baseline.len();
+    assert!(k >= 2, "the between-launch model needs two launches");
+    let cells = cells(baseline, current);
+    // The launch effects: each launch's median deviation from the cells'
+    // means, robust to the few cells a regression moves.
+    let effect =
+        |log: &dyn Fn(&Cell) -> f64| median_of(cells.iter().map(|c| log(c) - c.mean()).collect());
+    let effects: Vec<f64> = (0..k).map(|l| effect(&|c| c.baseline[l])).collect();
+    let usual_effect = mean(&effects);
+    let now_effect = effect(&|c| c.now) - usual_effect;
+    let prediction = (1.0 + 1.0 / k as f64).sqrt();
+    let threshold = (1.0 + tolerance).ln();
+    let shift = (!cells.is_empty()).then(|| {
+        let spread = variance(&effects).sqrt() * prediction;
+        let p_value = match spread {
+            s if s > 0.0 => 2.0 * t_upper_tail(now_effect.abs() / s, (k - 1) as f64),
+            _ => f64::from(now_effect == 0.0),
+        }
+        .min(1.0);
+        Shift {
+            factor: now_effect.exp(),
+            p_value,
+            significant: p_value < options.alpha && now_effect.abs() > threshold,
+        }
+    });
+    // Each cell's deviations from its mean once its launch's effect is out.
+    let residual_variance = |c: &Cell| {
+        let deviations: Vec<f64> = (0..k)
+            .map(|l| c.baseline[l] - c.mean() - (effects[l] - usual_effect))
+            .collect();
+        variance(&deviations)
+    };
+    let variances: Vec<f64> = cells.iter().map(residual_variance).collect();
+    let df = (k - 1) as f64;
+    let prior = Prior::estimate(&variances, df);
+    let mut changes: Vec<Change> = cells
+        .iter()
+        .zip(&variances)
+        .filter(|(c, _)| c.default)
+        .map(|(c, &own)| {
+            let (variance, df) = prior.map_or((own, df), |p| p.moderate(own, df));
+            let excess = c.now - c.mean() - now_effect;
+            let se = variance.sqrt() * prediction;
+            let p_value = match se {
+                se if se > 0.0 => t_upper_tail((excess - threshold) / se, df),
+                _ => f64::from(excess <= threshold),
+            };
+            Change {
+                key: c.key.clone(),
+                baseline_median_s: c.mean().exp(),
+                median_s: c.now.exp(),
+                ratio: (c.now - c.mean()).exp(),
+                normalised_ratio: Some(excess.exp()),
+                p_value,
+                p_adjusted: None,
+                regression: false,
+            }
+        })
+        .collect();
+    let p_values: Vec<f64> = changes.iter().map(|c| c.p_value).collect();
+    let adjusted = match options.correction {
+        Correction::Holm => correction::holm(&p_values),
+        Correction::None => p_values,
+    };
+    for (change, p) in changes.iter_mut().zip(adjusted) {
+        change.p_adjusted = Some(p);
+        change.regression =
+            p < options.alpha && change.normalised_ratio.is_some_and(|r| r > 1.0 + tolerance);
+    }
+    let names: Vec<&str> = baseline.iter().map(|l| l.name.as_str()).collect();
+    Comparison {
+        baseline: names.join(", "),
+        launches: k,
+        method: format!(
+            "between launches: each case's median against the spread of {k} baseline launches \
+             (moderated t, prediction interval), the machine's shift taken out, {} across cases",
+            match options.correction {
+                Correction::Holm => "Holm's correction",
+                Correction::None => "no correction",
+            }
+        ),
+        tolerance,
+        changes,
+        shift,
+        ..Comparison::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collective::Collective;
+    use crate::report::fixture;
+    use rand::{Rng, SeedableRng};
+
+    const SIZES: [u64; 10] = [8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096];
+
+    /// One launch: in every case `default` and two competitors, their
+    /// medians scaled by the machine's state `machine`, each cell by a
+    /// random factor of spread `sigma` (log scale), and `default` at
+    /// `slow_size` by `slowdown`.
+    fn launch(
+        rng: &mut impl Rng,
+        machine: f64,
+        sigma: f64,
+        slow: Option<(u64, f64)>,
+    ) -> Vec<Verdict> {
+        let mut noise = || (sigma * normal(rng)).exp();
+        SIZES
+            .iter()
+            .map(|&size| {
+                let base = 1e-6 * (1.0 + size as f64 / 100.0) * machine;
+                let slowdown = slow.filter(|s| s.0 == size).map_or(1.0, |s| s.1);
+                let default_us = 1e6 * base * noise() * slowdown;
+                let competitors = [
+                    ("allreduce_as_reduce_bcast", 1.3e6 * base * noise(), 0.5),
+                    ("allreduce_as_allreduce_lane", 1.6e6 * base * noise(), 0.5),
+                ];
+                fixture::check(
+                    Collective::Allreduce,
+                    size,
+                    0,
+                    default_us,
+                    &competitors,
+                    vec![],
+                )
+            })
+            .collect()
+    }
+
+    fn normal(rng: &mut impl Rng) -> f64 {
+        let (u, v): (f64, f64) = (rng.gen(), rng.gen());
+        (-2.0 * (1.0 - u).ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
+    }
+
+    fn options() -> Options {
+        fixture::options()
+    }
+
+    fn baseline(rng: &mut impl Rng, k: usize, sigma: f64, machine_sigma: f64) -> Vec<Launch> {
+        (0..k)
+            .map(|l| Launch {
+                name: format!("launch {l}"),
+                start_time: String::new(),
+                checks: {
+                    let machine = (machine_sigma * normal(rng)).exp();
+                    launch(rng, machine, sigma, None)
+                },
+            })
+            .collect()
+    }
+
+    /// A/A: launches of one library on a machine whose state wanders by
+    /// 20 % between launches, each case by 5 %: regressions at most at α's
+    /// rate, and the machine's wandering is not a regression.
+    #[test]
+    fn identical_launches_give_false_regressions_at_alpha_at_most() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let (mut false_regressions, mut compared) = (0, 0);
+        for _ in 0..200 {
+            let base = baseline(&mut rng, 3, 0.05, 0.2);
+            let machine = (0.2 * normal(&mut rng)).exp();
+            let now = launch(&mut rng, machine, 0.05, None);
+            let comparison = compare(&base, &now, 0.05, &options());
+            false_regressions += comparison.regressions().count();
+            compared += comparison.changes.len();
+        }
+        assert_eq!(compared, 2000);
+        let rate = false_regressions as f64 / compared as f64;
+        assert!(rate <= 0.05, "{false_regressions} of {compared}");
+    }
+
+    /// A 1.5× slower `default` at one size, against 3 baseline launches,
+    /// on the same wandering machine: found nearly always, at that size
+    /// only.
+    #[test]
+    fn a_regression_at_one_size_is_found() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+        let mut found = 0;
+        for _ in 0..100 {
+            let base = baseline(&mut rng, 3, 0.05, 0.2);
+            let machine = (0.2 * normal(&mut rng)).exp();
+            let now = launch(&mut rng, machine, 0.05, Some((256, 1.5)));
+            let comparison = compare(&base, &now, 0.05, &options());
+            let sizes: Vec<u64> = comparison.regressions().map(|c| c.key.size_bytes).collect();
+            assert!(sizes.iter().all(|&s| s == 256), "{sizes:?}");
+            found += usize::from(sizes == [256]);
+        }
+        assert!(found >= 90, "found in {found} of 100");
+    }
+
+    /// Every median of the new launch 2.5× lower (or higher): one shift of
+    /// the machine, no regression, and a regression on top of it is still
+    /// found.
+    #[test]
+    fn a_shift_of_the_whole_machine_is_named_once() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+        let base = baseline(&mut rng, 4, 0.03, 0.05);
+        for factor in [0.4, 2.5] {
+            let now = launch(&mut rng, factor, 0.03, None);
+            let comparison = compare(&base, &now, 0.05, &options());
+            let shift = comparison.shift.expect("a shift is always estimated");
+            assert!(shift.significant, "{shift:?}");
+            assert!((shift.factor / factor - 1.0).abs() < 0.1, "{shift:?}");
+            assert_eq!(comparison.regressions().count(), 0);
+            let slower = launch(&mut rng, factor, 0.03, Some((64, 2.0)));
+            let comparison = compare(&base, &slower, 0.05, &options());
+            let sizes: Vec<u64> = comparison.regressions().map(|c| c.key.size_bytes).collect();
+            assert_eq!(sizes, [64]);
+        }
+        let same = launch(&mut rng, 1.0, 0.03, None);
+        assert!(
+            !compare(&base, &same, 0.05, &options())
+                .shift
+                .unwrap()
+                .significant
+        );
+    }
+
+    /// A case whose `default` varies far more between launches than the
+    /// others keeps its own wide variance: its wandering is not flagged.
+    #[test]
+    fn a_case_that_varies_more_keeps_its_own_variance() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+        let wobbly = |rng: &mut rand::rngs::StdRng, checks: &mut Vec<Verdict>| {
+            let factor = (0.4 * normal(rng)).exp();
+            let case = checks.iter_mut().find(|v| v.key.size_bytes == 8).unwrap();
+            for c in case.candidates.iter_mut().filter(|c| c.name == DEFAULT) {
+                c.round_median_s = c.round_median_s.map(|m| m * factor);
+            }
+        };
+        let (mut flagged, trials) = (0, 200);
+        for _ in 0..trials {
+            let mut base = baseline(&mut rng, 5, 0.02, 0.0);
+            for l in &mut base {
+                wobbly(&mut rng, &mut l.checks);
+            }
+            let mut now = launch(&mut rng, 1.0, 0.02, None);
+            wobbly(&mut rng, &mut now);
+            let comparison = compare(&base, &now, 0.05, &options());
+            flagged += comparison
+                .regressions()
+                .filter(|c| c.key.size_bytes == 8)
+                .count();
+        }
+        assert!(flagged <= trials / 10, "flagged {flagged} of {trials}");
+    }
+}
