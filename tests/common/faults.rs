@@ -55,7 +55,7 @@ fn build(name: &str) -> PathBuf {
 /// and nowhere else: Open MPI's `-x`, MPICH hydra's `-genv`. Setting it on
 /// the launcher's own environment instead would preload the library into
 /// mpirun (and, under hydra, its proxies) too.
-fn forward(key: &str, value: &str) -> Vec<String> {
+pub fn forward(key: &str, value: &str) -> Vec<String> {
     if is_open_mpi() {
         vec!["-x".into(), format!("{key}={value}")]
     } else {

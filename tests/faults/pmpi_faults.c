@@ -11,6 +11,9 @@
  *
  *   PGCHECK_FAULT=<MPI function>:<kind>[,rank=R][,bytes=B]...
  *
+ * where the function `*` is every interposed function (with scale=P: a
+ * machine that got slower for every collective).
+ *
  *   kind      flip      after the real call, flip the lowest bit of the byte
  *                       at offset (output bytes / 2) of the output, where
  *                       the output is everything the call writes on this
@@ -20,6 +23,9 @@
  *             nowrite   run the real call into a private scratch copy, so
  *                       that the caller's output buffer is never written
  *             delay=US  spin US microseconds after the real call
+ *             scale=P   spin after the real call until it has taken P % of
+ *                       its own time (scale=150: 1.5 times as long): a
+ *                       slowdown by a known factor, whatever the call costs
  *             twice     MPI_Allreduce only: after the real call, combine the
  *                       output once more with this rank's own input
  *                       (MPI_Reduce_local with the call's operator): a rank
@@ -77,7 +83,7 @@
 #include <string.h>
 #include <time.h>
 
-enum kind { FLIP, SATURATE, NOWRITE, DELAY, TWICE, HANG, EXIT, ABORT };
+enum kind { FLIP, SATURATE, NOWRITE, DELAY, SCALE, TWICE, HANG, EXIT, ABORT };
 
 #define MAX_BYTES 8
 
@@ -87,6 +93,7 @@ static struct {
     char function[64];
     enum kind kind;
     long delay_us;
+    long scale_percent;
     int rank; /* -1: every rank */
     int nbytes;
     long long bytes[MAX_BYTES];
@@ -143,7 +150,7 @@ static void parse(void)
     if (colon == NULL)
         bad_spec(spec, "expected <MPI function>:<kind>[,rank=R][,bytes=B]");
     *colon = '\0';
-    int known = 0;
+    int known = strcmp(copy, "*") == 0;
     for (const char *const *f = supported; *f != NULL; f++)
         known |= strcmp(copy, *f) == 0;
     if (!known)
@@ -177,9 +184,12 @@ static void parse(void)
     else if (strncmp(kind, "delay=", 6) == 0 && number(kind + 6, &value)) {
         fault.kind = DELAY;
         fault.delay_us = (long)value;
+    } else if (strncmp(kind, "scale=", 6) == 0 && number(kind + 6, &value) && value >= 100) {
+        fault.kind = SCALE;
+        fault.scale_percent = (long)value;
     } else
-        bad_spec(spec, "kind must be flip, saturate, nowrite, twice, delay=US, hang, exit=S "
-                       "or abort");
+        bad_spec(spec, "kind must be flip, saturate, nowrite, twice, delay=US, scale=P (P >= 100), "
+                       "hang, exit=S or abort");
 
     for (char *opt = strtok_r(NULL, ",", &save); opt != NULL; opt = strtok_r(NULL, ",", &save)) {
         if (strcmp(opt, "inplace") == 0) {
@@ -238,6 +248,7 @@ struct output {
 struct call {
     struct output out;
     int selected; /* the fault applies on this process */
+    struct timespec start; /* scale: when the real call began */
     void *scratch; /* nowrite: where the real call writes instead */
     int in_place; /* the call has MPI_IN_PLACE (for inplace) */
 };
@@ -349,7 +360,7 @@ static void *begin(struct call *c, const char *function, MPI_Comm comm)
     c->selected = 0;
     c->scratch = NULL;
     parse();
-    if (!fault.active || strcmp(function, fault.function) != 0)
+    if (!fault.active || (strcmp(fault.function, "*") != 0 && strcmp(function, fault.function) != 0))
         return c->out.buf;
     if (fault.in_place_only && !c->in_place)
         return c->out.buf;
@@ -368,9 +379,10 @@ static void *begin(struct call *c, const char *function, MPI_Comm comm)
         return c->out.buf;
     replace_call();
     /* A delay needs no output; the other faults only where one exists. */
-    if (fault.kind != DELAY && c->out.buf == NULL)
+    if (fault.kind != DELAY && fault.kind != SCALE && c->out.buf == NULL)
         return c->out.buf;
     c->selected = 1;
+    clock_gettime(CLOCK_MONOTONIC, &c->start);
     if (fault.kind == NOWRITE) {
         long long span = output_span(&c->out);
         if (span == 0)
@@ -386,6 +398,23 @@ static void *begin(struct call *c, const char *function, MPI_Comm comm)
         return c->scratch;
     }
     return c->out.buf;
+}
+
+static long long nanoseconds(const struct timespec *t)
+{
+    return t->tv_sec * 1000000000LL + t->tv_nsec;
+}
+
+/* Spins until the call begun at `start` has taken `percent` % of the time
+ * it took so far. */
+static void stretch(const struct timespec *start, long percent)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long long until = nanoseconds(start) + (nanoseconds(&now) - nanoseconds(start)) * percent / 100;
+    do
+        clock_gettime(CLOCK_MONOTONIC, &now);
+    while (nanoseconds(&now) < until);
 }
 
 static void spin(long us)
@@ -435,6 +464,9 @@ static void end(struct call *c)
         break;
     case DELAY:
         spin(fault.delay_us);
+        break;
+    case SCALE:
+        stretch(&c->start, fault.scale_percent);
         break;
     case TWICE: /* the caller knows the input and the operator */
     case HANG:

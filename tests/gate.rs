@@ -1,0 +1,235 @@
+//! The CI gate with its faults injected through the PMPI library
+//! (tests/faults/pmpi_faults.c): a slowed collective fails the run with no
+//! option, a regression against several baseline launches is found at the
+//! size that regressed, and a machine that got slower for every collective
+//! is named as a shift, not as regressions.
+
+mod common;
+use common::faults::with_fault;
+use common::*;
+use serde_json::Value;
+use std::path::Path;
+
+/// Barrier synchronisation: no observation is lost to a late start, so a
+/// short budget still gives every round its observations.
+const SETTINGS: [&str; 8] = [
+    "--budget", "100ms", "--rounds", "10", "--warmup", "1", "--sync", "barrier",
+];
+
+const REDUCE: &str = "datatype: byte
+op: bor
+checks:
+  - collective: reduce
+    sizes: [16, 256]
+    root: 0
+    competitors: [reduce_as_allreduce]
+";
+
+const ALLREDUCE: &str = "datatype: int32
+op: sum
+checks:
+  - collective: allreduce
+    sizes: [8, 1024, 16384]
+    competitors: [allreduce_as_reduce_bcast]
+";
+
+/// One bound launch of `input` on 2 processes into `out`, with `extra`
+/// options and the fault `spec`, if any.
+fn launch(input: &str, out: &Path, extra: &[&str], fault: Option<&str>) -> Outcome {
+    let mut args = vec!["run", input, "--output", out.to_str().unwrap()];
+    args.extend(SETTINGS);
+    args.extend(extra);
+    let launch = Launch::new(2, &args).bound();
+    match fault {
+        Some(spec) => with_fault(launch, spec),
+        None => launch,
+    }
+    .run()
+}
+
+/// pgcheck's last line on standard error: the exit status and why (the
+/// launcher may add its own lines after it).
+fn exit_line(out: &Outcome) -> &str {
+    out.stderr
+        .lines()
+        .filter(|l| l.starts_with("pgcheck: exit "))
+        .last()
+        .unwrap_or_default()
+}
+
+/// A reduce 200 µs slower than it should be is violated by a mock-up built
+/// from allreduce: status 1 without any option; the same run reported
+/// only passes, so the status comes from the gate.
+#[test]
+fn a_slowed_reduce_fails_without_an_option() {
+    let dir = scratch("gate-slowed-reduce");
+    let input = input(&dir, "reduce.yaml", REDUCE);
+    let fault = Some("MPI_Reduce:delay=200");
+    let out = launch(&input, &dir.join("default"), &[], fault);
+    assert_eq!(out.code, Some(1), "{}", out.text());
+    assert!(
+        exit_line(&out).starts_with("pgcheck: exit 1 (guideline violation or regression): ")
+            && exit_line(&out).contains("violated, worst"),
+        "{}",
+        out.text()
+    );
+    let results = results(&dir.join("default"));
+    assert_eq!(results["exit"]["status"], 1, "{}", results["exit"]);
+    let report = std::fs::read_to_string(dir.join("default/report.md")).unwrap();
+    assert!(report.starts_with("## pgcheck: ❌ exit 1"), "{report}");
+    let reported = launch(
+        &input,
+        &dir.join("reported"),
+        &["--fail-on", "none", "--allow-undecided"],
+        fault,
+    );
+    assert_eq!(reported.code, Some(0), "{}", reported.text());
+}
+
+/// `default`'s change of one case against the baseline launches.
+fn change(results: &Value, size_bytes: u64) -> &Value {
+    results["baseline"]["changes"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no baseline comparison: {results}"))
+        .iter()
+        .find(|c| c["size_bytes"] == size_bytes)
+        .unwrap_or_else(|| panic!("no change at {size_bytes} B: {}", results["baseline"]))
+}
+
+/// Three baseline launches; then a launch whose allreduce of 1 KiB takes
+/// 5 times as long (found there, and as the largest ratio), and one where
+/// every collective takes 3 times as long (a shift of the machine, no
+/// regression). α = 0.001 keeps chance findings out of a test.
+#[test]
+fn against_several_launches_a_regression_is_found_and_a_shift_is_named() {
+    let dir = scratch("gate-launches");
+    let input = input(&dir, "allreduce.yaml", ALLREDUCE);
+    let baselines = dir.join("baseline");
+    for l in 1..=3 {
+        let out = launch(
+            &input,
+            &baselines.join(format!("launch-{l}")),
+            &["--fail-on", "none", "--allow-undecided"],
+            None,
+        );
+        assert_eq!(out.code, Some(0), "{}", out.text());
+    }
+    let gate = ["--baseline", baselines.to_str().unwrap(), "--alpha", "0.001"];
+
+    let regressed = dir.join("regressed");
+    let out = launch(
+        &input,
+        &regressed,
+        &gate,
+        Some("MPI_Allreduce:scale=500,bytes=1024"),
+    );
+    assert_eq!(out.code, Some(1), "{}", out.text());
+    let r = results(&regressed);
+    let b = &r["baseline"];
+    assert_eq!(b["launches"], 3, "{b}");
+    assert!(b.get("warning").is_none(), "{b}");
+    let slowed = change(&r, 1024);
+    assert_eq!(slowed["regression"], true, "{b}");
+    let ratio = |c: &Value| c["normalised_ratio"].as_f64().unwrap();
+    for size in [8, 16384] {
+        assert!(ratio(change(&r, size)) < ratio(slowed), "{b}");
+    }
+    assert!(
+        exit_line(&out).contains("regression(s) against the baseline"),
+        "{}",
+        out.text()
+    );
+
+    let shifted = dir.join("shifted");
+    let out = launch(&input, &shifted, &gate, Some("*:scale=300"));
+    let r = results(&shifted);
+    let b = &r["baseline"];
+    assert_eq!(b["shift"]["significant"], true, "{}\n{b}", out.text());
+    assert!(b["shift"]["factor"].as_f64().unwrap() > 1.5, "{b}");
+    let regressions: Vec<&Value> = b["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["regression"] == true)
+        .collect();
+    assert!(regressions.is_empty(), "{b}");
+    out.expect_in_stdout("Shift of the whole machine", "the shift is named");
+}
+
+/// One baseline launch: compared as before, with the warning that the
+/// variation between launches is unknown.
+#[test]
+fn one_baseline_launch_warns_that_launches_vary() {
+    let dir = scratch("gate-one-launch");
+    let input = input(&dir, "reduce.yaml", REDUCE);
+    let report_only = ["--fail-on", "none", "--allow-undecided"];
+    let out = launch(&input, &dir.join("before"), &report_only, None);
+    assert_eq!(out.code, Some(0), "{}", out.text());
+    let before = dir.join("before");
+    let mut args = report_only.to_vec();
+    args.extend(["--baseline", before.to_str().unwrap()]);
+    let out = launch(&input, &dir.join("after"), &args, None);
+    let b = &results(&dir.join("after"))["baseline"];
+    assert_eq!(b["launches"], 1, "{}\n{b}", out.text());
+    assert!(
+        b["warning"]
+            .as_str()
+            .is_some_and(|w| w.contains("variation between launches is unknown")),
+        "{b}"
+    );
+}
+
+/// `ci/gate-example` as the CI examples run it: it fills the history with
+/// three launches, gates a fourth against them, which passes and joins the
+/// history, and draws the history. Then a build whose allreduce of 1 KiB
+/// takes 5 times as long fails with status 1 and stays out of the history.
+#[test]
+fn the_gate_example_gates_as_documented() {
+    let dir = scratch("gate-example");
+    let input = input(&dir, "allreduce.yaml", ALLREDUCE);
+    let history = dir.join("history");
+    let example = |launcher: &[String]| {
+        let mut command =
+            std::process::Command::new(concat!(env!("CARGO_MANIFEST_DIR"), "/ci/gate-example"));
+        command
+            .args(SETTINGS)
+            .args(["--fail-on", "none", "--allow-undecided", "--alpha", "0.001"])
+            .env("PGCHECK", env!("CARGO_BIN_EXE_pgcheck"))
+            .env("INPUT", &input)
+            .env("NP", "2")
+            .env("BASELINE", "3")
+            .env("HISTORY", &history)
+            .env("LAUNCHER", launcher.join(" "));
+        Launch::from_command(command, std::time::Duration::from_secs(600)).run()
+    };
+    let launches = || std::fs::read_dir(history.join("launches")).unwrap().count();
+
+    let out = example(&[]);
+    assert_eq!(out.code, Some(0), "{}", out.text());
+    assert_eq!(launches(), 4, "three to begin with, and the accepted one");
+    let summary = std::fs::read_to_string(history.join("summary.md")).unwrap();
+    assert!(summary.starts_with("## pgcheck: ✅ exit 0"), "{summary}");
+    assert!(summary.contains("spread of 3 baseline launches"), "{summary}");
+    assert!(history.join("history/history.svg").is_file(), "{}", out.text());
+
+    let mut fault = common::faults::forward(
+        "LD_PRELOAD",
+        common::faults::library().to_str().unwrap(),
+    );
+    fault.extend(common::faults::forward(
+        "PGCHECK_FAULT",
+        "MPI_Allreduce:scale=500,bytes=1024",
+    ));
+    let out = example(&fault);
+    assert_eq!(out.code, Some(1), "{}", out.text());
+    assert_eq!(launches(), 4, "the failed launch is not accepted");
+    assert_eq!(
+        std::fs::read_dir(history.join("rejected")).unwrap().count(),
+        1
+    );
+    let summary = std::fs::read_to_string(history.join("summary.md")).unwrap();
+    assert!(
+        summary.starts_with("## pgcheck: ❌ exit 1 (guideline violation or regression): 1 regression(s) against the baseline"),
+        "{summary}"
+    );
+}
