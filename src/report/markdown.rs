@@ -57,10 +57,21 @@ fn headline(results: &Results) -> String {
         .baseline
         .as_ref()
         .map_or(0, |b| b.regressions().count());
-    let regressions = match regressions {
+    let mut regressions = match regressions {
         0 => String::new(),
         n => format!(", ❌ {n} regression(s) against the baseline"),
     };
+    if let Some(shift) = results
+        .baseline
+        .as_ref()
+        .and_then(|b| b.shift)
+        .filter(|s| s.significant)
+    {
+        regressions += &format!(
+            ", ⚠️ the whole machine {:.2}× the baseline launches",
+            shift.factor
+        );
+    }
     let incomplete = if results.complete {
         ""
     } else {
