@@ -52,8 +52,7 @@ fn launch(input: &str, out: &Path, extra: &[&str], fault: Option<&str>) -> Outco
 fn exit_line(out: &Outcome) -> &str {
     out.stderr
         .lines()
-        .filter(|l| l.starts_with("pgcheck: exit "))
-        .last()
+        .rfind(|l| l.starts_with("pgcheck: exit "))
         .unwrap_or_default()
 }
 
