@@ -52,6 +52,17 @@ pub struct Change {
     pub p_value: f64,
 }
 
+/// A stretch of launches between change points.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Segment {
+    /// Its first and last launch that measured the case, indices into
+    /// [`History::runs`].
+    pub first: usize,
+    pub last: usize,
+    /// The median of its launch medians.
+    pub median_s: f64,
+}
+
 /// One case over the launches.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CaseHistory {
@@ -64,6 +75,9 @@ pub struct CaseHistory {
     /// `default`, or found its result wrong.
     pub medians_s: Vec<Option<f64>>,
     pub changes: Vec<Change>,
+    /// The launches between the changes: one more than the changes, none
+    /// when no launch measured the case.
+    pub segments: Vec<Segment>,
     /// The smallest p-value the launches that measured the case can reach:
     /// above α, no change could have been found.
     pub smallest_p: f64,
@@ -181,23 +195,30 @@ fn case_history(
         .collect();
     let logs: Vec<f64> = measured.iter().map(|(_, m)| m.ln()).collect();
     let found = change_point::change_points(&logs, settings);
-    // Segments of the measured launches between the change points.
+    // The measured launches between the change points.
     let bounds: Vec<usize> = std::iter::once(0)
         .chain(found.iter().map(|c| c.index))
         .chain(std::iter::once(measured.len()))
         .collect();
-    let segment_median = |from: usize, to: usize| {
-        median(&measured[from..to].iter().map(|(_, m)| *m).collect::<Vec<_>>())
+    let segments: Vec<Segment> = match measured.is_empty() {
+        true => Vec::new(),
+        false => bounds
+            .windows(2)
+            .map(|w| Segment {
+                first: measured[w[0]].0,
+                last: measured[w[1] - 1].0,
+                median_s: median(&measured[w[0]..w[1]].iter().map(|(_, m)| *m).collect::<Vec<_>>()),
+            })
+            .collect(),
     };
     let changes = found
         .iter()
-        .enumerate()
-        .map(|(i, c)| Change {
+        .zip(segments.windows(2))
+        .map(|(c, around)| Change {
             index: measured[c.index].0,
             before: names[measured[c.index - 1].0].clone(),
             after: names[measured[c.index].0].clone(),
-            ratio: segment_median(bounds[i + 1], bounds[i + 2])
-                / segment_median(bounds[i], bounds[i + 1]),
+            ratio: around[1].median_s / around[0].median_s,
             p_value: c.p_value,
         })
         .collect();
@@ -206,6 +227,7 @@ fn case_history(
         label: key.label(),
         medians_s,
         changes,
+        segments,
         smallest_p: change_point::smallest_p_value(measured.len(), settings.permutations),
     }
 }
@@ -294,7 +316,12 @@ mod tests {
         );
         assert!((change.ratio - 1.5).abs() < 0.02, "{change:?}");
         assert!(change.p_value < 0.01, "{change:?}");
+        let segments: Vec<(usize, usize)> =
+            allreduce.segments.iter().map(|s| (s.first, s.last)).collect();
+        assert_eq!(segments, [(0, 5), (6, 11)]);
+        assert!((allreduce.segments[1].median_s - 15e-6).abs() < 0.2e-6);
         assert!(history.cases[1].changes.is_empty());
+        assert_eq!(history.cases[1].segments.len(), 1);
         assert_eq!(history.tested(), 2);
         assert_eq!(history.launches_needed, Some(8));
     }

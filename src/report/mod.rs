@@ -5,6 +5,7 @@
 
 pub mod compare;
 pub mod csv;
+pub mod history;
 #[cfg(test)]
 pub(crate) mod fixture;
 pub mod json;
