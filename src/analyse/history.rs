@@ -121,9 +121,7 @@ impl History {
         }
         let mut runs = runs;
         // RFC 3339 times written by pgcheck (UTC, `Z`) sort as text.
-        runs.sort_by(|(a, ra), (b, rb)| {
-            (&ra.meta.start_time, a).cmp(&(&rb.meta.start_time, b))
-        });
+        runs.sort_by(|(a, ra), (b, rb)| (&ra.meta.start_time, a).cmp(&(&rb.meta.start_time, b)));
         let names = names(runs.iter().map(|(source, _)| source.as_str()));
         let mut keys: Vec<&CaseKey> = runs
             .iter()
@@ -136,7 +134,12 @@ impl History {
             .map(|key| {
                 let medians_s: Vec<Option<f64>> = runs
                     .iter()
-                    .map(|(_, r)| r.checks.iter().find(|c| &c.key == key).and_then(launch_median))
+                    .map(|(_, r)| {
+                        r.checks
+                            .iter()
+                            .find(|c| &c.key == key)
+                            .and_then(launch_median)
+                    })
                     .collect();
                 case_history(key, medians_s, &names, settings)
             })
@@ -207,7 +210,12 @@ fn case_history(
             .map(|w| Segment {
                 first: measured[w[0]].0,
                 last: measured[w[1] - 1].0,
-                median_s: median(&measured[w[0]..w[1]].iter().map(|(_, m)| *m).collect::<Vec<_>>()),
+                median_s: median(
+                    &measured[w[0]..w[1]]
+                        .iter()
+                        .map(|(_, m)| *m)
+                        .collect::<Vec<_>>(),
+                ),
             })
             .collect(),
     };
@@ -316,8 +324,11 @@ mod tests {
         );
         assert!((change.ratio - 1.5).abs() < 0.02, "{change:?}");
         assert!(change.p_value < 0.01, "{change:?}");
-        let segments: Vec<(usize, usize)> =
-            allreduce.segments.iter().map(|s| (s.first, s.last)).collect();
+        let segments: Vec<(usize, usize)> = allreduce
+            .segments
+            .iter()
+            .map(|s| (s.first, s.last))
+            .collect();
         assert_eq!(segments, [(0, 5), (6, 11)]);
         assert!((allreduce.segments[1].median_s - 15e-6).abs() < 0.2e-6);
         assert!(history.cases[1].changes.is_empty());

@@ -5,9 +5,9 @@
 
 pub mod compare;
 pub mod csv;
-pub mod history;
 #[cfg(test)]
 pub(crate) mod fixture;
+pub mod history;
 pub mod json;
 pub mod markdown;
 pub mod model;

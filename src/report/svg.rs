@@ -79,14 +79,26 @@ impl Svg {
         );
     }
 
-    pub(crate) fn line(&mut self, (x1, y1): (f64, f64), (x2, y2): (f64, f64), stroke: &str, width: f64) {
+    pub(crate) fn line(
+        &mut self,
+        (x1, y1): (f64, f64),
+        (x2, y2): (f64, f64),
+        stroke: &str,
+        width: f64,
+    ) {
         let _ = writeln!(
             self.body,
             r#"<line x1="{x1:.1}" y1="{y1:.1}" x2="{x2:.1}" y2="{y2:.1}" stroke="{stroke}" stroke-width="{width}"/>"#
         );
     }
 
-    pub(crate) fn dashed(&mut self, (x1, y1): (f64, f64), (x2, y2): (f64, f64), stroke: &str, dash: &str) {
+    pub(crate) fn dashed(
+        &mut self,
+        (x1, y1): (f64, f64),
+        (x2, y2): (f64, f64),
+        stroke: &str,
+        dash: &str,
+    ) {
         let _ = writeln!(
             self.body,
             r#"<line x1="{x1:.1}" y1="{y1:.1}" x2="{x2:.1}" y2="{y2:.1}" stroke="{stroke}" stroke-width="1.5" stroke-dasharray="{dash}"/>"#

@@ -122,10 +122,13 @@ pub fn test(x: &[f64], permutations: usize, rng: &mut ChaCha8Rng) -> Option<Chan
             best_split(&shuffled).is_some_and(|(_, q)| q >= reached)
         })
         .count();
+    let estimate = (1 + at_least) as f64 / (1 + permutations) as f64;
     Some(ChangePoint {
         index,
         statistic: observed,
-        p_value: (1 + at_least) as f64 / (1 + permutations) as f64,
+        // The exact p is at least 2 / C(n, k) (the module's documentation):
+        // a draw of shuffles that missed those orders does not make it smaller.
+        p_value: estimate.max(2.0 / binomial(x.len(), index)).min(1.0),
     })
 }
 
@@ -296,6 +299,15 @@ mod tests {
         let p = test(&step, 999, &mut rng).unwrap().p_value;
         assert!((p - 0.2).abs() < 0.04, "p {p}");
         assert!(change_points(&step, &SETTINGS).is_empty());
+        // Never below the bound, whatever the draw: 2/C(12, 5) for 5 + 7.
+        let mut x = noise(&mut rng, 5, 0.0, 0.01);
+        x.extend(noise(&mut rng, 7, 1.0, 0.01));
+        for seed in 0..5 {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let split = test(&x, 99, &mut rng).unwrap();
+            assert_eq!(split.index, 5);
+            assert!(split.p_value >= 2.0 / 792.0, "{split:?}");
+        }
         // Eight values reach it, in the middle.
         let step = [0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0];
         assert_eq!(change_points(&step, &SETTINGS)[0].index, 4);

@@ -74,21 +74,18 @@ pub fn first_and_last(case: &CaseHistory) -> (String, String) {
 }
 
 /// A launch as the lists under the table name it: `launch-05: started
-/// 2025-01-01T05:00:00Z, Open MPI v4.1.4 (runs/launch-05)`.
+/// 2025-01-01T05:00:00Z, Open MPI v4.1.4` (where it was read from is in
+/// the JSON).
 pub fn run_line(run: &Run) -> String {
     let started = match run.start_time.is_empty() {
         true => "no start time".to_string(),
         false => format!("started {}", run.start_time),
     };
-    let mut line = format!(
+    format!(
         "{}: {started}, {}",
         run.name,
         library_name(&run.mpi_library)
-    );
-    if run.source != run.name {
-        line += &format!(" ({})", run.source);
-    }
-    line
+    )
 }
 
 /// The notes under the table: how changes are found, how many chance
@@ -195,14 +192,16 @@ mod tests {
         assert_eq!(p_label(0.00012), "1.2e-4");
         assert!(run_line(&history.runs[0])
             .starts_with("launch-00: started 2025-01-01T00:00:00Z, Open MPI v4.1.6"));
-        assert!(run_line(&history.runs[0]).ends_with("(runs/launch-00)"));
     }
 
     #[test]
     fn notes_say_what_chance_gives_and_what_short_series_cannot() {
         let mut history = fixture::history();
         let notes = notes(&history).join("\n");
-        assert!(notes.contains("2 case(s) long enough to test, about 0.1"), "{notes}");
+        assert!(
+            notes.contains("2 case(s) long enough to test, about 0.1"),
+            "{notes}"
+        );
         assert!(notes.contains("only with 8 launches or more"), "{notes}");
         assert!(notes.contains("needs 40 launches before it"), "{notes}");
         assert!(!notes.contains("changed at once"));

@@ -9,13 +9,14 @@ use crate::report::model::seconds;
 use crate::report::svg::{text_width, Svg, TextStyle, MARGIN, SMALL, TITLE};
 
 const PANEL_W: f64 = 400.0;
-const PANEL_H: f64 = 210.0;
+const PANEL_H: f64 = 224.0;
 const COLUMNS: usize = 3;
 /// The plot inside a panel: room on the left for the time labels, above
-/// for the title, below for the launch numbers and the panel's status.
+/// for the title and two rows of change labels, below for the launch
+/// numbers and the panel's status.
 const PLOT_LEFT: f64 = 76.0;
 const PLOT_RIGHT: f64 = 16.0;
-const PLOT_TOP: f64 = 34.0;
+const PLOT_TOP: f64 = 56.0;
 const PLOT_BOTTOM: f64 = 48.0;
 /// The smallest span of a panel's axis, as a factor: a flat series with
 /// 1 % noise stays flat instead of filling the panel.
@@ -60,7 +61,11 @@ pub fn render(history: &History) -> String {
     }
     let rows = history.cases.len().div_ceil(COLUMNS);
     let mut y = top + rows as f64 * PANEL_H + 12.0;
-    for line in notes.iter().chain(std::iter::once(&"launches:".to_string())).chain(&runs) {
+    for line in notes
+        .iter()
+        .chain(std::iter::once(&"launches:".to_string()))
+        .chain(&runs)
+    {
         svg.text(MARGIN, y, "start", SMALL, line);
         y += 16.0;
     }
@@ -137,7 +142,11 @@ fn panel(svg: &mut Svg, history: &History, case: &CaseHistory, x0: f64, y0: f64)
             true => ("start", 4.0),
             false => ("end", -4.0),
         };
-        svg.text(at + dx, top + 8.0 + 13.0 * j as f64, anchor, MARK, &label);
+        // Above the plot, alternating between two rows so that changes
+        // close together keep their labels apart.
+        let row = top - 24.0 + 13.0 * (j % 2) as f64;
+        svg.line((at, row + 6.0), (at, top), CHANGE, 1.0);
+        svg.text(at + dx, row, anchor, MARK, &label);
     }
 }
 
@@ -188,7 +197,10 @@ mod tests {
             .filter_map(|n| n.text())
             .collect();
         let has = |s: &str| texts.iter().any(|t| t.contains(s));
-        assert!(has("MPI_Allreduce 8 B") && has("MPI_Bcast 8 B"), "{texts:?}");
+        assert!(
+            has("MPI_Allreduce 8 B") && has("MPI_Bcast 8 B"),
+            "{texts:?}"
+        );
         let marks: Vec<&&str> = texts.iter().filter(|t| t.starts_with("×1.5")).collect();
         assert_eq!(marks.len(), 1, "{texts:?}");
         assert!(marks[0].contains(" p 0.0"), "{marks:?}");

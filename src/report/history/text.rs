@@ -59,7 +59,10 @@ mod tests {
             assert!(allreduce.contains(part), "{part} missing in {allreduce}");
         }
         let bcast = line("MPI_Bcast 8 B");
-        assert!(bcast.contains("11 of 12") && bcast.contains("none"), "{bcast}");
+        assert!(
+            bcast.contains("11 of 12") && bcast.contains("none"),
+            "{bcast}"
+        );
         assert!(text.contains("over 12 launches"));
         assert!(text.contains("permutation p-values (999 shuffles, seed 0)"));
         assert!(line("  12. launch-11").contains("2025-01-01T11:00:00Z"));
