@@ -338,6 +338,27 @@ mod tests {
     }
 
     #[test]
+    fn start_time_orders_not_the_name_and_the_name_breaks_ties() {
+        let mut runs = twelve();
+        // Reversed: index 11 is launch-00, index 10 launch-01.
+        runs[11].1.meta.start_time = "2025-01-02T00:00:00Z".into();
+        runs[10].1.meta.start_time = "2025-01-01T05:00:00Z".into();
+        let history = History::of(runs, &SETTINGS).unwrap();
+        let names: Vec<&str> = history.runs.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names[11], "launch-00", "the latest start is last");
+        assert_eq!(
+            names[..5],
+            [
+                "launch-02",
+                "launch-03",
+                "launch-04",
+                "launch-01",
+                "launch-05"
+            ]
+        );
+    }
+
+    #[test]
     fn a_launch_without_the_case_is_a_gap_and_a_wrong_result_no_time() {
         let mut runs = twelve();
         // Reversed: index 0 is launch-11.

@@ -245,16 +245,22 @@ mod tests {
     }
 
     #[test]
-    fn finds_two_steps() {
+    fn finds_two_steps_whichever_comes_first() {
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         let mut x = noise(&mut rng, 10, 0.0, 0.02);
-        x.extend(noise(&mut rng, 10, 0.5, 0.02));
-        x.extend(noise(&mut rng, 10, 0.0, 0.02));
-        let found: Vec<usize> = change_points(&x, &SETTINGS)
-            .iter()
-            .map(|c| c.index)
-            .collect();
-        assert_eq!(found, [10, 20]);
+        x.extend(noise(&mut rng, 10, 0.3, 0.02));
+        x.extend(noise(&mut rng, 10, 1.0, 0.02));
+        let at = |x: &[f64]| -> Vec<usize> {
+            change_points(x, &SETTINGS)
+                .iter()
+                .map(|c| c.index)
+                .collect()
+        };
+        // The larger jump is found first, then the segment before it (and,
+        // reversed, the segment after it) is searched again.
+        assert_eq!(at(&x), [10, 20]);
+        x.reverse();
+        assert_eq!(at(&x), [10, 20]);
     }
 
     #[test]

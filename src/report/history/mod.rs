@@ -126,8 +126,14 @@ pub fn notes(history: &History) -> Vec<String> {
             .flat_map(|c| c.changes.iter().filter(|ch| ch.index == index))
             .collect();
         if changed.len() >= 2 {
+            let why = match 2 * changed.len() > tested {
+                true => {
+                    ": more than half, so rather the machine or the library than one collective"
+                }
+                false => "",
+            };
             notes.push(format!(
-                "{}: {} of {tested} cases changed at once: the machine or the library changed, rather than one collective",
+                "{}: {} of {tested} cases changed at once{why}",
                 history.runs[index].name,
                 changed.len()
             ));
@@ -207,7 +213,9 @@ mod tests {
         assert!(!notes.contains("changed at once"));
         let change = history.cases[0].changes[0].clone();
         history.cases[1].changes.push(change);
-        assert!(notes_of(&history).contains("launch-06: 2 of 2 cases changed at once"));
+        assert!(
+            notes_of(&history).contains("launch-06: 2 of 2 cases changed at once: more than half")
+        );
         history.cases.truncate(1);
         history.cases[0].changes.clear();
         history.cases[0].smallest_p = 0.2;
