@@ -64,23 +64,34 @@ pub fn render(history: &History) -> String {
     for line in notes
         .iter()
         .chain(std::iter::once(&"launches:".to_string()))
-        .chain(&runs)
     {
         svg.text(MARGIN, y, "start", SMALL, line);
         y += 16.0;
     }
+    // The launches in columns (down, then across) as wide as the panels
+    // allow, so that a long history does not make a long page.
+    let panels_w = history.cases.len().clamp(1, COLUMNS) as f64 * PANEL_W;
+    let run_w = runs
+        .iter()
+        .map(|l| text_width(l, SMALL.size))
+        .fold(0.0, f64::max)
+        + 24.0;
+    let per_row = ((panels_w / run_w).floor() as usize).max(1);
+    let run_rows = runs.len().div_ceil(per_row);
+    for (i, line) in runs.iter().enumerate() {
+        let (column, row) = (i / run_rows, i % run_rows);
+        let x = MARGIN + column as f64 * run_w;
+        svg.text(x, y + row as f64 * 16.0, "start", SMALL, line);
+    }
+    y += run_rows as f64 * 16.0;
     let width = [
-        MARGIN + history.cases.len().clamp(1, COLUMNS) as f64 * PANEL_W,
+        MARGIN + panels_w,
         MARGIN + text_width(title, TITLE.size),
         MARGIN + text_width(legend, SMALL.size),
+        MARGIN + per_row.min(runs.len()) as f64 * run_w,
     ]
     .into_iter()
-    .chain(
-        notes
-            .iter()
-            .chain(&runs)
-            .map(|l| MARGIN + text_width(l, SMALL.size)),
-    )
+    .chain(notes.iter().map(|l| MARGIN + text_width(l, SMALL.size)))
     .fold(0.0, f64::max)
         + MARGIN;
     svg.finish(width, y + MARGIN, title)
