@@ -123,21 +123,21 @@ impl History {
         // RFC 3339 times written by pgcheck (UTC, `Z`) sort as text.
         runs.sort_by(|(a, ra), (b, rb)| (&ra.meta.start_time, a).cmp(&(&rb.meta.start_time, b)));
         let names = names(runs.iter().map(|(source, _)| source.as_str()));
-        let mut keys: Vec<&CaseKey> = runs
+        let mut keys: Vec<CaseKey> = runs
             .iter()
-            .flat_map(|(_, r)| r.checks.iter().map(|c| &c.key))
+            .flat_map(|(_, r)| r.checks.iter().map(|c| identity(&c.key)))
             .collect();
-        keys.sort_by_key(|k| order(k));
+        keys.sort_by_key(order);
         keys.dedup();
         let cases = keys
-            .into_iter()
+            .iter()
             .map(|key| {
                 let medians_s: Vec<Option<f64>> = runs
                     .iter()
                     .map(|(_, r)| {
                         r.checks
                             .iter()
-                            .find(|c| &c.key == key)
+                            .find(|c| identity(&c.key) == *key)
                             .and_then(launch_median)
                     })
                     .collect();
@@ -238,6 +238,16 @@ fn case_history(
         segments,
         smallest_p: change_point::smallest_p_value(measured.len(), settings.permutations),
     }
+}
+
+/// What identifies a case across runs: its key, the root only where the
+/// collective has one (as `compare` matches cases).
+fn identity(key: &CaseKey) -> CaseKey {
+    let mut key = key.clone();
+    if !key.collective.is_rooted() {
+        key.root = 0;
+    }
+    key
 }
 
 /// Where a case sorts: by collective as `Collective::ALL` lists them, then
@@ -370,6 +380,20 @@ mod tests {
         assert_eq!(allreduce.medians_s[10], None);
         assert_eq!(allreduce.launches(), 10);
         assert_eq!(allreduce.changes[0].index, 6);
+    }
+
+    #[test]
+    fn the_root_of_a_collective_without_one_does_not_split_a_case() {
+        let mut runs = twelve();
+        runs[0].1.checks[0].key.root = 3;
+        runs[0].1.checks[1].key.root = 3;
+        let history = History::of(runs, &SETTINGS).unwrap();
+        assert_eq!(
+            history.cases.len(),
+            3,
+            "bcast at root 3 is a case of its own"
+        );
+        assert_eq!(history.cases[0].launches(), 12);
     }
 
     #[test]
