@@ -55,6 +55,8 @@ pub enum Command {
     Clocks(ClocksArgs),
     /// Put runs of the same input (on other libraries or machines) side by side, without MPI.
     Compare(CompareArgs),
+    /// Follow default's launch medians per case over runs in start order, and find where they changed, without MPI.
+    History(HistoryArgs),
     /// Write the library's tuning file that selects its algorithms significantly faster than its own choice.
     Tune(TuneArgs),
 }
@@ -90,6 +92,26 @@ pub enum CompareFormat {
     Table,
     Markdown,
     Svg,
+}
+
+#[derive(Args, Debug)]
+pub struct HistoryArgs {
+    /// Runs written by `pgcheck run --output DIR` (or their results.json), or directories
+    /// holding such runs; ordered by their start time.
+    #[arg(required = true, value_name = "DIR")]
+    pub runs: Vec<PathBuf>,
+    /// What goes to standard output.
+    #[arg(long, value_enum, default_value_t = crate::report::history::Format::Table)]
+    pub format: crate::report::history::Format,
+    /// Also write history.svg, history.md and history.json into this directory.
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+    /// A change point is kept when its permutation p-value is below this.
+    #[arg(long, default_value_t = 0.05, value_parser = parse_alpha)]
+    pub alpha: f64,
+    /// Shuffles per permutation test; the smallest p-value is 1/(permutations + 1).
+    #[arg(long, default_value_t = 999, value_parser = parse_positive)]
+    pub permutations: usize,
 }
 
 #[derive(Args, Debug)]

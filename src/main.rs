@@ -49,6 +49,8 @@ fn main() {
         Command::Analyze(_) => Exit::Pass,
         Command::Compare(args) if leader => commands::compare::compare(&args),
         Command::Compare(_) => Exit::Pass,
+        Command::History(args) if leader => commands::history::history(&args),
+        Command::History(_) => Exit::Pass,
         Command::Tune(args) if leader => commands::tune::tune(&args),
         Command::Tune(_) => Exit::Pass,
         command => with_mpi(command),
@@ -79,7 +81,11 @@ fn with_mpi(command: Command) -> Exit {
             },
         },
         Command::Clocks(args) => commands::clocks::clocks(&comm, &args),
-        Command::List | Command::Analyze(_) | Command::Compare(_) | Command::Tune(_) => {
+        Command::List
+        | Command::Analyze(_)
+        | Command::Compare(_)
+        | Command::History(_)
+        | Command::Tune(_) => {
             unreachable!("offline commands")
         }
     };

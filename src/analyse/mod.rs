@@ -15,6 +15,7 @@ pub mod baseline;
 pub mod decided;
 pub mod defaults;
 pub mod guidelines;
+pub mod history;
 pub mod launches;
 pub mod noise;
 pub mod timer;

@@ -4,6 +4,7 @@
 pub mod analyze;
 pub mod clocks;
 pub mod compare;
+pub mod history;
 pub mod list;
 pub mod run;
 pub mod tune;

@@ -7,6 +7,7 @@ pub mod compare;
 pub mod csv;
 #[cfg(test)]
 pub(crate) mod fixture;
+pub mod history;
 pub mod json;
 pub mod markdown;
 pub mod model;

@@ -79,21 +79,33 @@ impl Svg {
         );
     }
 
-    fn line(&mut self, (x1, y1): (f64, f64), (x2, y2): (f64, f64), stroke: &str, width: f64) {
+    pub(crate) fn line(
+        &mut self,
+        (x1, y1): (f64, f64),
+        (x2, y2): (f64, f64),
+        stroke: &str,
+        width: f64,
+    ) {
         let _ = writeln!(
             self.body,
             r#"<line x1="{x1:.1}" y1="{y1:.1}" x2="{x2:.1}" y2="{y2:.1}" stroke="{stroke}" stroke-width="{width}"/>"#
         );
     }
 
-    fn dashed(&mut self, (x1, y1): (f64, f64), (x2, y2): (f64, f64), stroke: &str, dash: &str) {
+    pub(crate) fn dashed(
+        &mut self,
+        (x1, y1): (f64, f64),
+        (x2, y2): (f64, f64),
+        stroke: &str,
+        dash: &str,
+    ) {
         let _ = writeln!(
             self.body,
             r#"<line x1="{x1:.1}" y1="{y1:.1}" x2="{x2:.1}" y2="{y2:.1}" stroke="{stroke}" stroke-width="1.5" stroke-dasharray="{dash}"/>"#
         );
     }
 
-    fn polyline(&mut self, points: &[(f64, f64)], stroke: &str) {
+    pub(crate) fn polyline(&mut self, points: &[(f64, f64)], stroke: &str) {
         let points: Vec<String> = points
             .iter()
             .map(|(x, y)| format!("{x:.1},{y:.1}"))
@@ -102,6 +114,13 @@ impl Svg {
             self.body,
             r#"<polyline points="{}" fill="none" stroke="{stroke}" stroke-width="1.5"/>"#,
             points.join(" ")
+        );
+    }
+
+    pub(crate) fn circle(&mut self, (x, y): (f64, f64), r: f64, fill: &str) {
+        let _ = writeln!(
+            self.body,
+            r#"<circle cx="{x:.1}" cy="{y:.1}" r="{r}" fill="{fill}"/>"#
         );
     }
 

@@ -8,7 +8,8 @@
 //! (`tests/fixtures/paired_tests.json`); [`power`] says what a test can
 //! detect with a given number of rounds. [`usual`] fits the usual time of
 //! one candidate and the overhead above it (seed 003's model), checked against
-//! SciPy in `tests/fixtures/usual.json`.
+//! SciPy in `tests/fixtures/usual.json`. [`change_point`] finds where a
+//! series of launches changed (E-divisive means, a permutation test).
 //!
 //! Conventions shared by all tests:
 //! - [`Alternative::Greater`] always means "x tends to be larger than y"
@@ -23,6 +24,7 @@
 //! sort each once with [`describe::sorted`] and use [`describe::median_sorted`],
 //! [`mann_whitney::test_sorted`] and [`ks::test_sorted`]: half the time.
 
+pub mod change_point;
 pub mod correction;
 pub mod describe;
 pub mod ks;

@@ -5,6 +5,7 @@
 pub mod raw;
 pub mod results;
 
+use crate::analyse::history::History;
 use crate::analyse::Results;
 use crate::case::CaseData;
 use crate::report;
@@ -101,6 +102,21 @@ pub fn write_comparison(dir: &Path, comparison: &Comparison) -> Result<(), Write
     write_atomically(dir, "compare.md", markdown.as_bytes())?;
     let svg = report::compare::svg::render(comparison);
     write_atomically(dir, "compare.svg", svg.as_bytes())
+}
+
+/// Writes a history of launches into `dir`: `history.svg`, `history.md`
+/// and `history.json`.
+pub fn write_history(dir: &Path, history: &History) -> Result<(), WriteError> {
+    std::fs::create_dir_all(dir).map_err(|error| WriteError {
+        path: dir.to_path_buf(),
+        error,
+    })?;
+    let svg = report::history::svg::render(history);
+    write_atomically(dir, "history.svg", svg.as_bytes())?;
+    let markdown = report::history::markdown::render(history);
+    write_atomically(dir, "history.md", markdown.as_bytes())?;
+    let json = report::history::json::render(history);
+    write_atomically(dir, "history.json", json.as_bytes())
 }
 
 /// Creates the output directory with an empty `raw.csv`.
