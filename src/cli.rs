@@ -25,6 +25,8 @@ pub const EXIT_STATUSES: &str = "Exit status:
   9  undecided: a noisy run, or more than half of the cases inconclusive or powerless
      (--allow-undecided passes it)";
 
+/// An option given twice takes its last value (a script's defaults, then
+/// the user's), except those that collect values, like `--baseline`.
 #[derive(Parser, Debug)]
 #[command(
     name = "pgcheck",
@@ -166,7 +168,7 @@ pub enum ColorChoice {
 }
 
 #[derive(Args, Debug)]
-#[command(after_help = EXIT_STATUSES)]
+#[command(after_help = EXIT_STATUSES, args_override_self = true)]
 pub struct AnalyzeArgs {
     /// A directory written by `pgcheck run --output DIR`.
     pub dir: PathBuf,
@@ -205,7 +207,7 @@ pub struct SetupArgs {
 }
 
 #[derive(Args, Debug)]
-#[command(after_help = EXIT_STATUSES)]
+#[command(after_help = EXIT_STATUSES, args_override_self = true)]
 pub struct RunArgs {
     /// The YAML list of checks.
     pub input: PathBuf,

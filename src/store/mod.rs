@@ -63,6 +63,12 @@ pub fn runs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
             runs.push(dir.to_path_buf());
             continue;
         }
+        if !path.is_dir() {
+            return Err(format!(
+                "{}: neither a run directory, its results.json, nor a directory of runs",
+                path.display()
+            ));
+        }
         let entries = std::fs::read_dir(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let mut inside: Vec<PathBuf> = entries
             .filter_map(|e| e.ok().map(|e| e.path()))

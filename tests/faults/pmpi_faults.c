@@ -25,7 +25,10 @@
  *             delay=US  spin US microseconds after the real call
  *             scale=P   spin after the real call until it has taken P % of
  *                       its own time (scale=150: 1.5 times as long): a
- *                       slowdown by a known factor, whatever the call costs
+ *                       slowdown by a known factor, whatever the call costs.
+ *                       Give it one rank (rank=0): on every rank, a rank's
+ *                       call would include its wait for another's spin and
+ *                       stretch that too, and the factors would compound
  *             twice     MPI_Allreduce only: after the real call, combine the
  *                       output once more with this rank's own input
  *                       (MPI_Reduce_local with the call's operator): a rank
