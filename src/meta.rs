@@ -171,6 +171,32 @@ impl Placement {
         warnings
     }
 
+    /// Where the ranks ran, in a line: who bound them and to which CPUs;
+    /// None for runs from before `--pin`.
+    pub fn summary(&self, processes: usize) -> Option<String> {
+        if self.pin.is_empty() {
+            return None;
+        }
+        let bound_by_launcher = processes.saturating_sub(self.pinned_ranks + self.unbound_ranks);
+        let mut parts = Vec::new();
+        if self.pinned_ranks > 0 {
+            parts.push(format!("{} bound by pgcheck", self.pinned_ranks));
+        }
+        if bound_by_launcher > 0 {
+            parts.push(format!("{bound_by_launcher} bound by the launcher"));
+        }
+        if self.unbound_ranks > 0 {
+            parts.push(format!("{} unbound", self.unbound_ranks));
+        }
+        let cpus: Vec<String> = (self.cpu_of_rank.iter())
+            .map(|cpu| cpu.map_or("-".into(), |c| c.to_string()))
+            .collect();
+        if !cpus.is_empty() && cpus.len() <= 16 {
+            parts.push(format!("CPU of each rank: {}", cpus.join(" ")));
+        }
+        Some(format!("--pin {}: {}", self.pin, parts.join(", ")))
+    }
+
     /// What pgcheck did about placement, for the plan: None when it bound
     /// no rank.
     pub fn pinned(&self, processes: usize) -> Option<String> {

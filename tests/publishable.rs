@@ -122,10 +122,15 @@ fn no_output_holds_a_control_character_or_a_launchers_secret() {
     let record = format!("env -0 > {}/rank-$$; exec \"$@\"", env_dir.display());
     let mut command = Command::new(mpirun());
     if is_open_mpi() {
+        // A session root of its own, short enough for the launcher's
+        // socket paths (as `Launch::new` does).
+        let session =
+            std::env::temp_dir().join(format!("pgcheck-publishable-{}", std::process::id()));
+        std::fs::create_dir_all(&session).unwrap();
         command
             .args(["--oversubscribe", "--mca", "mpi_yield_when_idle", "1"])
-            .env("OMPI_MCA_orte_tmpdir_base", &dir)
-            .env("PRTE_MCA_prte_tmpdir_base", &dir);
+            .env("OMPI_MCA_orte_tmpdir_base", &session)
+            .env("PRTE_MCA_prte_tmpdir_base", &session);
     }
     command
         .args(["-np", &np.to_string(), "sh", "-c", &record, "sh"])

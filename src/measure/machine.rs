@@ -497,5 +497,9 @@ mod tests {
         assert_eq!((p.pinned_ranks, p.unbound_ranks), (1, 1));
         assert_eq!(p.cpu_of_rank, [Some(1), None, Some(0)]);
         assert_eq!(p.pin, "auto");
+        assert_eq!(
+            p.summary(3).unwrap(),
+            "--pin auto: 1 bound by pgcheck, 1 bound by the launcher, 1 unbound, CPU of each rank: 1 - 0"
+        );
     }
 }
