@@ -3,7 +3,7 @@
 use crate::analyse::{Correction, Outliers, Test};
 use crate::element::{Datatype, Op};
 use crate::report::Format;
-use crate::settings::{CacheState, SyncMode, UniversalMode};
+use crate::settings::{CacheState, PinMode, SyncMode, UniversalMode};
 use crate::units::{parse_bytes, parse_duration, parse_duration_or_zero, parse_fraction};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -243,6 +243,10 @@ pub struct RunArgs {
     /// reference may cost, e.g. 0.02 (0: only each chunk's last call and one more call).
     #[arg(long, value_parser = parse_fraction, default_value = "0.02")]
     pub check_share: f64,
+    /// Bind each rank the launcher left unbound to a core of its own (auto), or leave
+    /// placement to the launcher and the scheduler (none).
+    #[arg(long, value_enum, default_value_t = PinMode::Auto)]
+    pub pin: PinMode,
     /// With --sync roundtime, resynchronise clocks older than this.
     #[arg(long, value_parser = parse_duration, default_value = "10s")]
     pub resync: Duration,

@@ -16,6 +16,7 @@ pub mod measure;
 pub mod meta;
 pub mod mpit;
 pub mod plan;
+pub mod printable;
 pub mod reference;
 pub mod report;
 pub mod settings;

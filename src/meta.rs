@@ -20,7 +20,9 @@ pub struct Meta {
     pub ppn: usize,
     pub virtual_nodes: bool,
     pub hosts: Vec<String>,
-    /// `OMPI_MCA_*` and `MPIR_CVAR_*` variables: they select algorithms.
+    /// The variables a user sets to choose algorithms, transports or
+    /// placement (an allowlist: `measure::environment`); never the
+    /// launcher's internals.
     pub environment: BTreeMap<String, String>,
     /// Where the ranks ran: shared cores and binding, which make where each
     /// rank runs a factor of the launch.
@@ -120,9 +122,20 @@ pub struct LibraryAlgorithm {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Placement {
-    /// Ranks whose CPU affinity allows every online CPU of their node: the
-    /// scheduler moves them, differently in every launch.
+    /// `--pin`: `auto` (pgcheck binds unbound ranks) or `none`; empty in
+    /// runs from before the option.
+    pub pin: String,
+    /// Ranks whose CPU affinity allows every online CPU of their node
+    /// after pinning: the scheduler moves them, differently in every launch.
     pub unbound_ranks: usize,
+    /// Ranks that were unbound and that pgcheck bound to a CPU of their own
+    /// (`measure::pin`) before measuring.
+    pub pinned_ranks: usize,
+    /// Per rank, the one CPU it runs on (pgcheck's choice or the
+    /// launcher's binding); null for a rank that may run on several. Empty
+    /// above 256 ranks.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cpu_of_rank: Vec<Option<usize>>,
     /// The most ranks on one host (by host name), and the CPUs online there.
     pub most_ranks_on_a_node: usize,
     pub cpus_on_that_node: usize,
@@ -139,8 +152,13 @@ impl Placement {
     pub fn warnings(&self, processes: usize) -> Vec<String> {
         let mut warnings = Vec::new();
         if self.unbound_ranks > 0 {
+            let remedy = match self.pin.as_str() {
+                "none" => "leave out --pin none, or bind them (Open MPI: --bind-to core, MPICH: -bind-to core)",
+                "auto" => "pgcheck could not bind them (sched_setaffinity refused); bind them (Open MPI: --bind-to core, MPICH: -bind-to core)",
+                _ => "bind them (Open MPI: --bind-to core, MPICH: -bind-to core)",
+            };
             warnings.push(format!(
-                "{} of {processes} ranks are not bound to CPUs: the scheduler places them anew in every launch, so medians and verdicts can differ between launches; bind them (Open MPI: --bind-to core, MPICH: -bind-to core)",
+                "{} of {processes} ranks are not bound to CPUs: the scheduler places them anew in every launch, so medians and verdicts can differ between launches; {remedy}",
                 self.unbound_ranks
             ));
         }
@@ -151,6 +169,51 @@ impl Placement {
             ));
         }
         warnings
+    }
+
+    /// Where the ranks ran, in a line: who bound them and to which CPUs;
+    /// None for runs from before `--pin`.
+    pub fn summary(&self, processes: usize) -> Option<String> {
+        if self.pin.is_empty() {
+            return None;
+        }
+        let bound_by_launcher = processes.saturating_sub(self.pinned_ranks + self.unbound_ranks);
+        let mut parts = Vec::new();
+        if self.pinned_ranks > 0 {
+            parts.push(format!("{} bound by pgcheck", self.pinned_ranks));
+        }
+        if bound_by_launcher > 0 {
+            parts.push(format!("{bound_by_launcher} bound by the launcher"));
+        }
+        if self.unbound_ranks > 0 {
+            parts.push(format!("{} unbound", self.unbound_ranks));
+        }
+        let cpus: Vec<String> = (self.cpu_of_rank.iter())
+            .map(|cpu| cpu.map_or("-".into(), |c| c.to_string()))
+            .collect();
+        if !cpus.is_empty() && cpus.len() <= 16 {
+            parts.push(format!("CPU of each rank: {}", cpus.join(" ")));
+        }
+        Some(format!("--pin {}: {}", self.pin, parts.join(", ")))
+    }
+
+    /// What pgcheck did about placement, for the plan: None when it bound
+    /// no rank.
+    pub fn pinned(&self, processes: usize) -> Option<String> {
+        if self.pinned_ranks == 0 {
+            return None;
+        }
+        let cpus: Vec<String> = (self.cpu_of_rank.iter())
+            .map(|cpu| cpu.map_or("-".into(), |c| c.to_string()))
+            .collect();
+        let listed = match cpus.is_empty() || cpus.len() > 16 {
+            true => String::new(),
+            false => format!("; CPU of each rank: {}", cpus.join(" ")),
+        };
+        Some(format!(
+            "placement: {} of {processes} ranks were not bound to CPUs; pgcheck bound each to a CPU of its node (--pin none leaves them unbound){listed}",
+            self.pinned_ranks
+        ))
     }
 }
 
@@ -169,7 +232,10 @@ pub struct Slurm {
 impl Slurm {
     /// The job of this process's environment (`SLURM_JOB_ID`, …), if any.
     pub fn from_env() -> Option<Slurm> {
-        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+        let var = |name: &str| {
+            let value = crate::printable::line(&std::env::var(name).ok()?);
+            (!value.is_empty()).then_some(value)
+        };
         Some(Slurm {
             job_id: var("SLURM_JOB_ID")?,
             nodelist: var("SLURM_JOB_NODELIST").unwrap_or_default(),

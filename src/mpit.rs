@@ -52,7 +52,7 @@ fn text(buf: &[c_char]) -> String {
         .take_while(|&&c| c != 0)
         .map(|&c| c as u8)
         .collect();
-    String::from_utf8_lossy(&bytes).into_owned()
+    crate::printable::line(&String::from_utf8_lossy(&bytes))
 }
 
 /// MPI_T initialised; finalised when dropped. Nested sessions are allowed

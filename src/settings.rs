@@ -44,6 +44,26 @@ pub enum SyncMode {
     Roundtime,
 }
 
+/// Whether pgcheck binds ranks that the launcher left unbound.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum PinMode {
+    /// Each unbound rank to a core of its own (distinct physical cores first, spread over
+    /// sockets); ranks the launcher bound stay as they are.
+    #[default]
+    Auto,
+    /// Leave placement to the launcher and the scheduler.
+    None,
+}
+
+impl PinMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            PinMode::Auto => "auto",
+            PinMode::None => "none",
+        }
+    }
+}
+
 /// The cache state each observation starts from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum CacheState {

@@ -763,7 +763,16 @@ fn unbound_and_oversubscribed_ranks_are_named() {
             "budget: 20ms\nrounds: 6\nchecks:\n  - collective: bcast\n    sizes: [8]\n",
         );
         let out_dir = dir.join("out");
-        let mut launch = Launch::new(np, &["run", &input, "--output", out_dir.to_str().unwrap()]);
+        // --pin none: pgcheck would bind the unbound ranks itself (tests/pin.rs).
+        let args = [
+            "run",
+            &input,
+            "--output",
+            out_dir.to_str().unwrap(),
+            "--pin",
+            "none",
+        ];
+        let mut launch = Launch::new(np, &args);
         if bound {
             launch = launch.launcher_args(bind);
         }

@@ -38,6 +38,9 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
         Ok(b) => b.filter(|_| leader),
         Err(e) => return input_error(leader, &e),
     };
+    // Before anything is measured, and before the watchdog's thread starts
+    // (the binding covers the threads there are; later ones inherit it).
+    let pinning = measure::pin::pin(ctx, args.pin);
     // From here on no call of the library and no wait for the others
     // outlives its bound.
     measure::watchdog::start(
@@ -48,7 +51,7 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
             .as_secs_f64(),
         Some(args.output.clone()),
     );
-    let mut meta = measure::machine(ctx);
+    let mut meta = measure::machine(ctx, &pinning);
     meta.warnings.extend(powerless);
     meta.warnings
         .extend(meta.placement.warnings(meta.processes));

@@ -7,17 +7,21 @@
 //! point-to-point messages: pgcheck's bookkeeping never rests on the
 //! collectives it checks.
 
+use super::cpus::{self, CpuSet};
+use super::pin::Pinning;
 use super::Context;
 use crate::candidates;
 use crate::meta::{Meta, Placement};
+use crate::printable;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 /// What this run runs on (library, processes, nodes, hosts, timer, the
-/// environment that selects algorithms); collective over the context.
-pub fn machine(ctx: &Context) -> Meta {
+/// environment that selects algorithms, where the ranks sit after
+/// `pinning`); collective over the context.
+pub fn machine(ctx: &Context, pinning: &Pinning) -> Meta {
     let ranks = survey(ctx);
     let timer = coarsest(ctx, probe_timer());
     let mut hosts: Vec<String> = ranks.iter().map(|r| r.host.clone()).collect();
@@ -32,20 +36,15 @@ pub fn machine(ctx: &Context) -> Meta {
         tool: "pgcheck".into(),
         tool_version: env!("CARGO_PKG_VERSION").into(),
         git_revision: option_env!("PGCHECK_GIT_REVISION").map(String::from),
-        mpi_library: mpi::environment::library_version()
-            .unwrap_or_default()
-            .trim()
-            .to_string(),
+        mpi_library: library_version(),
         mpi_version: format!("{major}.{minor}"),
         processes: ctx.size(),
         nodes,
         ppn,
         virtual_nodes,
         hosts,
-        environment: std::env::vars()
-            .filter(|(k, _)| k.starts_with("OMPI_MCA_") || k.starts_with("MPIR_CVAR_"))
-            .collect(),
-        placement: placement(&ranks),
+        environment: super::environment::recorded_here(),
+        placement: placement(&ranks, pinning),
         slurm: crate::meta::Slurm::from_env(),
         timer: "MPI_Wtime".into(),
         timer_resolution_s: timer.granularity_s,
@@ -58,6 +57,12 @@ pub fn machine(ctx: &Context) -> Meta {
         warnings: cross_check(&ranks).into_iter().collect(),
         ..Meta::default()
     }
+}
+
+/// `MPI_Get_library_version`'s text without its NUL (Open MPI counts it
+/// into the length) or any other control character.
+pub fn library_version() -> String {
+    printable::text(&mpi::environment::library_version().unwrap_or_default())
 }
 
 /// How many ranks share this rank's host (by host name); collective.
@@ -77,8 +82,9 @@ pub struct RankHost {
     pub node: usize,
     /// `/sys/devices/system/cpu/online`; 0 where unknown.
     pub online_cpus: usize,
-    /// `Cpus_allowed_list` of `/proc/self/status`; 0 where unknown.
-    pub allowed_cpus: usize,
+    /// The CPUs its threads may run on ([`cpus::allowed`]); empty where
+    /// unknown.
+    pub allowed: CpuSet,
 }
 
 impl RankHost {
@@ -86,41 +92,31 @@ impl RankHost {
     fn local(comm: &SimpleCommunicator) -> RankHost {
         let node = comm.split_shared(comm.rank());
         let first = node.group().translate_rank(0, &comm.group());
-        let allowed = std::fs::read_to_string("/proc/self/status")
-            .ok()
-            .and_then(|status| {
-                let line = status
-                    .lines()
-                    .find(|l| l.starts_with("Cpus_allowed_list:"))?;
-                Some(cpu_count(line.split(':').nth(1)?))
-            });
         RankHost {
             host: host_name(),
             node: first.map_or(comm.rank() as usize, |r| r as usize),
-            online_cpus: read_cpu_list("/sys/devices/system/cpu/online").unwrap_or(0),
-            allowed_cpus: allowed.unwrap_or(0),
+            online_cpus: cpus::online().len(),
+            allowed: cpus::allowed(),
         }
     }
 
     /// Whether its CPU affinity allows every online CPU: the scheduler
     /// moves it.
-    fn unbound(&self) -> bool {
-        self.online_cpus > 1 && self.allowed_cpus >= self.online_cpus
+    pub fn unbound(&self) -> bool {
+        self.online_cpus > 1 && self.allowed.len() >= self.online_cpus
     }
 
-    /// Host name bytes, then three numbers.
-    const WIDTH: usize = HOST_WIDTH + 3 * 8;
+    /// Host name bytes, two numbers, then the allowed CPUs' mask.
+    const WIDTH: usize = HOST_WIDTH + 2 * 8 + cpus::WORDS * 8;
 
     fn encode(&self) -> Vec<u8> {
         let mut bytes = vec![0u8; Self::WIDTH];
         let name = self.host.as_bytes();
         let n = name.len().min(HOST_WIDTH);
         bytes[..n].copy_from_slice(&name[..n]);
-        for (i, x) in [self.node, self.online_cpus, self.allowed_cpus]
-            .into_iter()
-            .enumerate()
-        {
-            bytes[HOST_WIDTH + 8 * i..][..8].copy_from_slice(&(x as u64).to_le_bytes());
+        let numbers = [self.node, self.online_cpus].map(|x| x as u64);
+        for (i, x) in numbers.into_iter().chain(self.allowed.words).enumerate() {
+            bytes[HOST_WIDTH + 8 * i..][..8].copy_from_slice(&x.to_le_bytes());
         }
         bytes
     }
@@ -132,13 +128,15 @@ impl RankHost {
             let word: [u8; 8] = bytes[HOST_WIDTH + 8 * i..][..8]
                 .try_into()
                 .expect("8 bytes");
-            u64::from_le_bytes(word) as usize
+            u64::from_le_bytes(word)
         };
         RankHost {
             host: String::from_utf8_lossy(&name[..end]).into_owned(),
-            node: number(0),
-            online_cpus: number(1),
-            allowed_cpus: number(2),
+            node: number(0) as usize,
+            online_cpus: number(1) as usize,
+            allowed: CpuSet {
+                words: std::array::from_fn(|w| number(2 + w)),
+            },
         }
     }
 }
@@ -147,7 +145,7 @@ impl RankHost {
 const HOST_WIDTH: usize = 256;
 
 /// Every rank's host, in rank order, on every rank; collective.
-fn survey(ctx: &Context) -> Vec<RankHost> {
+pub fn survey(ctx: &Context) -> Vec<RankHost> {
     ctx.control
         .all_gather(&RankHost::local(&ctx.comm).encode())
         .chunks(RankHost::WIDTH)
@@ -161,10 +159,11 @@ fn host_name() -> String {
     // SAFETY: gethostname writes at most `len` bytes into the buffer.
     let ok = unsafe { libc::gethostname(name.as_mut_ptr().cast(), name.len() - 1) } == 0;
     let end = name.iter().position(|&b| b == 0).unwrap_or(name.len());
-    match ok {
+    let name = match ok {
         true => String::from_utf8_lossy(&name[..end]).into_owned(),
         false => mpi::environment::processor_name().unwrap_or_default(),
-    }
+    };
+    printable::line(&name)
 }
 
 /// The coarsest granularity, the largest read cost and the fewest steps
@@ -262,10 +261,14 @@ pub fn probe_timer() -> TimerSteps {
     }
 }
 
-/// Where the ranks run: how many are not bound to CPUs, and the host with
-/// the most ranks per online CPU, counted by host name (which the nodes of
+/// The most ranks whose CPUs [`Placement::cpu_of_rank`] lists one by one.
+const CPUS_LISTED_UP_TO: usize = 256;
+
+/// Where the ranks run after `pinning`: how many pgcheck bound and how
+/// many are not bound to CPUs, each rank's CPU, and the host with the most
+/// ranks per online CPU, counted by host name (which the nodes of
 /// `MPI_Comm_split_type` may not be).
-pub fn placement(ranks: &[RankHost]) -> Placement {
+pub fn placement(ranks: &[RankHost], pinning: &Pinning) -> Placement {
     let mut by_host: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
     for r in ranks {
         let (count, cpus) = by_host.entry(&r.host).or_default();
@@ -278,8 +281,17 @@ pub fn placement(ranks: &[RankHost]) -> Placement {
         .copied()
         .max_by(|a, b| crowding(a).total_cmp(&crowding(b)))
         .unwrap_or_default();
+    let was_unbound = |rank: usize| pinning.unbound_before.get(rank).copied().unwrap_or(false);
     Placement {
+        pin: pinning.mode.name().into(),
         unbound_ranks: ranks.iter().filter(|r| r.unbound()).count(),
+        pinned_ranks: (ranks.iter().enumerate())
+            .filter(|&(rank, r)| was_unbound(rank) && !r.unbound())
+            .count(),
+        cpu_of_rank: match ranks.len() <= CPUS_LISTED_UP_TO {
+            true => ranks.iter().map(|r| r.allowed.only()).collect(),
+            false => Vec::new(),
+        },
         most_ranks_on_a_node: most,
         cpus_on_that_node: cpus,
     }
@@ -345,36 +357,9 @@ fn describe(sizes: &[usize], one: &str, many: &str) -> String {
         .join(" + ")
 }
 
-fn read_cpu_list(path: &str) -> Option<usize> {
-    Some(cpu_count(&std::fs::read_to_string(path).ok()?))
-}
-
-/// The CPUs of a Linux CPU list such as `0-3,8,10-11`.
-fn cpu_count(list: &str) -> usize {
-    list.trim()
-        .split(',')
-        .filter(|part| !part.is_empty())
-        .map(|part| match part.split_once('-') {
-            Some((a, b)) => match (a.trim().parse::<usize>(), b.trim().parse::<usize>()) {
-                (Ok(a), Ok(b)) if b >= a => b - a + 1,
-                _ => 0,
-            },
-            None => usize::from(part.trim().parse::<usize>().is_ok()),
-        })
-        .sum()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn cpu_lists_count_ranges_and_singles() {
-        assert_eq!(cpu_count("0-1\n"), 2);
-        assert_eq!(cpu_count("0"), 1);
-        assert_eq!(cpu_count("\t0-3,8,10-11"), 7);
-        assert_eq!(cpu_count(""), 0);
-    }
 
     /// Reads of a clock of tick `tick_s` by reads `cost_s` apart, with a
     /// preemption of `pause_s` after every 100 000th read.
@@ -423,7 +408,15 @@ mod tests {
             host: host.into(),
             node,
             online_cpus: 2,
-            allowed_cpus: 1,
+            allowed: CpuSet::parse(&(node % 2).to_string()),
+        }
+    }
+
+    /// What pinning found before acting: no rank unbound.
+    fn unpinned(ranks: usize) -> Pinning {
+        Pinning {
+            mode: crate::settings::PinMode::Auto,
+            unbound_before: vec![false; ranks],
         }
     }
 
@@ -438,7 +431,7 @@ mod tests {
             "{warning}"
         );
         // Counted by host name: four ranks on two CPUs.
-        let p = placement(&lying);
+        let p = placement(&lying, &unpinned(4));
         assert_eq!((p.most_ranks_on_a_node, p.cpus_on_that_node), (4, 2));
         assert!(p.oversubscribed());
     }
@@ -455,7 +448,7 @@ mod tests {
         );
         let agree = [rank("a", 0), rank("a", 0), rank("b", 2), rank("b", 2)];
         assert_eq!(cross_check(&agree), None);
-        let p = placement(&agree);
+        let p = placement(&agree, &unpinned(4));
         assert_eq!((p.most_ranks_on_a_node, p.cpus_on_that_node), (2, 2));
         assert!(!p.oversubscribed());
     }
@@ -466,14 +459,47 @@ mod tests {
             host: "node-17.cluster".into(),
             node: 12,
             online_cpus: 128,
-            allowed_cpus: 1,
+            allowed: CpuSet::parse("127"),
         };
         assert_eq!(RankHost::decode(&r.encode()), r);
         assert!(!r.unbound());
-        assert!(RankHost {
-            allowed_cpus: 128,
+        let all = RankHost {
+            allowed: CpuSet::parse("0-127,1000"),
             ..r
-        }
-        .unbound());
+        };
+        assert_eq!(RankHost::decode(&all.encode()), all);
+        assert!(all.unbound());
+    }
+
+    #[test]
+    fn the_placement_counts_the_ranks_pgcheck_bound_and_those_still_unbound() {
+        // Ranks 0 and 1 were unbound; 0 is now on CPU 1, 1 could not be
+        // bound; rank 2 came bound to CPU 0.
+        let ranks = [
+            RankHost {
+                allowed: CpuSet::parse("1"),
+                ..rank("a", 0)
+            },
+            RankHost {
+                allowed: CpuSet::parse("0-1"),
+                ..rank("a", 0)
+            },
+            RankHost {
+                allowed: CpuSet::parse("0"),
+                ..rank("a", 0)
+            },
+        ];
+        let pinning = Pinning {
+            mode: crate::settings::PinMode::Auto,
+            unbound_before: vec![true, true, false],
+        };
+        let p = placement(&ranks, &pinning);
+        assert_eq!((p.pinned_ranks, p.unbound_ranks), (1, 1));
+        assert_eq!(p.cpu_of_rank, [Some(1), None, Some(0)]);
+        assert_eq!(p.pin, "auto");
+        assert_eq!(
+            p.summary(3).unwrap(),
+            "--pin auto: 1 bound by pgcheck, 1 bound by the launcher, 1 unbound, CPU of each rank: 1 - 0"
+        );
     }
 }

@@ -1,12 +1,15 @@
 //! Running candidates: verification against the independent reference
 //! ([`crate::reference`]), and timing in interleaved rounds within a fixed
-//! budget; also what the run runs on ([`machine`]). The only stage that
-//! times MPI.
+//! budget; also what the run runs on ([`machine`]), and ranks bound to
+//! cores before anything is timed ([`pin`]). The only stage that times MPI.
 
 pub mod clock;
+pub mod cpus;
+mod environment;
 mod harness;
 pub mod machine;
 mod observe;
+pub mod pin;
 mod probe;
 mod verify;
 pub mod watchdog;

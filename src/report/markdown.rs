@@ -159,6 +159,9 @@ fn meta_table(results: &Results) -> String {
             format!("plan {:.1} s, wall {:.1} s", meta.plan_s, meta.wall_s),
         ),
     ];
+    if let Some(placement) = meta.placement.summary(meta.processes) {
+        rows.push(("placement", text(&placement)));
+    }
     if let Some(noise) = &meta.noise {
         let verdict = match noise.verdict {
             NoiseVerdict::Noisy => "**noisy**",

@@ -88,6 +88,9 @@ pub fn plan_text(plan: &Plan, meta: &Meta) -> String {
         s.seed,
         meta.sync,
     );
+    if let Some(pinned) = meta.placement.pinned(meta.processes) {
+        text += &format!("{pinned}\n");
+    }
     let long = plan.long_calls();
     for l in &long {
         text += &format!(
