@@ -154,6 +154,7 @@ impl Placement {
         if self.unbound_ranks > 0 {
             let remedy = match self.pin.as_str() {
                 "none" => "leave out --pin none, or bind them (Open MPI: --bind-to core, MPICH: -bind-to core)",
+                "auto" if self.oversubscribed() => "they outnumber the CPUs, so pgcheck left them to the scheduler (ranks bound to one CPU wait a whole time slice for each other); give each rank a CPU of its own",
                 "auto" => "pgcheck could not bind them (sched_setaffinity refused); bind them (Open MPI: --bind-to core, MPICH: -bind-to core)",
                 _ => "bind them (Open MPI: --bind-to core, MPICH: -bind-to core)",
             };

@@ -307,8 +307,8 @@ fn assert_controls(fault: Option<&str>) {
         for (name, yaml, collective, sizes) in CONTROLS {
             let r = run(&format!("control-{name}"), np, yaml, fault);
             assert!(
-                matches!(r.outcome.code, Some(0 | 1)),
-                "{name}: a correct library passes or violates, never more:\n{}",
+                matches!(r.outcome.code, Some(0 | 1 | 9)),
+                "{name}: a correct library passes, violates or cannot decide, never more:\n{}",
                 r.outcome.text()
             );
             r.assert_status(collective, sizes, "default", "measured");

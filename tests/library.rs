@@ -491,7 +491,7 @@ fn mpich_s_variable_is_written_around_chunks_not_around_each_timed_call() {
         ],
     );
     let out = with_probe(launch).run();
-    assert!(matches!(out.code, Some(0 | 1)), "{}", out.text());
+    assert!(matches!(out.code, Some(0 | 1 | 9)), "{}", out.text());
     let r = results(&out_dir);
     let forced = r["checks"][0]["candidates"]
         .as_array()

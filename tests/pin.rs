@@ -64,11 +64,14 @@ fn run(name: &str, np: usize, launcher: &[&str], extra: &[&str]) -> (Outcome, Va
         "10",
         "--sync",
         "barrier",
+        "--fail-on",
+        "none",
+        "--allow-undecided",
     ];
     args.extend(extra);
     let out = Launch::new(np, &args).launcher_args(launcher).run();
     eprintln!("{name}: status {:?} after {:.1} s", out.code, out.seconds);
-    assert!(matches!(out.code, Some(0 | 1)), "{}", out.text());
+    assert_eq!(out.code, Some(0), "{}", out.text());
     let results = results_if_written(&out_dir)
         .unwrap_or_else(|| panic!("no readable results.json:\n{}", out.text()));
     (out, results["meta"]["placement"].clone())
@@ -152,26 +155,19 @@ fn pin_none_leaves_unbound_ranks_unbound_and_warns() {
 }
 
 #[test]
-fn more_ranks_than_cpus_are_spread_round_robin_and_still_warned_of() {
+fn more_ranks_than_cpus_are_left_to_the_scheduler_and_warned_of() {
     let cpus = cpus().len();
     let np = (cpus + 2).max(4);
     let (out, placement) = run("crowded", np, unbound_options(), &[]);
-    assert_eq!(placement["pinned_ranks"], np, "{placement}\n{}", out.text());
-    assert_eq!(placement["unbound_ranks"], 0, "{placement}");
-    let chosen = cpu_of_each_rank(&placement, np, &out);
-    let mut per_cpu: BTreeMap<usize, usize> = BTreeMap::new();
-    for cpu in &chosen {
-        *per_cpu.entry(*cpu).or_default() += 1;
-    }
-    assert_eq!(per_cpu.len(), cpus, "every CPU takes ranks: {chosen:?}");
-    let (fewest, most) = (per_cpu.values().min(), per_cpu.values().max());
-    assert!(
-        most.unwrap() - fewest.unwrap() <= 1,
-        "round robin: {per_cpu:?}"
-    );
+    assert_eq!(placement["pinned_ranks"], 0, "{placement}\n{}", out.text());
+    assert_eq!(placement["unbound_ranks"], np, "{placement}");
     out.expect_in_stdout(
         &format!("WARNING: {np} ranks share {cpus} CPUs on a node"),
         "sharing CPUs is still warned of",
+    );
+    out.expect_in_stdout(
+        "they outnumber the CPUs, so pgcheck left them to the scheduler",
+        "why they were not pinned",
     );
 }
 
@@ -192,12 +188,15 @@ fn ranks_started_bound_stay_where_they_were_put() {
         out_dir.to_str().unwrap(),
         "--budget",
         "100ms",
+        "--fail-on",
+        "none",
+        "--allow-undecided",
     ];
     let out = Launch::new(np, &args)
         .launcher_args(unbound_options())
         .under(&["taskset", "-c", &last.to_string()])
         .run();
-    assert!(matches!(out.code, Some(0 | 1)), "{}", out.text());
+    assert_eq!(out.code, Some(0), "{}", out.text());
     let placement = &results(&out_dir)["meta"]["placement"];
     assert_eq!(placement["pinned_ranks"], 0, "{placement}\n{}", out.text());
     assert_eq!(placement["unbound_ranks"], 0, "{placement}");

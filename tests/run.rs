@@ -587,7 +587,7 @@ fn a_baseline_run_shows_violations_removed_remaining_and_new() {
         let out = Launch::new(2, &args)
             .env("PGCHECK_TEST_SLOW_DEFAULT", factor)
             .run();
-        assert!(matches!(out.code, Some(0 | 1)), "{}", out.text());
+        assert!(matches!(out.code, Some(0 | 1 | 9)), "{}", out.text());
         (out_dir, out)
     };
     let change = |r: &serde_json::Value| r["baseline"]["violations"].clone();
@@ -654,7 +654,7 @@ fn late_starts_are_counted_and_reported() {
     );
     let out_dir = dir.join("out");
     let out = Launch::new(3, &["run", &input, "--output", out_dir.to_str().unwrap()]).run();
-    assert!(matches!(out.code, Some(0 | 1)), "{}", out.text());
+    assert!(matches!(out.code, Some(0 | 1 | 9)), "{}", out.text());
     let r = results(&out_dir);
     if fell_back_to_barrier(&r, &out, 3) {
         return;

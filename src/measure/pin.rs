@@ -9,8 +9,10 @@
 //! themselves (host names gathered over the control plane, never a
 //! collective of the library), take the CPUs of [`cpus::spread`] in turn,
 //! skipping the CPUs that ranks bound by the launcher hold: distinct
-//! physical cores first, the sockets taking turns, SMT siblings last; with
-//! more ranks than CPUs, round robin.
+//! physical cores first, the sockets taking turns, SMT siblings last.
+//! A host with more ranks than CPUs is left to the scheduler: two ranks
+//! bound to one CPU wait a whole time slice for each other (allreduce 8 B
+//! took 4 ms bound round robin, 13–140 µs unbound, 3 ranks on 2 CPUs).
 
 use super::cpus::{self, CpuSet};
 use super::machine::{survey, RankHost};
@@ -50,8 +52,8 @@ pub fn pin(ctx: &Context, mode: PinMode) -> Pinning {
 /// The CPU of rank `me` (unbound) among `order`, this host's CPUs in the
 /// order ranks get them: the unbound ranks of its host (by host name)
 /// take them in rank order, leaving out those that ranks bound by the
-/// launcher may run on while others remain, round robin beyond. None
-/// when the host's CPUs are unknown.
+/// launcher may run on while others remain. None when the host's CPUs are
+/// unknown, or fewer than its ranks.
 pub fn choose(order: &[usize], ranks: &[RankHost], me: usize) -> Option<usize> {
     let host = &ranks[me].host;
     let on_host = || ranks.iter().filter(|r| &r.host == host);
@@ -69,6 +71,9 @@ pub fn choose(order: &[usize], ranks: &[RankHost], me: usize) -> Option<usize> {
         .copied()
         .filter(|&cpu| !held.contains(cpu))
         .collect();
+    if on_host().count() > usable.len() {
+        return None;
+    }
     let cpus = match free.is_empty() {
         true => usable,
         false => free,
@@ -131,10 +136,13 @@ mod tests {
     }
 
     #[test]
-    fn more_ranks_than_cpus_go_round_robin() {
-        let ten: Vec<RankHost> = (0..10).map(|_| rank("a", "0-7")).collect();
-        let all: Vec<_> = choices(&ten).into_iter().flatten().collect();
-        assert_eq!(all, [0, 2, 1, 3, 4, 6, 5, 7, 0, 2]);
+    fn more_ranks_than_cpus_are_left_to_the_scheduler() {
+        let nine: Vec<RankHost> = (0..9).map(|_| rank("a", "0-7")).collect();
+        assert_eq!(choices(&nine), [None; 9]);
+        // Eight on another host do not crowd this one.
+        let mut two_hosts: Vec<RankHost> = (0..8).map(|_| rank("a", "0-7")).collect();
+        two_hosts.push(rank("b", "0-7"));
+        assert_eq!(choices(&two_hosts)[8], Some(0));
     }
 
     #[test]
