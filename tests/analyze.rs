@@ -62,11 +62,36 @@ fn timings(center: f64, n: usize, seed: u64) -> Vec<f64> {
         .collect()
 }
 
+/// SciPy's p-value as `src/stats/fixture_tests.rs` compares it: relative
+/// error 1e-9, below 1e-20 relative error of ln p 1e-12, and a SciPy 0
+/// (KS's P(D > 1)) exactly.
+#[track_caller]
+fn assert_p_close(what: &str, got: f64, want: f64) {
+    if want == 0.0 {
+        assert_eq!(got, 0.0, "{what}: p {got:e}, SciPy exactly 0");
+    } else if want < 1e-20 {
+        assert!(want >= f64::MIN_POSITIVE, "{what}: SciPy's {want:e}");
+        let error = ((got.ln() - want.ln()) / want.ln()).abs();
+        assert!(
+            error <= 1e-12,
+            "{what}: p {got:e} != SciPy's {want:e} (relative error of ln p {error:e})"
+        );
+    } else {
+        assert!(
+            ((got - want) / want).abs() < 1e-9,
+            "{what}: p {got:e} != SciPy's {want:e}"
+        );
+    }
+}
+
 #[test]
 fn reports_the_fixture_p_value_for_every_test() {
     let fixture: Value =
         serde_json::from_str(include_str!("fixtures/two_sample_tests.json")).unwrap();
-    for case in fixture["cases"].as_array().unwrap() {
+    let cases = fixture["cases"].as_array().unwrap();
+    assert!(cases.len() >= 25, "{} cases", cases.len());
+    let (mut checked, mut tiny) = (0, 0);
+    for case in cases {
         let name = case["name"].as_str().unwrap();
         let floats = |key: &str| -> Vec<f64> {
             case[key]
@@ -92,33 +117,40 @@ fn reports_the_fixture_p_value_for_every_test() {
         // Auto uses the exact Mann–Whitney distribution for small samples
         // without ties; every observation is its own round, so `rounds`
         // is Mann–Whitney on all of them. KS's "default slower" is SciPy's
-        // `less` (SciPy names KS alternatives after the CDFs).
+        // `less` (SciPy names KS alternatives after the CDFs). The
+        // equivalence p-value (behind `holds`) is the other side.
         let mwu = if case.get("mann_whitney_exact").is_some() && x.len() * y.len() <= 10_000 {
-            &case["mann_whitney_exact"]["greater"]["p"]
+            &case["mann_whitney_exact"]
         } else {
-            &case["mann_whitney_asymptotic"]["greater"]["p"]
+            &case["mann_whitney_asymptotic"]
         };
         let expected = [
-            ("mwu", mwu),
-            ("rounds", mwu),
-            ("welch", &case["welch"]["greater"]["p"]),
-            ("ks", &case["ks_asymptotic"]["less"]["p"]),
+            ("mwu", &mwu["greater"], &mwu["less"]),
+            ("rounds", &mwu["greater"], &mwu["less"]),
+            ("welch", &case["welch"]["greater"], &case["welch"]["less"]),
+            (
+                "ks",
+                &case["ks_asymptotic"]["less"],
+                &case["ks_asymptotic"]["greater"],
+            ),
         ];
-        for (test, want) in expected {
-            let want = want.as_f64().unwrap();
+        for (test, violation, equivalence) in expected {
             let args = ["--test", test, "--margin", "2", "--format", "json"];
             let out = json(&analyze(&dir, &args));
-            let got = out["checks"][0]["candidates"][1]["p_value"]
-                .as_f64()
-                .unwrap();
-            if want >= 1e-300 {
-                assert!(
-                    ((got - want) / want).abs() < 1e-9,
-                    "{name} --test {test}: p {got} != SciPy's {want}"
-                );
+            let competitor = &out["checks"][0]["candidates"][1];
+            assert_eq!(competitor["name"], "competitor", "{out}");
+            for (key, want) in [("p_value", violation), ("p_equivalence", equivalence)] {
+                let want = want["p"].as_f64().unwrap();
+                let got = competitor[key].as_f64().unwrap();
+                assert_p_close(&format!("{name} --test {test} {key}"), got, want);
+                tiny += usize::from(want < 1e-250);
+                checked += 1;
             }
         }
     }
+    // Two p-values of four tests in every case: none skipped.
+    assert_eq!(checked, cases.len() * 8);
+    assert!(tiny >= 4, "only {tiny} p-values below 1e-250 checked");
 }
 
 /// Three collectives whose fastest competitor is 0.8×, 1.3× and 1.8× as fast
