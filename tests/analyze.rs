@@ -1,6 +1,7 @@
 //! `pgcheck analyze` on prepared raw data: fixture p-values for every test,
-//! the gate at every `--fail-on` level, `--baseline` regressions, and the
-//! output formats. Offline: no mpirun.
+//! the gate at every `--fail-on` level, `--baseline` regressions, the
+//! output formats, and `tune`'s MPICH fallback on a run's results.
+//! Offline: no mpirun.
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -888,4 +889,86 @@ fn the_margin_separates_violated_from_holds_from_both_sides() {
     let (verdict, _, statuses) = decided(&below, &["--margin", "1.02"]);
     assert_eq!(verdict, "violated", "1.04× beyond a margin of 2 %");
     assert_eq!(statuses[1], ("low", 1));
+}
+
+/// `pgcheck tune` on a run of an MPICH that is not the one this pgcheck is
+/// linked with (whichever that is): the library's selection tree cannot be
+/// read, so tune falls back to MPICH's algorithm variables, says why, and
+/// writes the decision (recursive doubling, 3× faster than default).
+#[test]
+fn tune_of_another_mpich_s_run_writes_the_algorithm_variables() {
+    let dir = scratch("analyze-tune-fallback");
+    write_raw(
+        &dir,
+        &[
+            ("allreduce", 8, "default", &timings(30e-6, 40, 1)),
+            (
+                "allreduce",
+                8,
+                "allreduce_as_library_recursive_doubling",
+                &timings(10e-6, 40, 2),
+            ),
+            ("gather", 8, "default", &timings(10e-6, 40, 3)),
+            (
+                "gather",
+                8,
+                "gather_as_library_linear",
+                &timings(10e-6, 40, 4),
+            ),
+        ],
+    );
+    let out = dir.join("out");
+    assert_eq!(analyze(&dir, &[]).status.code(), Some(0));
+    let path = out.join("results.json");
+    let mut results: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let algorithm = |collective: &str, item: &str, value: i32| {
+        serde_json::json!({
+            "name": format!("{collective}_as_library_{item}"),
+            "library": "mpich",
+            "collective": collective,
+            "variable": format!("MPIR_CVAR_{}_INTRA_ALGORITHM", collective.to_uppercase()),
+            "value": value,
+            "item": item,
+        })
+    };
+    results["meta"]["library_algorithms"] = serde_json::json!([
+        algorithm("allreduce", "recursive_doubling", 3),
+        algorithm("gather", "linear", 2)
+    ]);
+    results["meta"]["mpi_library"] = "MPICH Version:\t0.0 (no such build)\n".into();
+    results["meta"]["processes"] = 2.into();
+    std::fs::write(&path, results.to_string()).unwrap();
+    let file = dir.join("tuned.env");
+    let tune = Command::new(env!("CARGO_BIN_EXE_pgcheck"))
+        .args(["tune", out.to_str().unwrap(), "--output"])
+        .arg(&file)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&tune.stdout),
+        String::from_utf8_lossy(&tune.stderr),
+    );
+    assert_eq!(tune.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(
+        stderr.contains(
+            "pgcheck: warning: no collective-selection JSON (the run used MPICH Version:\t0.0 (no such build), this pgcheck is linked with "
+        ) && stderr.contains("writing the algorithm variables instead"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "# MPICH algorithm variables written by pgcheck tune\n\
+         MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=recursive_doubling\n"
+    );
+    assert!(
+        stdout.contains("MPI_Allreduce 8 B (8 × byte bor): select recursive_doubling (MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=3): recursive_doubling is 3.0")
+            && stdout.contains("1 of 2 cases changed")
+            && stdout.contains(&format!(
+                "load it with:\n  the variables of {} in each rank's environment\n",
+                file.display()
+            )),
+        "{stdout}"
+    );
 }
