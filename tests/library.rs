@@ -496,11 +496,12 @@ fn mpich_s_variable_is_written_around_chunks_not_around_each_timed_call() {
         .clone();
     let timed = forced["n"].as_u64().unwrap();
     let (writes, calls) = probe_counts(&out);
-    // Written around each call, the variable would take two writes per
-    // timed call; around chunks, a few per slice.
-    assert!(timed >= 100, "too few timed calls to tell: {forced}");
+    // Written around each call, the variable would take at least two
+    // writes (set, restore) per timed call; around chunks, two per chunk
+    // and a few for warm-up and verification. No speed is assumed beyond
+    // chunks of several calls: fewer writes than timed calls.
     assert!(
-        writes * 4 < timed,
+        writes < timed,
         "{writes} writes for {timed} timed calls ({calls} allreduce calls)\n{}",
         out.text()
     );
