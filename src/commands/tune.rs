@@ -216,14 +216,21 @@ mod tests {
 
     #[test]
     fn with_the_library_s_tree_tune_writes_the_selection_file() {
-        let t = tuning();
+        let mut t = tuning();
+        // Without a size condition in MPICH's tree: gather, one algorithm
+        // at every size, is a variable; scatter, not, cannot be written.
+        t.decisions[2] = decision(Collective::Gather, 8, Some("linear"));
+        t.decisions.extend([
+            decision(Collective::Gather, 64, Some("linear")),
+            decision(Collective::Scatter, 8, Some("binomial")),
+            decision(Collective::Scatter, 64, None),
+        ]);
         let builtin = mpich::builtin(&library(&[
             "MPIR_Allreduce_intra_ring",
             "MPIR_Allreduce_intra_recursive_doubling",
         ]))
         .unwrap();
-        let mut selection = mpich::selection(&t, &builtin).unwrap();
-        selection.notes.push("MPI_Gather: a note".into());
+        let selection = mpich::selection(&t, &builtin).unwrap();
         let written = mpich_file(&t, Path::new("/runs/sel.json"), Ok(selection.clone()));
         assert_eq!(written.warning, None);
         assert_eq!(written.text, mpich::json(&selection));
@@ -236,7 +243,8 @@ mod tests {
             written.how,
             [
                 "MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=/runs/sel.json",
-                "(not in the file: MPI_Gather: a note)"
+                "MPIR_CVAR_GATHER_INTRA_ALGORITHM=linear",
+                "(not in the file: MPI_Scatter: the choice depends on the size, and MPICH's selection has no size condition for it: not written)"
             ]
         );
     }
