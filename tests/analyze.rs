@@ -1,6 +1,7 @@
 //! `pgcheck analyze` on prepared raw data: fixture p-values for every test,
-//! the gate at every `--fail-on` level, `--baseline` regressions, and the
-//! output formats. Offline: no mpirun.
+//! the gate at every `--fail-on` level, `--baseline` regressions, the
+//! output formats, and `tune`'s MPICH fallback on a run's results.
+//! Offline: no mpirun.
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -62,11 +63,36 @@ fn timings(center: f64, n: usize, seed: u64) -> Vec<f64> {
         .collect()
 }
 
+/// SciPy's p-value as `src/stats/fixture_tests.rs` compares it: relative
+/// error 1e-9, below 1e-20 relative error of ln p 1e-12, and a SciPy 0
+/// (KS's P(D > 1)) exactly.
+#[track_caller]
+fn assert_p_close(what: &str, got: f64, want: f64) {
+    if want == 0.0 {
+        assert_eq!(got, 0.0, "{what}: p {got:e}, SciPy exactly 0");
+    } else if want < 1e-20 {
+        assert!(want >= f64::MIN_POSITIVE, "{what}: SciPy's {want:e}");
+        let error = ((got.ln() - want.ln()) / want.ln()).abs();
+        assert!(
+            error <= 1e-12,
+            "{what}: p {got:e} != SciPy's {want:e} (relative error of ln p {error:e})"
+        );
+    } else {
+        assert!(
+            ((got - want) / want).abs() < 1e-9,
+            "{what}: p {got:e} != SciPy's {want:e}"
+        );
+    }
+}
+
 #[test]
 fn reports_the_fixture_p_value_for_every_test() {
     let fixture: Value =
         serde_json::from_str(include_str!("fixtures/two_sample_tests.json")).unwrap();
-    for case in fixture["cases"].as_array().unwrap() {
+    let cases = fixture["cases"].as_array().unwrap();
+    assert!(cases.len() >= 25, "{} cases", cases.len());
+    let (mut checked, mut tiny) = (0, 0);
+    for case in cases {
         let name = case["name"].as_str().unwrap();
         let floats = |key: &str| -> Vec<f64> {
             case[key]
@@ -92,33 +118,40 @@ fn reports_the_fixture_p_value_for_every_test() {
         // Auto uses the exact Mann–Whitney distribution for small samples
         // without ties; every observation is its own round, so `rounds`
         // is Mann–Whitney on all of them. KS's "default slower" is SciPy's
-        // `less` (SciPy names KS alternatives after the CDFs).
+        // `less` (SciPy names KS alternatives after the CDFs). The
+        // equivalence p-value (behind `holds`) is the other side.
         let mwu = if case.get("mann_whitney_exact").is_some() && x.len() * y.len() <= 10_000 {
-            &case["mann_whitney_exact"]["greater"]["p"]
+            &case["mann_whitney_exact"]
         } else {
-            &case["mann_whitney_asymptotic"]["greater"]["p"]
+            &case["mann_whitney_asymptotic"]
         };
         let expected = [
-            ("mwu", mwu),
-            ("rounds", mwu),
-            ("welch", &case["welch"]["greater"]["p"]),
-            ("ks", &case["ks_asymptotic"]["less"]["p"]),
+            ("mwu", &mwu["greater"], &mwu["less"]),
+            ("rounds", &mwu["greater"], &mwu["less"]),
+            ("welch", &case["welch"]["greater"], &case["welch"]["less"]),
+            (
+                "ks",
+                &case["ks_asymptotic"]["less"],
+                &case["ks_asymptotic"]["greater"],
+            ),
         ];
-        for (test, want) in expected {
-            let want = want.as_f64().unwrap();
+        for (test, violation, equivalence) in expected {
             let args = ["--test", test, "--margin", "2", "--format", "json"];
             let out = json(&analyze(&dir, &args));
-            let got = out["checks"][0]["candidates"][1]["p_value"]
-                .as_f64()
-                .unwrap();
-            if want >= 1e-300 {
-                assert!(
-                    ((got - want) / want).abs() < 1e-9,
-                    "{name} --test {test}: p {got} != SciPy's {want}"
-                );
+            let competitor = &out["checks"][0]["candidates"][1];
+            assert_eq!(competitor["name"], "competitor", "{out}");
+            for (key, want) in [("p_value", violation), ("p_equivalence", equivalence)] {
+                let want = want["p"].as_f64().unwrap();
+                let got = competitor[key].as_f64().unwrap();
+                assert_p_close(&format!("{name} --test {test} {key}"), got, want);
+                tiny += usize::from(want < 1e-250);
+                checked += 1;
             }
         }
     }
+    // Two p-values of four tests in every case: none skipped.
+    assert_eq!(checked, cases.len() * 8);
+    assert!(tiny >= 4, "only {tiny} p-values below 1e-250 checked");
 }
 
 /// Three collectives whose fastest competitor is 0.8×, 1.3× and 1.8× as fast
@@ -923,4 +956,86 @@ fn the_margin_separates_violated_from_holds_from_both_sides() {
     let (verdict, _, statuses) = decided(&below, &["--margin", "1.02"]);
     assert_eq!(verdict, "violated", "1.04× beyond a margin of 2 %");
     assert_eq!(statuses[1], ("low", 1));
+}
+
+/// `pgcheck tune` on a run of an MPICH that is not the one this pgcheck is
+/// linked with (whichever that is): the library's selection tree cannot be
+/// read, so tune falls back to MPICH's algorithm variables, says why, and
+/// writes the decision (recursive doubling, 3× faster than default).
+#[test]
+fn tune_of_another_mpich_s_run_writes_the_algorithm_variables() {
+    let dir = scratch("analyze-tune-fallback");
+    write_raw(
+        &dir,
+        &[
+            ("allreduce", 8, "default", &timings(30e-6, 40, 1)),
+            (
+                "allreduce",
+                8,
+                "allreduce_as_library_recursive_doubling",
+                &timings(10e-6, 40, 2),
+            ),
+            ("gather", 8, "default", &timings(10e-6, 40, 3)),
+            (
+                "gather",
+                8,
+                "gather_as_library_linear",
+                &timings(10e-6, 40, 4),
+            ),
+        ],
+    );
+    let out = dir.join("out");
+    assert_eq!(analyze(&dir, &[]).status.code(), Some(0));
+    let path = out.join("results.json");
+    let mut results: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let algorithm = |collective: &str, item: &str, value: i32| {
+        serde_json::json!({
+            "name": format!("{collective}_as_library_{item}"),
+            "library": "mpich",
+            "collective": collective,
+            "variable": format!("MPIR_CVAR_{}_INTRA_ALGORITHM", collective.to_uppercase()),
+            "value": value,
+            "item": item,
+        })
+    };
+    results["meta"]["library_algorithms"] = serde_json::json!([
+        algorithm("allreduce", "recursive_doubling", 3),
+        algorithm("gather", "linear", 2)
+    ]);
+    results["meta"]["mpi_library"] = "MPICH Version:\t0.0 (no such build)\n".into();
+    results["meta"]["processes"] = 2.into();
+    std::fs::write(&path, results.to_string()).unwrap();
+    let file = dir.join("tuned.env");
+    let tune = Command::new(env!("CARGO_BIN_EXE_pgcheck"))
+        .args(["tune", out.to_str().unwrap(), "--output"])
+        .arg(&file)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&tune.stdout),
+        String::from_utf8_lossy(&tune.stderr),
+    );
+    assert_eq!(tune.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(
+        stderr.contains(
+            "pgcheck: warning: no collective-selection JSON (the run used MPICH Version:\t0.0 (no such build), this pgcheck is linked with "
+        ) && stderr.contains("writing the algorithm variables instead"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "# MPICH algorithm variables written by pgcheck tune\n\
+         MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=recursive_doubling\n"
+    );
+    assert!(
+        stdout.contains("MPI_Allreduce 8 B (8 × byte bor): select recursive_doubling (MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM=3): recursive_doubling is 3.0")
+            && stdout.contains("1 of 2 cases changed")
+            && stdout.contains(&format!(
+                "load it with:\n  the variables of {} in each rank's environment\n",
+                file.display()
+            )),
+        "{stdout}"
+    );
 }

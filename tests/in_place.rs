@@ -113,6 +113,42 @@ fn default_is_right_in_place_on_one_to_five_processes() {
     }
 }
 
+/// MPICH 4.0.2's in-place reduce crash at root 1 from 4 KiB on
+/// (pmodels/mpich#6540) is found by verifying `default` in place: a lost
+/// rank that names the case (status 8). The control: the same verification
+/// without MPICH's device-level reduce passes, as it does on every other
+/// library.
+#[test]
+fn an_in_place_reduce_at_another_root_verifies_or_its_crash_is_named() {
+    let args = [
+        "--collective",
+        "reduce",
+        "--family",
+        "mockup",
+        "--sizes",
+        "4096",
+        "--roots",
+        "1",
+        "--datatype",
+        "int32",
+        "--op",
+        "sum",
+    ];
+    if in_place_reduce_crashes() {
+        let mut verify = vec!["verify"];
+        verify.extend(args);
+        let out = pgcheck(2, &verify);
+        assert_eq!(out.code, Some(8), "{}", out.text());
+        out.expect_in_stderr(
+            "pgcheck: error: rank 1 died of signal 11 during verifying `default` in MPI_Reduce 4096 B (1024 × int32 sum, root 1); ending the job with status 8 (lost rank)",
+            "the crash named",
+        );
+    } else {
+        assert_verifies_with(2, &args, &[]);
+    }
+    assert_verifies(2, &args);
+}
+
 #[test]
 fn a_library_wrong_only_in_place_fails_verification() {
     const ALLREDUCE: &str = "datatype: int32

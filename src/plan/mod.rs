@@ -556,4 +556,48 @@ mod tests {
         assert!(plan.long_calls().is_empty());
         assert_eq!(plan.expected(), plan.budgeted());
     }
+
+    /// The run is refused when the test's smallest attainable p-value is
+    /// not below the correction's first threshold: equality is not enough.
+    #[test]
+    fn a_test_that_cannot_reach_the_threshold_is_refused() {
+        let mut p = plan(&[1024]);
+        let refused = |p: &Plan, test, correction, alpha| powerless(p, test, correction, alpha);
+        // 3 rounds each: 1/C(6, 3) = 0.05, not below α/1.
+        p.settings.rounds = 3;
+        assert_eq!(
+            refused(&p, Test::Rounds, Correction::Holm, 0.05).as_deref(),
+            Some(
+                "with 3 rounds the rounds test cannot flag a violation of allreduce 1024 B: its smallest p-value, 5.000e-2, is not below α/1 = 5.000e-2 (Holm over 1 competitors); use --rounds 4 or more (or --allow-powerless)"
+            )
+        );
+        let none = refused(&p, Test::Rounds, Correction::None, 0.05).unwrap();
+        assert!(
+            none.contains("is not below α = 0.05; use --rounds 4"),
+            "{none}"
+        );
+        // Tests on all observations have no bound from the rounds.
+        assert_eq!(refused(&p, Test::Mwu, Correction::Holm, 0.05), None);
+        assert_eq!(refused(&p, Test::Welch, Correction::Holm, 0.05), None);
+        // 4 rounds: 1/70 for Mann–Whitney; 1/16 for the paired tests,
+        // which need 5 (1/32).
+        p.settings.rounds = 4;
+        assert_eq!(refused(&p, Test::Rounds, Correction::Holm, 0.05), None);
+        for test in [Test::Paired, Test::Sign] {
+            let why = refused(&p, test, Correction::Holm, 0.05).unwrap();
+            assert!(
+                why.contains("6.250e-2") && why.contains("use --rounds 5 or more"),
+                "{why}"
+            );
+        }
+        // No number of rounds up to MAX_ROUNDS: 2^-1000 is about 9e-302.
+        let why = refused(&p, Test::Sign, Correction::None, 1e-305).unwrap();
+        assert!(
+            why.ends_with("no number of rounds suffices (or --allow-powerless)"),
+            "{why}"
+        );
+        // A case without competitors has nothing to flag.
+        p.cases[0].candidates.truncate(1);
+        assert_eq!(refused(&p, Test::Sign, Correction::Holm, 0.05), None);
+    }
 }

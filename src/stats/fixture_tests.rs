@@ -1,4 +1,5 @@
-//! Every case of `tests/fixtures/two_sample_tests.json` (SciPy 1.17.1).
+//! Every case of `tests/fixtures/two_sample_tests.json` (SciPy 1.17.1,
+//! written by `tests/fixtures/make_two_sample_fixtures.py`).
 
 use serde_json::Value;
 
@@ -6,8 +7,12 @@ use super::mann_whitney::Method;
 use super::{describe, ks, mann_whitney, welch, Alternative, TestOutcome};
 
 const RELATIVE_TOLERANCE: f64 = 1e-9;
-/// Below this SciPy's p-values are at or past underflow: only "tiny" is checked.
-const SMALLEST_CHECKED_P: f64 = 1e-300;
+/// Below this p-values are compared on a log scale.
+pub(super) const LOG_SCALE_BELOW: f64 = 1e-20;
+/// Relative error of ln p allowed below [`LOG_SCALE_BELOW`]: for p from
+/// 1e-20 down to 1e-300, 5e-11 to 7e-10 relative in p, never looser than
+/// [`RELATIVE_TOLERANCE`] above; one tolerance for every magnitude.
+pub(super) const LN_TOLERANCE: f64 = 1e-12;
 
 struct Case {
     name: String,
@@ -55,18 +60,30 @@ fn number(v: &Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
 }
 
-fn assert_p_close(what: &str, actual: f64, expected: f64) {
-    if expected < SMALLEST_CHECKED_P {
+/// SciPy's p-value: relative to p, or below [`LOG_SCALE_BELOW`] relative
+/// to ln p. SciPy's p is a normal float (the generator refuses underflow)
+/// or exactly 0 where the probability is 0 (KS's P(D > 1)).
+#[track_caller]
+pub(super) fn assert_p_close(what: &str, actual: f64, expected: f64) {
+    if expected == 0.0 {
+        assert_eq!(actual, 0.0, "{what}: got {actual:e}, SciPy exactly 0");
+    } else if expected < LOG_SCALE_BELOW {
         assert!(
-            actual < SMALLEST_CHECKED_P,
-            "{what}: got {actual:e}, SciPy {expected:e}"
+            expected >= f64::MIN_POSITIVE,
+            "{what}: SciPy's {expected:e} is subnormal: regenerate the fixture"
+        );
+        let error = ((actual.ln() - expected.ln()) / expected.ln()).abs();
+        assert!(
+            error <= LN_TOLERANCE,
+            "{what}: got {actual:e}, SciPy {expected:e} (relative error of ln p {error:e})"
         );
     } else {
         close(what, actual, expected);
     }
 }
 
-/// The alternatives given for one test of one case, with SciPy's names.
+/// The alternatives given for one test of one case, with SciPy's names:
+/// all three.
 fn alternatives(results: &Value) -> Vec<(&str, &Value)> {
     let given: Vec<(&str, &Value)> = results
         .as_object()
@@ -74,7 +91,9 @@ fn alternatives(results: &Value) -> Vec<(&str, &Value)> {
         .iter()
         .map(|(name, result)| (name.as_str(), result))
         .collect();
-    assert!(!given.is_empty());
+    let mut names: Vec<&str> = given.iter().map(|(name, _)| *name).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["greater", "less", "two-sided"]);
     given
 }
 
@@ -104,17 +123,57 @@ fn check_mann_whitney(key: &str, method: Method) -> usize {
 
 #[test]
 fn mann_whitney_exact_matches_scipy() {
-    assert!(check_mann_whitney("mann_whitney_exact", Method::Exact) >= 3);
+    assert!(check_mann_whitney("mann_whitney_exact", Method::Exact) >= 12);
 }
 
+/// Auto is exact up to `EXACT_AUTO_MAX_PRODUCT` pairs (the fixture has a
+/// case at it and one beyond), asymptotic beyond.
 #[test]
 fn mann_whitney_auto_is_exact_on_small_untied_cases() {
-    let checked = for_each("mann_whitney_exact", |case, _, alternative, _| {
+    let (mut exact_cases, mut asymptotic_cases) = (0, 0);
+    for_each("mann_whitney_exact", |case, name, alternative, _| {
         let auto = mann_whitney::test(&case.x, &case.y, alternative, Method::Auto);
-        let exact = mann_whitney::test(&case.x, &case.y, alternative, Method::Exact);
-        assert_eq!(auto, exact, "{}", case.name);
+        let product = case.x.len() * case.y.len();
+        let (method, count) = match product <= mann_whitney::EXACT_AUTO_MAX_PRODUCT {
+            true => (Method::Exact, &mut exact_cases),
+            false => (Method::Asymptotic, &mut asymptotic_cases),
+        };
+        let expected = mann_whitney::test(&case.x, &case.y, alternative, method);
+        assert_eq!(auto, expected, "{} {name}: {product} pairs", case.name);
+        *count += 1;
     });
-    assert!(checked >= 3);
+    assert!(exact_cases >= 3 * 12 && asymptotic_cases >= 3);
+}
+
+/// The fixture reaches the tails: every test's p-values go below 1e-250
+/// (SciPy's are never subnormal; a 0 is KS's P(D > 1) = 0), and the exact
+/// Mann–Whitney ones below 1e-30, and they are compared, not skipped.
+#[test]
+fn far_tails_are_compared() {
+    for (key, method) in [
+        ("mann_whitney_asymptotic", Some(Method::Asymptotic)),
+        ("mann_whitney_exact", Some(Method::Exact)),
+        ("welch", None),
+        ("ks_asymptotic", None),
+    ] {
+        let mut smallest = f64::INFINITY;
+        for_each(key, |case, name, _, expected| {
+            let p = number(&expected["p"]);
+            assert!(
+                p >= f64::MIN_POSITIVE || (p == 0.0 && key == "ks_asymptotic"),
+                "{} {key} {name}: {p:e}",
+                case.name
+            );
+            if p > 0.0 {
+                smallest = smallest.min(p);
+            }
+        });
+        let bound = match method {
+            Some(Method::Exact) => 1e-30,
+            _ => 1e-250,
+        };
+        assert!(smallest < bound, "{key}: smallest p {smallest:e}");
+    }
 }
 
 #[test]

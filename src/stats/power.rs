@@ -187,6 +187,160 @@ mod tests {
         assert_eq!(p_sign(&x, &y), min_p_sign(6, Alternative::Greater));
     }
 
+    #[track_caller]
+    fn assert_relative(actual: f64, expected: f64, tolerance: f64) {
+        assert!(
+            ((actual - expected) / expected).abs() <= tolerance,
+            "{actual:e} vs {expected:e}"
+        );
+    }
+
+    /// 1 / C(nx + ny, nx) by hand (Python's fractions for the large ones).
+    #[test]
+    fn smallest_mann_whitney_p_by_hand() {
+        let (g, l, t) = (
+            Alternative::Greater,
+            Alternative::Less,
+            Alternative::TwoSided,
+        );
+        assert_eq!(min_p_mann_whitney(1, 1, g), 0.5);
+        assert_eq!(min_p_mann_whitney(1, 1, t), 1.0);
+        assert_eq!(min_p_mann_whitney(1, 9, g), 0.1);
+        assert_eq!(min_p_mann_whitney(9, 1, l), 0.1);
+        assert_eq!(min_p_mann_whitney(1, 2, t), 2.0 / 3.0);
+        assert_eq!(min_p_mann_whitney(2, 2, g), 1.0 / 6.0);
+        assert_eq!(min_p_mann_whitney(3, 3, g), 0.05);
+        assert_eq!(min_p_mann_whitney(3, 3, t), 0.1);
+        assert_eq!(min_p_mann_whitney(3, 5, g), 1.0 / 56.0);
+        assert_eq!(min_p_mann_whitney(5, 3, g), 1.0 / 56.0);
+        assert_eq!(min_p_mann_whitney(4, 4, g), 1.0 / 70.0);
+        assert_eq!(min_p_mann_whitney(5, 5, g), 1.0 / 252.0);
+        assert_eq!(min_p_mann_whitney(3, 0, t), 1.0);
+        // C(60, 30) = 118264581564861424, past 2^53 but counted exactly.
+        assert_relative(min_p_mann_whitney(30, 30, g), 8.455616946072368e-18, 1e-15);
+        // C(120, 60) is the largest that u128 holds here.
+        assert_relative(min_p_mann_whitney(60, 60, g), 1.035036944093482e-35, 1e-15);
+        // Beyond u128: through ln C(n, k).
+        assert_relative(min_p_mann_whitney(75, 75, g), 1.0772835722081017e-44, 1e-11);
+        assert_relative(
+            min_p_mann_whitney(100, 100, g),
+            1.1043803465997514e-59,
+            1e-11,
+        );
+        assert_relative(
+            min_p_mann_whitney(100, 100, t),
+            2.2087606931995028e-59,
+            1e-11,
+        );
+    }
+
+    /// Every split of m + n untied values into x and y, as x's ranks.
+    fn splits(m: usize, n: usize) -> Vec<(Vec<f64>, Vec<f64>)> {
+        (0u32..1 << (m + n))
+            .filter(|mask| mask.count_ones() as usize == m)
+            .map(|mask| {
+                let rank = |i: usize| i as f64;
+                let x = (0..m + n).filter(|i| mask & (1 << i) != 0).map(rank);
+                let y = (0..m + n).filter(|i| mask & (1 << i) == 0).map(rank);
+                (x.collect(), y.collect())
+            })
+            .collect()
+    }
+
+    /// The bound is the exact test's smallest p-value over all C(m + n, m)
+    /// splits, attained by the one split with every x above every y (below,
+    /// for `Less`), and by it alone.
+    #[test]
+    fn the_mann_whitney_bound_is_the_smallest_permutation_p() {
+        let exact = mann_whitney::Method::Exact;
+        for (m, n) in [(1, 1), (1, 4), (2, 3), (3, 2), (3, 3), (4, 4), (3, 6)] {
+            for alternative in [
+                Alternative::Greater,
+                Alternative::Less,
+                Alternative::TwoSided,
+            ] {
+                let bound = min_p_mann_whitney(m, n, alternative);
+                let mut attained = 0;
+                for (x, y) in splits(m, n) {
+                    let p = mann_whitney::test(&x, &y, alternative, exact).p_value;
+                    assert!(p >= bound * (1.0 - 1e-12), "{m}x{n} {alternative:?}: {p}");
+                    if (p / bound - 1.0).abs() < 1e-12 {
+                        attained += 1;
+                        let above = x.iter().all(|a| y.iter().all(|b| a > b));
+                        let below = x.iter().all(|a| y.iter().all(|b| a < b));
+                        let extreme = match alternative {
+                            Alternative::Greater => above,
+                            Alternative::Less => below,
+                            Alternative::TwoSided => above || below,
+                        };
+                        assert!(extreme || bound == 1.0, "{m}x{n} {alternative:?}: {x:?}");
+                    }
+                }
+                if bound < 1.0 {
+                    let expected = match alternative {
+                        Alternative::TwoSided => 2,
+                        _ => 1,
+                    };
+                    assert_eq!(attained, expected, "{m}x{n} {alternative:?}");
+                }
+            }
+        }
+    }
+
+    /// 1 / 2^n: over every sign pattern of n differences of distinct sizes,
+    /// the smallest exact Wilcoxon and sign-test p-value, attained only
+    /// with every difference positive.
+    #[test]
+    fn the_paired_bounds_are_the_smallest_sign_pattern_p() {
+        for n in 1..=8usize {
+            let bound = min_p_wilcoxon(n, Alternative::Greater);
+            assert_eq!(bound, 0.5f64.powi(n as i32));
+            assert_eq!(min_p_sign(n, Alternative::Greater), bound);
+            assert_eq!(
+                min_p_wilcoxon(n, Alternative::TwoSided),
+                (2.0 * bound).min(1.0)
+            );
+            let y = vec![0.0; n];
+            let (mut smallest_w, mut smallest_s) = (1.0f64, 1.0f64);
+            for signs in 0u32..1 << n {
+                let x: Vec<f64> = (0..n)
+                    .map(|i| match signs & (1 << i) != 0 {
+                        true => (i + 1) as f64,
+                        false => -((i + 1) as f64),
+                    })
+                    .collect();
+                let (w, s) = (p_wilcoxon(&x, &y), p_sign(&x, &y));
+                assert!(w >= bound && s >= bound, "n = {n}: {w} {s}");
+                if signs != (1 << n) - 1 {
+                    assert!(w > bound && s > bound, "n = {n}: {signs:b}");
+                }
+                smallest_w = smallest_w.min(w);
+                smallest_s = smallest_s.min(s);
+            }
+            assert_eq!((smallest_w, smallest_s), (bound, bound), "n = {n}");
+        }
+    }
+
+    #[test]
+    fn rounds_needed_at_the_boundaries() {
+        let greater = Alternative::Greater;
+        let mw = |r| min_p_mann_whitney(r, r, greater);
+        // Holm over 10 competitors, α/10 = 0.005: 1/C(8, 4) = 1/70 is not
+        // below it, 1/C(10, 5) = 1/252 is.
+        assert_eq!(rounds_needed(mw, holm_first_threshold(ALPHA, 10)), Some(5));
+        // Over 100, 5e-4: 1/C(12, 6) = 1/924 is not, 1/C(14, 7) = 1/3432 is.
+        assert_eq!(rounds_needed(mw, holm_first_threshold(ALPHA, 100)), Some(7));
+        // A threshold equal to an attainable p needs one round more.
+        assert_eq!(
+            rounds_needed(|r| min_p_sign(r, greater), 1.0 / 64.0),
+            Some(7)
+        );
+        assert_eq!(rounds_needed(mw, 1.0 / 252.0), Some(6));
+        // Without correction, the paired tests need 5 rounds, two-sided 6.
+        let two_sided = |r| min_p_wilcoxon(r, Alternative::TwoSided);
+        assert_eq!(rounds_needed(two_sided, ALPHA), Some(6));
+    }
+
     #[test]
     fn rounds_needed_for_thresholds() {
         let greater = Alternative::Greater;
