@@ -1,6 +1,24 @@
-//! `raw.csv`: one row per observation, appended after every case, so that a
-//! killed run keeps what it measured and `analyze` can decide again. An
-//! observation discarded for a late start has a row too, without seconds.
+//! A run's observations, one row per observation, appended after every
+//! case, so that a killed run keeps what it measured and `analyze` can
+//! decide again. An observation discarded for a late start has a row too,
+//! without a time.
+//!
+//! Two formats, chosen with `run --raw`; `analyze` reads either:
+//! - `raw.csv.gz` (the default): gzip-compressed CSV with the time in
+//!   nanoseconds to the picosecond (`ns`), one gzip member per case.
+//!   Gzip because pandas, polars and R (`read.csv`, data.table, readr) read
+//!   `.csv.gz` as it is, with nothing to install, and flate2 is pure Rust;
+//!   zstd compresses somewhat better but R needs a package for it, and
+//!   Parquet would need the arrow crates, a build far heavier than the
+//!   rest of pgcheck. Nanoseconds to the picosecond, because the times
+//!   are differences of MPI_Wtime values whose last digits are
+//!   floating-point noise (`6.339999999882551e-6` becomes `6340`): a
+//!   picosecond is a thousandth of the finest timer, and the short number
+//!   compresses. The key columns repeat from row to row and cost almost
+//!   nothing compressed: about 5 bytes per observation against 65–77 in
+//!   `raw.csv`.
+//! - `raw.csv`: plain CSV with the time in seconds as f64 prints it
+//!   (shortest round trip: re-read, every bit comes back).
 
 use crate::analyse::Results;
 use crate::candidates::native::DEFAULT;
@@ -9,10 +27,41 @@ use crate::collective::Collective;
 use crate::element::{Datatype, Op};
 use serde::{Deserialize, Serialize};
 use std::fs::OpenOptions;
-use std::path::Path;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
-/// One observation. Its fields are the CSV's columns (serde writes the
-/// header from them).
+/// The plain CSV file's name.
+pub const CSV: &str = "raw.csv";
+/// The compressed file's name.
+pub const CSV_GZ: &str = "raw.csv.gz";
+
+/// How a run keeps its observations (`run --raw`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum RawFormat {
+    /// Not at all: `analyze` cannot decide the run again.
+    None,
+    /// `raw.csv`, seconds as f64 prints them (65–77 bytes an observation).
+    Csv,
+    /// `raw.csv.gz`, nanoseconds to the picosecond (about 5 bytes an
+    /// observation).
+    #[default]
+    #[value(name = "csv.gz")]
+    CsvGz,
+}
+
+impl RawFormat {
+    /// The file's name; None for no file.
+    pub fn file_name(self) -> Option<&'static str> {
+        match self {
+            RawFormat::None => None,
+            RawFormat::Csv => Some(CSV),
+            RawFormat::CsvGz => Some(CSV_GZ),
+        }
+    }
+}
+
+/// One observation. Its fields are the columns of `raw.csv` (serde writes
+/// the header from them).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct RawRow {
     pub collective: Collective,
@@ -28,6 +77,42 @@ pub struct RawRow {
     pub valid: bool,
     /// Empty when not valid.
     pub seconds: Option<f64>,
+}
+
+/// A row of `raw.csv.gz`: [`RawRow`] with the time in nanoseconds, as
+/// written (to the picosecond, trailing zeros dropped).
+#[derive(Serialize)]
+struct CompactRow<'a> {
+    collective: Collective,
+    size_bytes: u64,
+    count: usize,
+    datatype: Datatype,
+    op: Op,
+    root: usize,
+    candidate: &'a str,
+    round: u32,
+    valid: bool,
+    ns: Option<String>,
+}
+
+/// A row of either file as read: `seconds` in `raw.csv`, `ns` in
+/// `raw.csv.gz`.
+#[derive(Deserialize)]
+struct StoredRow {
+    collective: Collective,
+    size_bytes: u64,
+    count: usize,
+    datatype: Datatype,
+    op: Op,
+    root: usize,
+    candidate: String,
+    round: u32,
+    #[serde(default = "valid_by_default")]
+    valid: bool,
+    #[serde(default)]
+    seconds: Option<f64>,
+    #[serde(default)]
+    ns: Option<String>,
 }
 
 /// Files written before the `valid` column held valid observations only
@@ -49,18 +134,53 @@ impl RawRow {
     }
 }
 
-/// Creates an empty `raw.csv`: its header comes with the first case.
-pub fn create(dir: &Path) -> std::io::Result<()> {
-    std::fs::File::create(dir.join("raw.csv")).map(drop)
+/// `seconds` in nanoseconds to the picosecond, without trailing zeros:
+/// `6.339999999882551e-6` is `6340`.
+pub fn nanoseconds(seconds: f64) -> String {
+    let text = format!("{:.3}", seconds * 1e9);
+    match text.contains('.') {
+        true => text
+            .trim_end_matches('0')
+            .trim_end_matches('.')
+            .to_string(),
+        false => text,
+    }
 }
 
-/// Appends one case's observations to `raw.csv`.
-pub fn append(dir: &Path, case: &CaseData) -> std::io::Result<()> {
-    let file = OpenOptions::new().append(true).open(dir.join("raw.csv"))?;
+/// The seconds of a `ns` field: the decimal read as nanoseconds, rounded
+/// once to the nearest f64.
+fn seconds_of_ns(ns: &str) -> Result<f64, std::num::ParseFloatError> {
+    format!("{}e-9", ns.trim()).parse()
+}
+
+/// Creates the empty file of `format` (its header comes with the first
+/// case) and removes the other format's file, so that a directory holds
+/// one run's observations.
+pub fn create(dir: &Path, format: RawFormat) -> std::io::Result<()> {
+    for name in [CSV, CSV_GZ] {
+        if Some(name) != format.file_name() {
+            match std::fs::remove_file(dir.join(name)) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+                _ => {}
+            }
+        }
+    }
+    match format.file_name() {
+        Some(name) => std::fs::File::create(dir.join(name)).map(drop),
+        None => Ok(()),
+    }
+}
+
+/// Appends one case's observations to the file of `format`.
+pub fn append(dir: &Path, format: RawFormat, case: &CaseData) -> std::io::Result<()> {
+    let Some(name) = format.file_name() else {
+        return Ok(());
+    };
+    let mut file = OpenOptions::new().append(true).open(dir.join(name))?;
     let empty = file.metadata()?.len() == 0;
     let mut writer = csv::WriterBuilder::new()
         .has_headers(empty)
-        .from_writer(file);
+        .from_writer(Vec::new());
     let k = &case.key;
     for sample in case
         .samples
@@ -70,27 +190,92 @@ pub fn append(dir: &Path, case: &CaseData) -> std::io::Result<()> {
         let valid = sample.rounds.iter().zip(sample.seconds.iter().map(Some));
         let invalid = sample.invalid_rounds.iter().zip(std::iter::repeat(None));
         for (&round, seconds) in valid.chain(invalid) {
-            writer.serialize(RawRow {
-                collective: k.collective,
-                size_bytes: k.size_bytes,
-                count: k.count,
-                datatype: k.datatype,
-                op: k.op,
-                root: k.root,
-                candidate: sample.name.clone(),
-                round,
-                valid: seconds.is_some(),
-                seconds: seconds.copied(),
-            })?;
+            match format {
+                RawFormat::Csv => writer.serialize(RawRow {
+                    collective: k.collective,
+                    size_bytes: k.size_bytes,
+                    count: k.count,
+                    datatype: k.datatype,
+                    op: k.op,
+                    root: k.root,
+                    candidate: sample.name.clone(),
+                    round,
+                    valid: seconds.is_some(),
+                    seconds: seconds.copied(),
+                })?,
+                RawFormat::CsvGz | RawFormat::None => writer.serialize(CompactRow {
+                    collective: k.collective,
+                    size_bytes: k.size_bytes,
+                    count: k.count,
+                    datatype: k.datatype,
+                    op: k.op,
+                    root: k.root,
+                    candidate: &sample.name,
+                    round,
+                    valid: seconds.is_some(),
+                    ns: seconds.map(|&s| nanoseconds(s)),
+                })?,
+            }
         }
     }
-    writer.flush()
+    let text = writer.into_inner().map_err(|e| e.into_error())?;
+    let bytes = match format {
+        RawFormat::CsvGz => {
+            let mut gz =
+                flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+            gz.write_all(&text)?;
+            gz.finish()?
+        }
+        _ => text,
+    };
+    // One write per case: a killed run leaves whole cases.
+    file.write_all(&bytes)?;
+    file.flush()
 }
 
-/// Reads `raw.csv`.
+/// The observations file of the run in `dir`: `raw.csv.gz`, else `raw.csv`.
+pub fn find(dir: &Path) -> Option<PathBuf> {
+    [CSV_GZ, CSV]
+        .iter()
+        .map(|name| dir.join(name))
+        .find(|path| path.is_file())
+}
+
+/// Reads `raw.csv` or `raw.csv.gz` (by its name).
 pub fn read(path: &Path) -> anyhow::Result<Vec<RawRow>> {
-    let mut reader = csv::Reader::from_path(path)?;
-    Ok(reader.deserialize().collect::<Result<_, _>>()?)
+    let file = std::fs::File::open(path)?;
+    let gz = path.extension().is_some_and(|e| e == "gz");
+    let input: Box<dyn std::io::Read> = match gz {
+        true => Box::new(flate2::read::MultiGzDecoder::new(std::io::BufReader::new(
+            file,
+        ))),
+        false => Box::new(file),
+    };
+    let mut reader = csv::Reader::from_reader(input);
+    let mut rows = Vec::new();
+    for (i, row) in reader.deserialize::<StoredRow>().enumerate() {
+        let row = row?;
+        let seconds = match (row.seconds, row.ns.as_deref().filter(|n| !n.is_empty())) {
+            (Some(s), _) => Some(s),
+            (None, Some(ns)) => Some(seconds_of_ns(ns).map_err(|e| {
+                anyhow::anyhow!("line {}: ns `{ns}` is not a number: {e}", i + 2)
+            })?),
+            (None, None) => None,
+        };
+        rows.push(RawRow {
+            collective: row.collective,
+            size_bytes: row.size_bytes,
+            count: row.count,
+            datatype: row.datatype,
+            op: row.op,
+            root: row.root,
+            candidate: row.candidate,
+            round: row.round,
+            valid: row.valid,
+            seconds,
+        });
+    }
+    Ok(rows)
 }
 
 /// Cases from `raw.csv` rows, in the order they were measured, with the
