@@ -114,7 +114,12 @@ fn against_several_launches_a_regression_is_found_and_a_shift_is_named() {
         );
         assert_eq!(out.code, Some(0), "{}", out.text());
     }
-    let gate = ["--baseline", baselines.to_str().unwrap(), "--alpha", "0.001"];
+    let gate = [
+        "--baseline",
+        baselines.to_str().unwrap(),
+        "--alpha",
+        "0.001",
+    ];
 
     let regressed = dir.join("regressed");
     let out = launch(
@@ -209,13 +214,18 @@ fn the_gate_example_gates_as_documented() {
     assert_eq!(launches(), 4, "three to begin with, and the accepted one");
     let summary = std::fs::read_to_string(history.join("summary.md")).unwrap();
     assert!(summary.starts_with("## pgcheck: ✅ exit 0"), "{summary}");
-    assert!(summary.contains("spread of 3 baseline launches"), "{summary}");
-    assert!(history.join("history/history.svg").is_file(), "{}", out.text());
-
-    let mut fault = common::faults::forward(
-        "LD_PRELOAD",
-        common::faults::library().to_str().unwrap(),
+    assert!(
+        summary.contains("spread of 3 baseline launches"),
+        "{summary}"
     );
+    assert!(
+        history.join("history/history.svg").is_file(),
+        "{}",
+        out.text()
+    );
+
+    let mut fault =
+        common::faults::forward("LD_PRELOAD", common::faults::library().to_str().unwrap());
     fault.extend(common::faults::forward(
         "PGCHECK_FAULT",
         "MPI_Allreduce:scale=500,bytes=1024",

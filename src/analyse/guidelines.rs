@@ -251,42 +251,43 @@ fn check_group<D: Defaults + ?Sized>(
         let large = (Which::Default(large_index), &shapes[j]);
         let large_median = shapes[j].median();
         // The largest smaller size that violates, searched from the largest down.
-        let violation = group[..j]
-            .iter()
-            .zip(&shapes)
-            .rev()
-            .find_map(|(&small_index, small_shape)| {
-                let size = defaults.key(small_index).size_bytes;
-                let (small, test, shared_rounds) =
-                    smaller(defaults, large_index, small_index, options);
-                let small_shape = match small {
-                    Which::Smaller(_) => small.shape(defaults),
-                    Which::Default(_) => small_shape.clone(),
-                };
-                let small_median = small_shape.median();
-                if super::timer::bound([small_median, large_median], options.timer_resolution_s)
-                {
-                    return None;
-                }
-                let k = large_key.size_bytes.div_ceil(size.max(1));
-                let factor = k as f64 * SPLIT_TOLERANCE;
-                let bound_median = small_shape.all.scaled(factor).median();
-                let ratio = large_median / bound_median;
-                let p_value = (p_value(defaults, large, (small, &small_shape), factor, test)
-                    * comparisons as f64)
-                    .min(1.0);
-                (ratio > 1.0 && p_value < options.alpha).then(|| Finding {
-                    key: large_key.clone(),
-                    other_size_bytes: size,
-                    k: Some(k),
-                    median_s: large_median,
-                    bound_s: bound_median,
-                    ratio,
-                    p_value,
-                    severity: Severity::of_slowdown(ratio),
-                    shared_rounds,
-                })
-            });
+        let violation =
+            group[..j]
+                .iter()
+                .zip(&shapes)
+                .rev()
+                .find_map(|(&small_index, small_shape)| {
+                    let size = defaults.key(small_index).size_bytes;
+                    let (small, test, shared_rounds) =
+                        smaller(defaults, large_index, small_index, options);
+                    let small_shape = match small {
+                        Which::Smaller(_) => small.shape(defaults),
+                        Which::Default(_) => small_shape.clone(),
+                    };
+                    let small_median = small_shape.median();
+                    if super::timer::bound([small_median, large_median], options.timer_resolution_s)
+                    {
+                        return None;
+                    }
+                    let k = large_key.size_bytes.div_ceil(size.max(1));
+                    let factor = k as f64 * SPLIT_TOLERANCE;
+                    let bound_median = small_shape.all.scaled(factor).median();
+                    let ratio = large_median / bound_median;
+                    let p_value = (p_value(defaults, large, (small, &small_shape), factor, test)
+                        * comparisons as f64)
+                        .min(1.0);
+                    (ratio > 1.0 && p_value < options.alpha).then(|| Finding {
+                        key: large_key.clone(),
+                        other_size_bytes: size,
+                        k: Some(k),
+                        median_s: large_median,
+                        bound_s: bound_median,
+                        ratio,
+                        p_value,
+                        severity: Severity::of_slowdown(ratio),
+                        shared_rounds,
+                    })
+                });
         guidelines.split_robustness.extend(violation);
     }
     guidelines

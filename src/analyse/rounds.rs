@@ -26,7 +26,11 @@ impl Middles {
         let (below, &mut upper, _) = values.select_nth_unstable_by(n / 2, f64::total_cmp);
         let lower = match n % 2 {
             1 => upper,
-            _ => below.iter().copied().max_by(f64::total_cmp).unwrap_or(upper),
+            _ => below
+                .iter()
+                .copied()
+                .max_by(f64::total_cmp)
+                .unwrap_or(upper),
         };
         Some(Middles {
             lower,
@@ -217,7 +221,10 @@ mod tests {
             let s = sample(seconds, rounds);
             let of = RoundMedians::of(&s);
             let grouped = by_round(&s);
-            assert_eq!(of.rounds, grouped.iter().map(|(r, _)| *r).collect::<Vec<_>>());
+            assert_eq!(
+                of.rounds,
+                grouped.iter().map(|(r, _)| *r).collect::<Vec<_>>()
+            );
             for factor in [1.0, 1.05 * 3.0, 1.0 / 1.05] {
                 let scaled = of.scaled(factor);
                 for ((_, values), m) in grouped.iter().zip(scaled.medians()) {

@@ -139,10 +139,7 @@ impl RawRow {
 pub fn nanoseconds(seconds: f64) -> String {
     let text = format!("{:.3}", seconds * 1e9);
     match text.contains('.') {
-        true => text
-            .trim_end_matches('0')
-            .trim_end_matches('.')
-            .to_string(),
+        true => text.trim_end_matches('0').trim_end_matches('.').to_string(),
         false => text,
     }
 }
@@ -221,8 +218,7 @@ pub fn append(dir: &Path, format: RawFormat, case: &CaseData) -> std::io::Result
     let text = writer.into_inner().map_err(|e| e.into_error())?;
     let bytes = match format {
         RawFormat::CsvGz => {
-            let mut gz =
-                flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
             gz.write_all(&text)?;
             gz.finish()?
         }
@@ -255,13 +251,14 @@ pub fn read(path: &Path) -> anyhow::Result<Vec<RawRow>> {
     let mut rows = Vec::new();
     for (i, row) in reader.deserialize::<StoredRow>().enumerate() {
         let row = row?;
-        let seconds = match (row.seconds, row.ns.as_deref().filter(|n| !n.is_empty())) {
-            (Some(s), _) => Some(s),
-            (None, Some(ns)) => Some(seconds_of_ns(ns).map_err(|e| {
-                anyhow::anyhow!("line {}: ns `{ns}` is not a number: {e}", i + 2)
-            })?),
-            (None, None) => None,
-        };
+        let seconds =
+            match (row.seconds, row.ns.as_deref().filter(|n| !n.is_empty())) {
+                (Some(s), _) => Some(s),
+                (None, Some(ns)) => Some(seconds_of_ns(ns).map_err(|e| {
+                    anyhow::anyhow!("line {}: ns `{ns}` is not a number: {e}", i + 2)
+                })?),
+                (None, None) => None,
+            };
         rows.push(RawRow {
             collective: row.collective,
             size_bytes: row.size_bytes,
@@ -362,4 +359,138 @@ pub fn cases(rows: &[RawRow], previous: Option<&Results>) -> Result<Vec<CaseData
         case.samples.sort_by_key(|s| s.name != DEFAULT);
     }
     Ok(cases)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyse::{verdicts, Correction, Options, Outliers, Test};
+    use rand::{Rng, SeedableRng};
+
+    /// 20 cases of `default` and a competitor 3 % faster, 5,000
+    /// observations each in 10 rounds, with a few late starts: times as
+    /// pgcheck gets them, differences of clock readings near 10⁴ s (whose
+    /// last digits are floating-point noise) on a nanosecond timer.
+    fn run() -> Vec<CaseData> {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(26);
+        let mut sample = |name: &str, floor_ns: f64| {
+            let mut s = Sample::measured(name);
+            for i in 0..5_000u32 {
+                let start = 1e4 + rng.gen::<f64>();
+                let ns = (floor_ns + -(1.0 - rng.gen::<f64>()).ln() * 300.0).round();
+                s.seconds.push((start + ns * 1e-9) - start);
+                s.rounds.push(i / 500);
+            }
+            s.invalid_rounds.extend([3, 7]);
+            s
+        };
+        (0..20u64)
+            .map(|i| CaseData {
+                key: CaseKey {
+                    collective: Collective::Allreduce,
+                    size_bytes: 8 << i,
+                    count: 8 << i,
+                    datatype: Datatype::Byte,
+                    op: Op::Bor,
+                    root: 0,
+                },
+                samples: vec![
+                    sample(DEFAULT, 2_000.0 + i as f64 * 500.0),
+                    sample("allreduce_as_reduce_bcast", 1_940.0 + i as f64 * 485.0),
+                ],
+                smaller: None,
+            })
+            .collect()
+    }
+
+    fn options() -> Options {
+        Options {
+            alpha: 0.05,
+            test: Test::Rounds,
+            correction: Correction::Holm,
+            outliers: Outliers::None,
+            noise_floor_s: 0.0,
+            margin: crate::analyse::DEFAULT_MARGIN,
+            qmax: crate::analyse::DEFAULT_QMAX,
+            timer_resolution_s: 1e-9,
+            fail_on: None,
+        }
+    }
+
+    /// Writes `cases` as a run does, one append per case, and reads them back.
+    fn written(format: RawFormat, cases: &[CaseData]) -> (u64, Vec<CaseData>) {
+        let dir =
+            std::env::temp_dir().join(format!("pgcheck-raw-{}-{format:?}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        create(&dir, format).unwrap();
+        for case in cases {
+            append(&dir, format, case).unwrap();
+        }
+        let path = find(&dir).unwrap();
+        assert_eq!(
+            path.file_name(),
+            format.file_name().map(std::ffi::OsStr::new)
+        );
+        let bytes = std::fs::metadata(&path).unwrap().len();
+        let back = super::cases(&read(&path).unwrap(), None).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        (bytes, back)
+    }
+
+    #[test]
+    fn compact_observations_take_at_most_16_bytes_and_decide_the_same() {
+        let cases = run();
+        let observations: usize = cases
+            .iter()
+            .flat_map(|c| &c.samples)
+            .map(|s| s.seconds.len() + s.invalid_rounds.len())
+            .sum();
+        let (bytes, back) = written(RawFormat::CsvGz, &cases);
+        let per_observation = bytes as f64 / observations as f64;
+        eprintln!("raw.csv.gz: {per_observation:.2} B per observation");
+        assert!(
+            per_observation <= 16.0,
+            "{per_observation} B per observation"
+        );
+        // Every time comes back to the picosecond, every round and late start.
+        for (case, again) in cases.iter().zip(&back) {
+            assert_eq!(case.key, again.key);
+            for (s, a) in case.samples.iter().zip(&again.samples) {
+                assert_eq!((&s.name, &s.rounds), (&a.name, &a.rounds));
+                assert_eq!(s.invalid_rounds, a.invalid_rounds);
+                for (x, y) in s.seconds.iter().zip(&a.seconds) {
+                    assert!((x - y).abs() <= 0.5e-12, "{x} read back as {y}");
+                }
+            }
+        }
+        // The same verdicts as from the observations as measured.
+        let (before, after) = (verdicts(&cases, &options()), verdicts(&back, &options()));
+        assert!(before.iter().any(|v| v.violated_by.is_none()));
+        for (b, a) in before.iter().zip(&after) {
+            assert_eq!(
+                (b.conclusion, b.severity, &b.violated_by, &b.fastest),
+                (a.conclusion, a.severity, &a.violated_by, &a.fastest)
+            );
+            // No time moved by more than half a picosecond, nor can a median.
+            for (x, y) in b.candidates.iter().zip(&a.candidates) {
+                let (x, y) = (x.round_median_s.unwrap(), y.round_median_s.unwrap());
+                assert!((x - y).abs() <= 0.5e-12, "median {x} then {y}");
+            }
+        }
+        // raw.csv keeps every bit, at several times the size.
+        let (csv_bytes, exact) = written(RawFormat::Csv, &cases);
+        assert!(csv_bytes > 4 * bytes, "{csv_bytes} against {bytes}");
+        for (case, again) in cases.iter().zip(&exact) {
+            assert_eq!(case.samples[0].seconds, again.samples[0].seconds);
+        }
+    }
+
+    #[test]
+    fn nanoseconds_drop_the_noise_of_clock_differences() {
+        assert_eq!(nanoseconds(6.339999999882551e-6), "6340");
+        assert_eq!(nanoseconds(1.2225e-6), "1222.5");
+        assert_eq!(nanoseconds(0.0), "0");
+        assert_eq!(nanoseconds(2.5), "2500000000");
+        assert_eq!(seconds_of_ns("1222.5").unwrap(), 1.2225e-6);
+    }
 }
