@@ -7,10 +7,13 @@ use common::*;
 
 const INPUT: &str = "budget: 150ms\nrounds: 10\nsync: barrier\ndatatype: int32\nop: sum\nchecks:\n  - collective: allreduce\n    sizes: [8, 64, 512]\n    competitors: all\n";
 
-/// What two results.json say of each case: verdict, severity, the
-/// competitor that violated and the fastest, each candidate's observations,
-/// rounds and median of per-round medians.
-fn decided(results: &serde_json::Value) -> Vec<(String, Vec<(String, u64, u64, f64)>)> {
+/// A candidate as a verdict has it: name, observations, rounds, median of
+/// per-round medians.
+type Candidate = (String, u64, u64, f64);
+
+/// What a results.json says of each case: verdict, severity, the
+/// competitor that violated and the fastest, and each candidate.
+fn decided(results: &serde_json::Value) -> Vec<(String, Vec<Candidate>)> {
     results["checks"]
         .as_array()
         .unwrap()
