@@ -52,14 +52,14 @@ pub fn quantile(sorted: &[f64], q: f64) -> f64 {
 
 /// The order statistics (0-based, ascending) that quantile `q` of n values
 /// interpolates between, and the weight of the upper one.
-fn quantile_position(n: usize, q: f64) -> (usize, usize, f64) {
+pub(super) fn quantile_position(n: usize, q: f64) -> (usize, usize, f64) {
     let position = (n - 1) as f64 * q.clamp(0.0, 1.0);
     let below = (position.floor() as usize).min(n - 1);
     let above = (below + 1).min(n - 1);
     (below, above, position - below as f64)
 }
 
-fn lerp(a: f64, b: f64, t: f64) -> f64 {
+pub(super) fn lerp(a: f64, b: f64, t: f64) -> f64 {
     let diff = b - a;
     // NumPy's _lerp: interpolate from the nearer end, which keeps results monotone in q.
     if t >= 0.5 {
@@ -123,6 +123,24 @@ pub fn quartiles(values: &[f64]) -> Option<[f64; 3]> {
         median,
         lerp(at(q3.0), at(q3.1), q3.2),
     ])
+}
+
+/// Quantile `q` of `values` in any order, to the bit as [`quantile`] of
+/// [`sorted`] values, by selection: O(n). NaN when empty.
+pub fn quantile_unsorted(values: &[f64], q: f64) -> f64 {
+    let n = values.len();
+    if n == 0 || q.is_nan() {
+        return f64::NAN;
+    }
+    let (below, above, t) = quantile_position(n, q);
+    let wanted: Vec<usize> = match below == above {
+        true => vec![below],
+        false => vec![below, above],
+    };
+    let mut copy: Vec<f64> = values.iter().map(|&v| v + 0.0).collect();
+    let mut found = vec![0.0; wanted.len()];
+    select_all(&mut copy, 0, &wanted, &mut found);
+    lerp(found[0], found[found.len() - 1], t)
 }
 
 /// Puts in `found[i]` the `wanted[i]`-th smallest of `values` (whose first
