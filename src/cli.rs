@@ -49,7 +49,7 @@ pub enum Command {
     Run(RunArgs),
     /// Run every competitor once and compare its result with the library's own collective.
     Verify(VerifyArgs),
-    /// Re-analyse a run's raw.csv (and results.json) without MPI: other tests, alpha, corrections, q_max.
+    /// Re-analyse a run's raw.csv.gz or raw.csv (and results.json) without MPI: other tests, alpha, corrections, q_max.
     Analyze(AnalyzeArgs),
     /// List every collective with its competitors and the guideline each checks.
     List,
@@ -258,9 +258,14 @@ pub struct RunArgs {
     pub analysis: AnalysisArgs,
     #[command(flatten)]
     pub report: ReportArgs,
-    /// Directory for results.json, summary.csv and raw.csv.
+    /// Directory for results.json, summary.csv and the observations.
     #[arg(long, short, default_value = "pgcheck-results")]
     pub output: PathBuf,
+    /// How to keep every observation: raw.csv.gz (about 5 bytes each),
+    /// raw.csv (65–77 bytes each), or not at all (`analyze` then cannot
+    /// decide the run again).
+    #[arg(long, value_enum, default_value_t = crate::store::raw::RawFormat::CsvGz)]
+    pub raw: crate::store::raw::RawFormat,
 }
 
 /// How observations become verdicts.

@@ -38,7 +38,7 @@ fn a_panicking_rank_aborts_the_job_and_keeps_finished_checks() {
         "rank 2 failed; aborting the job",
         "the last rank panics and says so",
     );
-    let raw = std::fs::read_to_string(out_dir.join("raw.csv")).unwrap();
+    let raw = common::raw_text(&out_dir);
     assert!(
         raw.lines().any(|l| l.starts_with("bcast,64,")),
         "the finished check is kept:\n{raw}"
@@ -100,10 +100,10 @@ fn sigterm_stops_the_run_with_partial_files_marked_incomplete() {
     assert_eq!(partial["complete"], false);
     let done = partial["checks"].as_array().unwrap().len();
     assert!((1..4).contains(&done), "{done} checks");
-    let raw = std::fs::read_to_string(out_dir.join("raw.csv")).unwrap();
+    let raw = common::raw_text(&out_dir);
     assert!(
         raw.lines().skip(1).all(|l| l.split(',').count() == 10),
-        "raw.csv rows are whole"
+        "raw.csv.gz rows are whole"
     );
 }
 
@@ -211,8 +211,8 @@ fn sixteen_and_thirty_two_ranks_complete_a_small_check() {
 #[test]
 fn a_full_disk_is_named_and_leaves_no_half_written_file() {
     let cases: [(&str, &[&str]); 2] = [
-        ("report.md", &["raw.csv", "results.json", "summary.csv"]),
-        ("summary.csv", &["raw.csv", "results.json"]),
+        ("report.md", &["raw.csv.gz", "results.json", "summary.csv"]),
+        ("summary.csv", &["raw.csv.gz", "results.json"]),
     ];
     for (full, written) in cases {
         let dir = scratch(&format!("fail-full-{full}"));
@@ -234,7 +234,10 @@ fn a_full_disk_is_named_and_leaves_no_half_written_file() {
         );
         out.expect_in_stderr("No space left on device", "and says why");
         for name in written {
-            let text = std::fs::read_to_string(out_dir.join(name)).unwrap();
+            let text = match *name {
+                "raw.csv.gz" => raw_text(&out_dir),
+                _ => std::fs::read_to_string(out_dir.join(name)).unwrap(),
+            };
             assert!(text.contains("bcast"), "{name} is whole:\n{text}");
         }
         assert_eq!(results(&out_dir)["complete"], true);
@@ -323,7 +326,7 @@ exit $status"#;
     assert_eq!(r["complete"], false, "the last results.json written");
     let kept = r["checks"].as_array().unwrap().len();
     assert!((1..3).contains(&kept), "{kept} cases kept");
-    let raw = std::fs::read_to_string(after.join("raw.csv")).unwrap();
+    let raw = common::raw_text(&after);
     assert!(raw.lines().skip(1).all(|l| l.split(',').count() == 10));
     assert!(
         raw.contains("allreduce,8,"),
@@ -350,7 +353,7 @@ exit $status"#;
         &format!("output directory {mount_s}: Read-only file system"),
         "the error names the directory and says why",
     );
-    for name in ["raw.csv", "results.json"] {
+    for name in ["raw.csv.gz", "results.json"] {
         assert_eq!(
             std::fs::read(before.join(name)).unwrap(),
             std::fs::read(again.join(name)).unwrap(),

@@ -123,11 +123,11 @@ fn runs_on_one_to_five_processes_and_writes_the_files() {
             "{first}\n{}",
             out.text()
         );
-        let raw = std::fs::read_to_string(out_dir.join("raw.csv")).unwrap();
+        let raw = common::raw_text(&out_dir);
         let mut lines = raw.lines();
         assert_eq!(
             lines.next().unwrap(),
-            "collective,size_bytes,count,datatype,op,root,candidate,round,valid,seconds"
+            "collective,size_bytes,count,datatype,op,root,candidate,round,valid,ns"
         );
         let rows: Vec<&str> = lines.collect();
         let count = |field: &str| -> u64 {
@@ -677,9 +677,9 @@ fn late_starts_are_counted_and_reported() {
     );
     let summary = std::fs::read_to_string(out_dir.join("summary.csv")).unwrap();
     assert!(summary.lines().next().unwrap().contains("invalid_share"));
-    // raw.csv has a row for each invalid observation, without seconds, in
+    // raw.csv.gz has a row for each invalid observation, without seconds, in
     // the round it was lost; analysing again counts them.
-    let raw = std::fs::read_to_string(out_dir.join("raw.csv")).unwrap();
+    let raw = common::raw_text(&out_dir);
     let lost: Vec<&str> = raw
         .lines()
         .filter(|l| l.contains(",allreduce_as_allreduce_late,") && !l.contains(",true,"))

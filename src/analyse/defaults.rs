@@ -5,6 +5,7 @@
 //! the number of cases; `analyze`, which has every case in memory anyway,
 //! lends its slice.
 
+use super::rounds::Shape;
 use super::{CaseData, CaseKey, Outcome, Sample};
 use crate::candidates::native::DEFAULT;
 use crate::case::Smaller;
@@ -23,6 +24,11 @@ pub trait Defaults {
     /// The case with `default`'s sample and the smaller size's; other
     /// candidates may be missing.
     fn load(&self, case: usize) -> Cow<'_, CaseData>;
+    /// `default`'s sample summarised, if measured with observations.
+    fn default_shape(&self, case: usize) -> Option<Shape>;
+    /// The smaller size measured in the case's rounds, summarised, if it
+    /// has observations.
+    fn smaller_shape(&self, case: usize) -> Option<(u64, Shape)>;
 }
 
 /// `default`'s sample in `case`, if it was measured with observations.
@@ -47,6 +53,15 @@ impl Defaults for [CaseData] {
 
     fn load(&self, case: usize) -> Cow<'_, CaseData> {
         Cow::Borrowed(&self[case])
+    }
+
+    fn default_shape(&self, case: usize) -> Option<Shape> {
+        measured_default(&self[case]).and_then(Shape::of)
+    }
+
+    fn smaller_shape(&self, case: usize) -> Option<(u64, Shape)> {
+        let smaller = self[case].smaller.as_ref()?;
+        Some((smaller.size_bytes, Shape::of(&smaller.sample)?))
     }
 }
 
@@ -78,6 +93,8 @@ struct Stub {
     at: Location,
     seconds: usize,
     invalid: usize,
+    /// Its middles, selected once when kept.
+    shape: Option<Shape>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -143,6 +160,7 @@ impl Spilled {
             at,
             seconds: sample.seconds.len(),
             invalid: sample.invalid_rounds.len(),
+            shape: Shape::of(sample),
         }
     }
 
@@ -178,6 +196,18 @@ impl Defaults for Spilled {
             .default
             .as_ref()
             .is_some_and(|d| d.outcome == Outcome::Measured && d.seconds > 0)
+    }
+
+    fn default_shape(&self, case: usize) -> Option<Shape> {
+        let default = self.kept[case].default.as_ref()?;
+        (default.outcome == Outcome::Measured)
+            .then(|| default.shape.clone())
+            .flatten()
+    }
+
+    fn smaller_shape(&self, case: usize) -> Option<(u64, Shape)> {
+        let (size_bytes, smaller) = self.kept[case].smaller.as_ref()?;
+        Some((*size_bytes, smaller.shape.clone()?))
     }
 
     fn load(&self, case: usize) -> Cow<'_, CaseData> {

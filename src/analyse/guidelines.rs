@@ -10,8 +10,9 @@
 //! against that sample use the test in force (paired where it is) and count.
 
 use super::defaults::{measured_default, Defaults};
-use super::{compare, CaseData, CaseKey, Options, Sample, Severity, Test};
-use crate::stats::{correction, describe};
+use super::rounds::Shape;
+use super::{compare, compare_rounds, CaseKey, Options, Sample, Severity, Test};
+use crate::stats::correction;
 use serde::{Deserialize, Serialize};
 
 /// Tolerance of split-robustness.
@@ -95,24 +96,76 @@ fn scaled(sample: &Sample, factor: f64) -> Sample {
     }
 }
 
-/// `default`'s sample at `size_bytes` from `large`'s own rounds, if it was
-/// measured there, with the test in force (paired where it is).
-fn shared<'a>(
-    large: &'a CaseData,
-    size_bytes: u64,
-    options: &Options,
-) -> Option<(&'a Sample, Test)> {
-    match &large.smaller {
-        Some(shared) if shared.size_bytes == size_bytes && !shared.sample.seconds.is_empty() => {
-            Some((&shared.sample, options.test))
+/// One sample a guideline compares: `default`'s in a case, or the smaller
+/// size's measured in a case's own rounds.
+#[derive(Clone, Copy)]
+enum Which {
+    Default(usize),
+    Smaller(usize),
+}
+
+impl Which {
+    /// Its summary: the series' medians and the round tests need no more.
+    fn shape<D: Defaults + ?Sized>(self, defaults: &D) -> Shape {
+        match self {
+            Which::Default(case) => defaults.default_shape(case),
+            Which::Smaller(case) => defaults.smaller_shape(case).map(|(_, s)| s),
         }
-        _ => None,
+        .expect("a series holds measured samples")
+    }
+
+    /// Its observations, read back for the tests on all of them.
+    fn sample<D: Defaults + ?Sized>(self, defaults: &D) -> Sample {
+        match self {
+            Which::Default(case) => measured_default(&defaults.load(case))
+                .expect("a series holds cases with a measured default")
+                .clone(),
+            Which::Smaller(case) => defaults
+                .load(case)
+                .smaller
+                .as_ref()
+                .expect("a shared smaller size")
+                .sample
+                .clone(),
+        }
     }
 }
 
-/// `default`'s sample of a case of a series.
-fn measured(case: &CaseData) -> &Sample {
-    measured_default(case).expect("a series holds cases with a measured default")
+/// `default`'s sample at `size_bytes` from the case `large`'s own rounds,
+/// if it was measured there, with the test in force (paired where it is);
+/// else `default`'s sample of the case `small` with the unpaired test.
+fn smaller<D: Defaults + ?Sized>(
+    defaults: &D,
+    large: usize,
+    small: usize,
+    options: &Options,
+) -> (Which, Test, bool) {
+    let size_bytes = defaults.key(small).size_bytes;
+    match defaults.smaller_shape(large) {
+        Some((size, _)) if size == size_bytes => (Which::Smaller(large), options.test, true),
+        _ => (Which::Default(small), options.test.unpaired(), false),
+    }
+}
+
+/// The one-sided p-value of "x is slower than y times `factor`": from the
+/// kept per-round middles for the round tests, else from the observations.
+fn p_value<D: Defaults + ?Sized>(
+    defaults: &D,
+    (x, x_shape): (Which, &Shape),
+    (y, y_shape): (Which, &Shape),
+    factor: f64,
+    test: Test,
+) -> f64 {
+    match test {
+        Test::Rounds | Test::Paired | Test::Sign => {
+            compare_rounds(&x_shape.rounds, &y_shape.rounds.scaled(factor), test).p_value
+        }
+        Test::Mwu | Test::Welch | Test::Ks => {
+            let y = y.sample(defaults);
+            let y = if factor == 1.0 { y } else { scaled(&y, factor) };
+            compare(&x.sample(defaults), &y, test).p_value
+        }
+    }
 }
 
 /// Checks both guidelines on every series.
@@ -140,38 +193,36 @@ pub fn check_series<D: Defaults + ?Sized>(
         .unwrap_or_default()
 }
 
-/// Checks one series, reading at most two cases' samples at a time.
+/// Checks one series from the kept summaries of its samples, reading at
+/// most two cases' observations at a time for the tests on all of them.
 fn check_group<D: Defaults + ?Sized>(
     defaults: &D,
     group: &[usize],
     options: &Options,
 ) -> Guidelines {
     let mut guidelines = Guidelines::default();
-    for pair in group.windows(2) {
+    let shapes: Vec<Shape> = group
+        .iter()
+        .map(|&c| Which::Default(c).shape(defaults))
+        .collect();
+    for (pair, pair_shapes) in group.windows(2).zip(shapes.windows(2)) {
         let small_size = defaults.key(pair[0]).size_bytes;
-        let large_case = defaults.load(pair[1]);
-        let large = measured(&large_case);
-        let apart;
-        let (small, test, shared_rounds) = match shared(&large_case, small_size, options) {
-            Some((small, test)) => (small, test, true),
-            None => {
-                apart = defaults.load(pair[0]);
-                (measured(&apart), options.test.unpaired(), false)
-            }
+        let large = (Which::Default(pair[1]), &pair_shapes[1]);
+        let (small, test, shared_rounds) = smaller(defaults, pair[1], pair[0], options);
+        let small_shape = match small {
+            Which::Smaller(_) => small.shape(defaults),
+            Which::Default(_) => pair_shapes[0].clone(),
         };
-        let (small_median, large_median) = (
-            describe::median(&small.seconds),
-            describe::median(&large.seconds),
-        );
+        let (small_median, large_median) = (small_shape.median(), large.1.median());
         // Medians the timer cannot resolve decide nothing (`super::timer`).
         if super::timer::bound([small_median, large_median], options.timer_resolution_s) {
             continue;
         }
         // Violated when the larger size is significantly faster.
-        let p_value = compare(small, large, test).p_value;
+        let p_value = p_value(defaults, (small, &small_shape), large, 1.0, test);
         let ratio = small_median / large_median;
         guidelines.monotony.push(Finding {
-            key: large_case.key.clone(),
+            key: defaults.key(pair[1]).clone(),
             other_size_bytes: small_size,
             k: None,
             median_s: large_median,
@@ -196,41 +247,47 @@ fn check_group<D: Defaults + ?Sized>(
     // at the first violation, so not every p-value is known.
     let comparisons = (group.len() * group.len().saturating_sub(1) / 2).max(1);
     for (j, &large_index) in group.iter().enumerate() {
-        let large_case = defaults.load(large_index);
-        let large = measured(&large_case);
-        let large_median = describe::median(&large.seconds);
+        let large_key = defaults.key(large_index);
+        let large = (Which::Default(large_index), &shapes[j]);
+        let large_median = shapes[j].median();
         // The largest smaller size that violates, searched from the largest down.
-        let violation = group[..j].iter().rev().find_map(|&small_index| {
-            let size = defaults.key(small_index).size_bytes;
-            let apart;
-            let (small, test, shared_rounds) = match shared(&large_case, size, options) {
-                Some((small, test)) => (small, test, true),
-                None => {
-                    apart = defaults.load(small_index);
-                    (measured(&apart), options.test.unpaired(), false)
-                }
-            };
-            let small_median = describe::median(&small.seconds);
-            if super::timer::bound([small_median, large_median], options.timer_resolution_s) {
-                return None;
-            }
-            let k = large_case.key.size_bytes.div_ceil(size.max(1));
-            let bound = scaled(small, k as f64 * SPLIT_TOLERANCE);
-            let bound_median = describe::median(&bound.seconds);
-            let ratio = large_median / bound_median;
-            let p_value = (compare(large, &bound, test).p_value * comparisons as f64).min(1.0);
-            (ratio > 1.0 && p_value < options.alpha).then(|| Finding {
-                key: large_case.key.clone(),
-                other_size_bytes: size,
-                k: Some(k),
-                median_s: large_median,
-                bound_s: bound_median,
-                ratio,
-                p_value,
-                severity: Severity::of_slowdown(ratio),
-                shared_rounds,
-            })
-        });
+        let violation =
+            group[..j]
+                .iter()
+                .zip(&shapes)
+                .rev()
+                .find_map(|(&small_index, small_shape)| {
+                    let size = defaults.key(small_index).size_bytes;
+                    let (small, test, shared_rounds) =
+                        smaller(defaults, large_index, small_index, options);
+                    let small_shape = match small {
+                        Which::Smaller(_) => small.shape(defaults),
+                        Which::Default(_) => small_shape.clone(),
+                    };
+                    let small_median = small_shape.median();
+                    if super::timer::bound([small_median, large_median], options.timer_resolution_s)
+                    {
+                        return None;
+                    }
+                    let k = large_key.size_bytes.div_ceil(size.max(1));
+                    let factor = k as f64 * SPLIT_TOLERANCE;
+                    let bound_median = small_shape.all.scaled(factor).median();
+                    let ratio = large_median / bound_median;
+                    let p_value = (p_value(defaults, large, (small, &small_shape), factor, test)
+                        * comparisons as f64)
+                        .min(1.0);
+                    (ratio > 1.0 && p_value < options.alpha).then(|| Finding {
+                        key: large_key.clone(),
+                        other_size_bytes: size,
+                        k: Some(k),
+                        median_s: large_median,
+                        bound_s: bound_median,
+                        ratio,
+                        p_value,
+                        severity: Severity::of_slowdown(ratio),
+                        shared_rounds,
+                    })
+                });
         guidelines.split_robustness.extend(violation);
     }
     guidelines
@@ -239,7 +296,7 @@ fn check_group<D: Defaults + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyse::{Correction, Outliers, Test, DEFAULT_MARGIN};
+    use crate::analyse::{CaseData, Correction, Outliers, Test, DEFAULT_MARGIN};
     use crate::candidates::native::DEFAULT;
     use crate::collective::Collective;
     use crate::element::{Datatype, Op};

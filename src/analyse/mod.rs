@@ -18,11 +18,13 @@ pub mod guidelines;
 pub mod history;
 pub mod launches;
 pub mod noise;
+pub mod rounds;
 pub mod timer;
 pub mod usual;
 
 pub use decided::ExitStatus;
 pub use noise::{Noise, NoiseVerdict};
+pub use rounds::RoundMedians;
 pub use usual::{UsualTime, DEFAULT_QMAX};
 
 /// How bad a violation is (MPINPC's labels).
@@ -488,26 +490,41 @@ impl Decisions {
 /// A test of one sample against another, as the options say: one-sided,
 /// "x is slower than y".
 pub fn compare(x: &Sample, y: &Sample, test: Test) -> stats::TestOutcome {
-    let (xs, ys) = tested_values(x, y, test);
+    match test {
+        Test::Mwu | Test::Welch | Test::Ks => {
+            test_values(test, &x.seconds, &y.seconds, Alternative::Greater)
+        }
+        Test::Rounds | Test::Paired | Test::Sign => {
+            compare_rounds(&RoundMedians::of(x), &RoundMedians::of(y), test)
+        }
+    }
+}
+
+/// [`compare`] of samples already summarised by round, for the tests on
+/// per-round medians.
+pub fn compare_rounds(x: &RoundMedians, y: &RoundMedians, test: Test) -> stats::TestOutcome {
+    let (xs, ys) = round_values(x, y, test);
     test_values(test, &xs, &ys, Alternative::Greater)
 }
 
-/// The values a test compares: all observations, or the per-round medians
-/// (of the rounds both samples have, in round order, when paired).
-fn tested_values(x: &Sample, y: &Sample, test: Test) -> (Vec<f64>, Vec<f64>) {
+/// The per-round medians a round test compares (of the rounds both
+/// samples have, in round order, when paired).
+fn round_values(x: &RoundMedians, y: &RoundMedians, test: Test) -> (Vec<f64>, Vec<f64>) {
     match test {
-        Test::Mwu | Test::Welch | Test::Ks => (x.seconds.clone(), y.seconds.clone()),
-        Test::Rounds => (round_medians(x), round_medians(y)),
-        Test::Paired | Test::Sign => {
-            let ys = by_round(y);
-            by_round(x)
-                .into_iter()
-                .filter_map(|(r, xs)| {
-                    let (_, of_y) = ys.iter().find(|(ry, _)| *ry == r)?;
-                    Some((describe::median(&xs), describe::median(of_y)))
-                })
-                .unzip()
-        }
+        Test::Paired | Test::Sign => x.paired(y),
+        _ => (x.medians(), y.medians()),
+    }
+}
+
+/// The values a test compares: all observations, or the per-round medians.
+fn tested_values(
+    x: (&Sample, &RoundMedians),
+    y: (&Sample, &RoundMedians),
+    test: Test,
+) -> (Vec<f64>, Vec<f64>) {
+    match test {
+        Test::Mwu | Test::Welch | Test::Ks => (x.0.seconds.clone(), y.0.seconds.clone()),
+        Test::Rounds | Test::Paired | Test::Sign => round_values(x.1, y.1, test),
     }
 }
 
@@ -523,32 +540,16 @@ fn test_values(test: Test, x: &[f64], y: &[f64], alternative: Alternative) -> st
     }
 }
 
-/// The observations of each round, in round order.
-fn by_round(sample: &Sample) -> Vec<(u32, Vec<f64>)> {
-    let mut rounds: Vec<(u32, Vec<f64>)> = Vec::new();
-    for (&s, &r) in sample.seconds.iter().zip(&sample.rounds) {
-        match rounds.iter_mut().find(|(round, _)| *round == r) {
-            Some((_, seconds)) => seconds.push(s),
-            None => rounds.push((r, vec![s])),
-        }
-    }
-    rounds.sort_by_key(|(r, _)| *r);
-    rounds
-}
-
 /// The median of each round's observations.
 pub fn round_medians(sample: &Sample) -> Vec<f64> {
-    by_round(sample)
-        .iter()
-        .map(|(_, seconds)| describe::median(seconds))
-        .collect()
+    RoundMedians::of(sample).medians()
 }
 
 /// Drops Tukey outliers per round; returns how many were removed.
 fn filter_outliers(sample: &mut Sample) -> usize {
     let (mut seconds, mut kept_rounds) = (Vec::new(), Vec::new());
     let mut removed = 0;
-    for (r, of_round) in by_round(sample) {
+    for (r, of_round) in rounds::by_round(sample) {
         let (kept, dropped) = stats::outliers::tukey(&of_round);
         removed += dropped;
         kept_rounds.extend(std::iter::repeat_n(r, kept.len()));
@@ -567,6 +568,7 @@ pub fn verdicts(cases: &[CaseData], options: &Options) -> Vec<Verdict> {
 /// The summary of one candidate, without the comparison with `default`.
 fn summarise(
     sample: &Sample,
+    rounds: &RoundMedians,
     outliers_removed: usize,
     usual: Option<UsualTime>,
 ) -> CandidateSummary {
@@ -578,9 +580,9 @@ fn summarise(
         }),
         outcome => outcome.clone(),
     };
-    let summary = measured.then(|| describe::summarize(&sample.seconds));
-    let rounds = by_round(sample);
-    let medians: Vec<f64> = rounds.iter().map(|(_, s)| describe::median(s)).collect();
+    let quartiles = measured
+        .then(|| describe::quartiles(&sample.seconds))
+        .flatten();
     CandidateSummary {
         name: sample.name.clone(),
         verified: outcome.verified(),
@@ -588,12 +590,12 @@ fn summarise(
         n: sample.seconds.len(),
         invalid: sample.invalid_rounds.len(),
         outliers_removed,
-        median_s: summary.as_ref().map(|s| s.median),
-        q1_s: summary.as_ref().map(|s| s.q1),
-        q3_s: summary.as_ref().map(|s| s.q3),
-        rounds: medians.len(),
-        min_round_n: rounds.iter().map(|(_, s)| s.len()).min().unwrap_or(0),
-        round_median_s: measured.then(|| describe::median(&medians)),
+        median_s: quartiles.map(|q| q[1]),
+        q1_s: quartiles.map(|q| q[0]),
+        q3_s: quartiles.map(|q| q[2]),
+        rounds: rounds.len(),
+        min_round_n: rounds.counts.iter().copied().min().unwrap_or(0),
+        round_median_s: measured.then(|| describe::median(&rounds.medians())),
         slowdown: None,
         p_value: None,
         p_adjusted: None,
@@ -619,11 +621,14 @@ fn verdict(case: &CaseData, options: &Options) -> Verdict {
             (Outliers::Tmax, Some(fit)) => usual::drop_above_tmax(sample, &fit.fit),
         };
     }
+    // Each candidate's rounds once, for every comparison that follows.
+    let rounds: Vec<RoundMedians> = samples.iter().map(RoundMedians::of).collect();
     let mut candidates: Vec<CandidateSummary> = samples
         .iter()
+        .zip(&rounds)
         .zip(removed)
         .zip(fits)
-        .map(|((sample, removed), fit)| summarise(sample, removed, fit))
+        .map(|(((sample, rounds), removed), fit)| summarise(sample, rounds, removed, fit))
         .collect();
     let default = samples
         .iter()
@@ -649,7 +654,11 @@ fn verdict(case: &CaseData, options: &Options) -> Verdict {
     if let Some(d) = default {
         let default_median = candidates[d].round_median_s.expect("measured");
         for &c in &compared {
-            let (xs, ys) = tested_values(&samples[d], &samples[c], options.test);
+            let (xs, ys) = tested_values(
+                (&samples[d], &rounds[d]),
+                (&samples[c], &rounds[c]),
+                options.test,
+            );
             let p = |x: &[f64], y: &[f64], alternative| {
                 test_values(options.test, x, y, alternative).p_value
             };

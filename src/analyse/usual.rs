@@ -4,7 +4,7 @@
 //! the `--outliers tmax` filter.
 
 use crate::case::{Outcome, Sample};
-use crate::stats::usual::{self, Histogram, Usual};
+use crate::stats::usual::{self, Histogram, Usual, Windows};
 use serde::{Deserialize, Serialize};
 
 /// The most bins a stored histogram has: enough to see a shape, small
@@ -33,27 +33,23 @@ pub fn of(sample: &Sample, resolution_s: f64, qmax: f64) -> Option<UsualTime> {
     if sample.outcome != Outcome::Measured {
         return None;
     }
-    let fit = usual::fit(&sample.seconds, resolution_s, qmax)?;
-    let histogram = plot_histogram(&fit, &sample.seconds);
+    let (fit, windows) = usual::fit_with_windows(&sample.seconds, resolution_s, qmax)?;
+    let histogram = plot_histogram(&fit, &windows);
     Some(UsualTime { fit, histogram })
 }
 
 /// Bins of g windows, g chosen so that at most [`PLOT_BINS`] bins reach
 /// past t_max: to the last occupied window, but no further than twice the
 /// usual windows 0 … k_q (and at least one window past them).
-fn plot_histogram(fit: &Usual, observations: &[f64]) -> Histogram {
+fn plot_histogram(fit: &Usual, windows: &Windows) -> Histogram {
     let usual_windows = fit.quantile_window.saturating_add(1);
-    let last = observations
-        .iter()
-        .map(|&t| fit.window_of(t))
-        .max()
-        .unwrap_or(0);
+    let last = windows.occupied.last().map_or(0, |&(k, _)| k);
     let reach = usual_windows
         .saturating_add(1)
         .max(last.saturating_add(1).min(usual_windows.saturating_mul(2)));
     let per_bin = reach.div_ceil(PLOT_BINS as u64).max(1);
     let bins = reach.div_ceil(per_bin) as usize;
-    fit.histogram_binned(observations, per_bin, bins)
+    fit.histogram_of_windows(&windows.occupied, per_bin, bins)
 }
 
 /// `--outliers tmax`: drops the observations above the candidate's t_max

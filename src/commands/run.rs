@@ -83,7 +83,8 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
         }
         Baseline::Launches(launches) => Prepared::Launches(launches),
     });
-    // Rank 0 keeps each case's verdict; its observations go to raw.csv.
+    // Rank 0 keeps each case's verdict; its observations go to raw.csv.gz
+    // (or as `--raw` says).
     let mut decisions = Decisions::default();
     let mut progress = leader.then(|| Progress::start(plan.expected().as_secs_f64()));
     for (i, case) in plan.cases.iter().enumerate() {
@@ -97,8 +98,9 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
         };
         let data = measure::measure_case(ctx, case, &plan.settings, &mut harness, &events);
         if leader {
-            if let Err(e) = store::raw::append(&args.output, &data) {
-                report::warning(&format!("cannot append to raw.csv: {e}"));
+            if let Err(e) = store::raw::append(&args.output, args.raw, &data) {
+                let name = args.raw.file_name().unwrap_or_default();
+                report::warning(&format!("cannot append to {name}: {e}"));
             }
             decisions.add(&data, &options);
             record_costs(&mut meta, &harness);
@@ -212,7 +214,7 @@ fn create_output(ctx: &Context, args: &RunArgs) -> Result<(), String> {
     let mut ok = 1u8;
     let mut message = String::new();
     if ctx.rank() == 0 {
-        if let Err(e) = store::create(dir) {
+        if let Err(e) = store::create(dir, args.raw) {
             ok = 0;
             message = format!("output directory {}: {e}", dir.display());
         }

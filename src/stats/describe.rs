@@ -46,11 +46,20 @@ pub fn quantile(sorted: &[f64], q: f64) -> f64 {
     if n == 0 || q.is_nan() {
         return f64::NAN;
     }
+    let (below, above, t) = quantile_position(n, q);
+    lerp(sorted[below], sorted[above], t)
+}
+
+/// The order statistics (0-based, ascending) that quantile `q` of n values
+/// interpolates between, and the weight of the upper one.
+pub(super) fn quantile_position(n: usize, q: f64) -> (usize, usize, f64) {
     let position = (n - 1) as f64 * q.clamp(0.0, 1.0);
     let below = (position.floor() as usize).min(n - 1);
     let above = (below + 1).min(n - 1);
-    let t = position - below as f64;
-    let (a, b) = (sorted[below], sorted[above]);
+    (below, above, position - below as f64)
+}
+
+pub(super) fn lerp(a: f64, b: f64, t: f64) -> f64 {
     let diff = b - a;
     // NumPy's _lerp: interpolate from the nearer end, which keeps results monotone in q.
     if t >= 0.5 {
@@ -85,6 +94,74 @@ pub fn summarize(values: &[f64]) -> Summary {
         max: sorted.last().copied().unwrap_or(f64::NAN),
         mean: mean(values),
     }
+}
+
+/// The first quartile, median and third quartile of `values` (any order),
+/// to the bit as [`summarize`] gives them, by selection instead of a sort:
+/// O(n). None when empty.
+pub fn quartiles(values: &[f64]) -> Option<[f64; 3]> {
+    let n = values.len();
+    if n == 0 {
+        return None;
+    }
+    let quartile = |q| quantile_position(n, q);
+    let (q1, q3) = (quartile(0.25), quartile(0.75));
+    let mut wanted = vec![q1.0, q1.1, (n - 1) / 2, n / 2, q3.0, q3.1];
+    wanted.sort_unstable();
+    wanted.dedup();
+    // As `sorted`: -0.0 ties with 0.0.
+    let mut copy: Vec<f64> = values.iter().map(|&v| v + 0.0).collect();
+    let mut found = vec![0.0; wanted.len()];
+    select_all(&mut copy, 0, &wanted, &mut found);
+    let at = |k: usize| found[wanted.binary_search(&k).expect("selected")];
+    let median = match n % 2 {
+        1 => at(n / 2),
+        _ => (at(n / 2 - 1) + at(n / 2)) / 2.0,
+    };
+    Some([
+        lerp(at(q1.0), at(q1.1), q1.2),
+        median,
+        lerp(at(q3.0), at(q3.1), q3.2),
+    ])
+}
+
+/// Quantile `q` of `values` in any order, to the bit as [`quantile`] of
+/// [`sorted`] values, by selection: O(n). NaN when empty.
+pub fn quantile_unsorted(values: &[f64], q: f64) -> f64 {
+    let n = values.len();
+    if n == 0 || q.is_nan() {
+        return f64::NAN;
+    }
+    let (below, above, t) = quantile_position(n, q);
+    let wanted: Vec<usize> = match below == above {
+        true => vec![below],
+        false => vec![below, above],
+    };
+    let mut copy: Vec<f64> = values.iter().map(|&v| v + 0.0).collect();
+    let mut found = vec![0.0; wanted.len()];
+    select_all(&mut copy, 0, &wanted, &mut found);
+    lerp(found[0], found[found.len() - 1], t)
+}
+
+/// Puts in `found[i]` the `wanted[i]`-th smallest of `values` (whose first
+/// element is the `offset`-th of the whole): each selection splits the
+/// rest, so a few order statistics cost O(n) together.
+fn select_all(values: &mut [f64], offset: usize, wanted: &[usize], found: &mut [f64]) {
+    if wanted.is_empty() {
+        return;
+    }
+    let middle = wanted.len() / 2;
+    let k = wanted[middle] - offset;
+    let (below, &mut value, above) = values.select_nth_unstable_by(k, f64::total_cmp);
+    found[middle] = value;
+    let (found_below, found_above) = found.split_at_mut(middle);
+    select_all(below, offset, &wanted[..middle], found_below);
+    select_all(
+        above,
+        offset + k + 1,
+        &wanted[middle + 1..],
+        &mut found_above[1..],
+    );
 }
 
 /// Arithmetic mean; NaN when empty.
@@ -125,6 +202,25 @@ mod tests {
         assert!(median(&[]).is_nan());
         assert_eq!(median_sorted(&[1.0, 2.0, 3.0, 4.0]), 2.5);
         assert!(median_sorted(&[]).is_nan());
+    }
+
+    #[test]
+    fn quartiles_by_selection_are_summarize_s_to_the_bit() {
+        for n in [1usize, 2, 3, 4, 5, 8, 101, 1000] {
+            // A scrambled, tied sample with a negative zero.
+            let values: Vec<f64> = (0..n)
+                .map(|i| ((i * 7919) % 97) as f64 * 0.37 - 3.0)
+                .chain(std::iter::once(-0.0))
+                .collect();
+            let s = summarize(&values);
+            let [q1, median, q3] = quartiles(&values).unwrap();
+            assert_eq!(
+                [q1.to_bits(), median.to_bits(), q3.to_bits()],
+                [s.q1.to_bits(), s.median.to_bits(), s.q3.to_bits()],
+                "n = {n}"
+            );
+        }
+        assert_eq!(quartiles(&[]), None);
     }
 
     #[test]

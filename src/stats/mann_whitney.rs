@@ -139,7 +139,11 @@ fn permutation_pmf(groups: &[super::ties::TieGroup], nx: usize, ny: usize) -> Ve
         let ways: Vec<f64> = (0..=t as u64).map(|j| binomial(t as u64, j)).collect();
         taken = (taken + t).min(size);
         for k in (0..=taken).rev() {
-            for s in (0..width).rev() {
+            // Groups come in ascending rank: k values taken so far sum to
+            // at most k doubled ranks of this group, and every count above
+            // that is zero (skipping them adds nothing but 0.0).
+            let reach = k.saturating_mul(twice_rank).min(width - 1);
+            for s in (0..=reach).rev() {
                 let mut sum = 0.0;
                 for (j, &w) in ways.iter().enumerate().skip(1).take(k) {
                     if let Some(from) = s.checked_sub(j * twice_rank) {

@@ -51,7 +51,7 @@ use serde::{Deserialize, Serialize};
 use statrs::distribution::{ChiSquared, ContinuousCDF, Discrete, DiscreteCDF, Poisson};
 use statrs::function::gamma::ln_gamma;
 
-use super::describe::{quantile, sorted};
+use super::describe::{lerp, quantile_position, quantile_unsorted};
 
 /// Fewest observations [`fit`] accepts: 4 pooled bins of [`MIN_EXPECTED`]
 /// can then exist, a χ² test with 2 degrees of freedom.
@@ -172,8 +172,19 @@ pub struct Histogram {
 /// fewer than [`MIN_OBSERVATIONS`], a non-finite time, a resolution not
 /// > 0, or q_max outside (0, 1) (q_max = 1 would accept any time).
 pub fn fit(observations: &[f64], resolution_s: f64, qmax: f64) -> Option<Usual> {
-    let m = window_ticks(observations, resolution_s)?;
-    fit_windowed(observations, resolution_s, m, qmax)
+    fit_with_windows(observations, resolution_s, qmax).map(|(fit, _)| fit)
+}
+
+/// [`fit`], and the window indices it was fitted to (what a histogram of
+/// the observations needs), from one count of the observations' ticks.
+pub fn fit_with_windows(
+    observations: &[f64],
+    resolution_s: f64,
+    qmax: f64,
+) -> Option<(Usual, Windows)> {
+    let ticks = Ticks::new(observations, resolution_s)?;
+    let m = ticks.window_ticks();
+    fit_counted(observations, &ticks, m, qmax)
 }
 
 /// [`fit`] with windows of `window_ticks` ticks (1: the seed's window =
@@ -184,10 +195,22 @@ pub fn fit_windowed(
     window_ticks: u64,
     qmax: f64,
 ) -> Option<Usual> {
+    let ticks = Ticks::new(observations, resolution_s)?;
+    fit_counted(observations, &ticks, window_ticks, qmax).map(|(fit, _)| fit)
+}
+
+/// [`fit_windowed`] from the observations' ticks, counted once.
+fn fit_counted(
+    observations: &[f64],
+    ticks: &Ticks,
+    window_ticks: u64,
+    qmax: f64,
+) -> Option<(Usual, Windows)> {
+    let resolution_s = ticks.resolution_s;
     if observations.len() < MIN_OBSERVATIONS || !(qmax > 0.0 && qmax < 1.0) {
         return None;
     }
-    let windows = Windows::new(observations, resolution_s, window_ticks)?;
+    let windows = ticks.windows(window_ticks)?;
     let poisson = windows.fit(Model::Poisson);
     let exponential = windows.fit(Model::Exponential);
     let (chosen, other) = if exponential.log_likelihood > poisson.log_likelihood {
@@ -209,7 +232,7 @@ pub fn fit_windowed(
         }
     }
     let gof = chosen.gof;
-    Some(Usual {
+    let usual = Usual {
         model: chosen.model,
         lambda: chosen.lambda,
         lambda_ci: chosen.lambda_ci,
@@ -230,24 +253,117 @@ pub fn fit_windowed(
         fit_p: gof.map(|g| g.p_value),
         other_log_likelihood: other.log_likelihood,
         other_fit_p: other.gof.map(|g| g.p_value),
-        empirical_tmax_s: quantile(&sorted(observations), qmax),
+        empirical_tmax_s: quantile_unsorted(observations, qmax),
         n: observations.len(),
-    })
+    };
+    Some((usual, windows))
 }
 
 /// The window rule: m = max(1, ⌊2·IQR / ∛n⌋) ticks, the IQR (NumPy's linear
 /// quantiles) of the errors in ticks. None for no observations, a
 /// non-finite one, or a resolution not > 0.
 pub fn window_ticks(observations: &[f64], resolution_s: f64) -> Option<u64> {
-    let tmin = valid_min(observations, resolution_s)?;
-    let ticks: Vec<f64> = observations
-        .iter()
-        .map(|&t| ticks(t, tmin, resolution_s) as f64)
-        .collect();
-    let ticks = sorted(&ticks);
-    let iqr = quantile(&ticks, 0.75) - quantile(&ticks, 0.25);
-    let width = (2.0 * iqr / (ticks.len() as f64).cbrt()).floor();
-    Some((width as u64).max(1))
+    Some(Ticks::new(observations, resolution_s)?.window_ticks())
+}
+
+/// The observations' errors t − min(S) in whole ticks, counted: what the
+/// window rule, the windows and their histograms need, without a sort
+/// where the ticks are few (a table of counts), with one otherwise.
+struct Ticks {
+    resolution_s: f64,
+    tmin_s: f64,
+    n: usize,
+    /// (tick, count) of each occupied tick, ascending.
+    counts: Vec<(u64, u64)>,
+}
+
+impl Ticks {
+    fn new(observations: &[f64], resolution_s: f64) -> Option<Ticks> {
+        let tmin_s = valid_min(observations, resolution_s)?;
+        let n = observations.len();
+        // A table of counts up to a few ticks per observation; the rare
+        // ticks beyond it are sorted.
+        let table_len = 4 * n + 1024;
+        let mut table = vec![0u64; table_len];
+        let mut beyond = Vec::new();
+        let mut largest = 0;
+        for &t in observations {
+            let tick = ticks(t, tmin_s, resolution_s);
+            match table.get_mut(tick as usize) {
+                Some(count) => {
+                    *count += 1;
+                    largest = largest.max(tick);
+                }
+                None => beyond.push(tick),
+            }
+        }
+        beyond.sort_unstable();
+        let mut counts: Vec<(u64, u64)> = table[..=largest as usize]
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c > 0)
+            .map(|(tick, &c)| (tick as u64, c))
+            .collect();
+        for tick in beyond {
+            match counts.last_mut() {
+                Some((last, c)) if *last == tick => *c += 1,
+                _ => counts.push((tick, 1)),
+            }
+        }
+        Some(Ticks {
+            resolution_s,
+            tmin_s,
+            n,
+            counts,
+        })
+    }
+
+    /// The window rule on the counted ticks.
+    fn window_ticks(&self) -> u64 {
+        let iqr = self.quantile(0.75) - self.quantile(0.25);
+        let width = (2.0 * iqr / (self.n as f64).cbrt()).floor();
+        (width as u64).max(1)
+    }
+
+    /// Quantile `q` of the ticks, as NumPy's linear interpolation.
+    fn quantile(&self, q: f64) -> f64 {
+        let (below, above, t) = quantile_position(self.n, q);
+        lerp(self.nth(below) as f64, self.nth(above) as f64, t)
+    }
+
+    /// The `k`-th smallest tick (0-based).
+    fn nth(&self, k: usize) -> u64 {
+        let mut seen = 0;
+        for &(tick, count) in &self.counts {
+            seen += count as usize;
+            if k < seen {
+                return tick;
+            }
+        }
+        self.counts.last().map_or(0, |&(tick, _)| tick)
+    }
+
+    /// The window indices of windows of `window_ticks` ticks; None for 0.
+    fn windows(&self, window_ticks: u64) -> Option<Windows> {
+        if window_ticks == 0 {
+            return None;
+        }
+        let mut occupied: Vec<(u64, u64)> = Vec::new();
+        for &(tick, count) in &self.counts {
+            let window = tick / window_ticks;
+            match occupied.last_mut() {
+                Some((w, c)) if *w == window => *c += count,
+                _ => occupied.push((window, count)),
+            }
+        }
+        Some(Windows {
+            resolution_s: self.resolution_s,
+            window_ticks,
+            tmin_s: self.tmin_s,
+            n: self.n,
+            occupied,
+        })
+    }
 }
 
 /// min(S) when the inputs are usable.
@@ -270,29 +386,7 @@ impl Windows {
     /// Window indices of `observations`; None as [`window_ticks`] or for
     /// `window_ticks` = 0.
     pub fn new(observations: &[f64], resolution_s: f64, window_ticks: u64) -> Option<Windows> {
-        let tmin_s = valid_min(observations, resolution_s)?;
-        if window_ticks == 0 {
-            return None;
-        }
-        let mut k: Vec<u64> = observations
-            .iter()
-            .map(|&t| ticks(t, tmin_s, resolution_s) / window_ticks)
-            .collect();
-        k.sort_unstable();
-        let mut occupied: Vec<(u64, u64)> = Vec::new();
-        for window in k {
-            match occupied.last_mut() {
-                Some((w, c)) if *w == window => *c += 1,
-                _ => occupied.push((window, 1)),
-            }
-        }
-        Some(Windows {
-            resolution_s,
-            window_ticks,
-            tmin_s,
-            n: observations.len(),
-            occupied,
-        })
+        Ticks::new(observations, resolution_s)?.windows(window_ticks)
     }
 
     pub fn window_s(&self) -> f64 {
@@ -599,20 +693,37 @@ impl Usual {
         windows_per_bin: u64,
         max_bins: usize,
     ) -> Histogram {
+        let mut occupied: Vec<(u64, u64)> = observations
+            .iter()
+            .map(|&t| (self.window_of(t), 1))
+            .collect();
+        occupied.sort_unstable();
+        self.histogram_of_windows(&occupied, windows_per_bin, max_bins)
+    }
+
+    /// [`Usual::histogram_binned`] of observations given as (window index,
+    /// count) pairs, as [`Windows`] holds them for the fitted ones.
+    pub fn histogram_of_windows(
+        &self,
+        occupied: &[(u64, u64)],
+        windows_per_bin: u64,
+        max_bins: usize,
+    ) -> Histogram {
         let g = windows_per_bin.max(1);
-        let bin_of = |t: f64| self.window_of(t) / g;
-        let last_occupied = observations.iter().map(|&t| bin_of(t)).max().unwrap_or(0);
+        let last_occupied = occupied.iter().map(|&(k, _)| k / g).max().unwrap_or(0);
         let shown = (last_occupied.saturating_add(1)).min(max_bins as u64) as usize;
         let mut counts = vec![0u64; shown];
         let mut beyond = 0;
-        for &t in observations {
-            match counts.get_mut(bin_of(t) as usize) {
-                Some(c) => *c += 1,
-                None => beyond += 1,
+        let mut total = 0;
+        for &(k, count) in occupied {
+            total += count;
+            match counts.get_mut((k / g) as usize) {
+                Some(c) => *c += count,
+                None => beyond += count,
             }
         }
         let dist = Dist::new(self.model, self.lambda, self.window_s);
-        let n = observations.len() as f64;
+        let n = total as f64;
         let expected: Vec<f64> = (0..shown as u64)
             .map(|j| n * dist.mass(j * g, j * g + g - 1))
             .collect();

@@ -1,4 +1,5 @@
-//! A run's files: `raw.csv` (observations), `results.json` (everything
+//! A run's files: `raw.csv.gz` or `raw.csv` (observations, [`raw`]),
+//! `results.json` (everything
 //! decided), and the reports written beside them. Writing and reading them
 //! is this module's job alone.
 
@@ -13,7 +14,8 @@ use crate::report::compare::Comparison;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// A saved run: its `results.json` if there is one, and its cases from `raw.csv`.
+/// A saved run: its `results.json` if there is one, and its cases from
+/// its observations (`raw.csv.gz` or `raw.csv`).
 pub struct Saved {
     pub results: Option<Results>,
     pub cases: Vec<CaseData>,
@@ -27,7 +29,7 @@ pub fn load(dir: &Path) -> Result<Saved, String> {
     } else {
         None
     };
-    let raw_path = dir.join("raw.csv");
+    let raw_path = raw::find(dir).unwrap_or_else(|| dir.join(raw::CSV_GZ));
     let rows = raw::read(&raw_path).map_err(|e| format!("{}: {e}", raw_path.display()))?;
     let cases =
         raw::cases(&rows, results.as_ref()).map_err(|e| format!("{}: {e}", raw_path.display()))?;
@@ -46,7 +48,7 @@ pub fn load_baseline(path: &Path) -> Result<Saved, String> {
 
 /// Whether `dir` holds a run.
 fn is_run(dir: &Path) -> bool {
-    dir.join("results.json").is_file() || dir.join("raw.csv").is_file()
+    dir.join("results.json").is_file() || raw::find(dir).is_some()
 }
 
 /// The runs `paths` name, each a run (its directory or its results.json)
@@ -76,7 +78,7 @@ pub fn runs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
             .collect();
         if inside.is_empty() {
             return Err(format!(
-                "{}: neither a run (results.json, raw.csv) nor a directory of runs",
+                "{}: neither a run (results.json, raw.csv.gz, raw.csv) nor a directory of runs",
                 path.display()
             ));
         }
@@ -125,10 +127,10 @@ pub fn write_history(dir: &Path, history: &History) -> Result<(), WriteError> {
     write_atomically(dir, "history.json", json.as_bytes())
 }
 
-/// Creates the output directory with an empty `raw.csv`.
-pub fn create(dir: &Path) -> std::io::Result<()> {
+/// Creates the output directory with an empty observations file of `raw`.
+pub fn create(dir: &Path, raw: raw::RawFormat) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    raw::create(dir)
+    raw::create(dir, raw)
 }
 
 /// A file that could not be written, and why.

@@ -50,6 +50,23 @@ pub fn results(dir: &Path) -> serde_json::Value {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// A run's observations in `dir` as CSV text: `raw.csv.gz` decompressed
+/// (every member), else `raw.csv`.
+pub fn raw_text(dir: &Path) -> String {
+    use std::io::Read;
+    let gz = dir.join("raw.csv.gz");
+    if gz.is_file() {
+        let file = std::fs::File::open(&gz).unwrap();
+        let mut text = String::new();
+        flate2::read::MultiGzDecoder::new(file)
+            .read_to_string(&mut text)
+            .unwrap_or_else(|e| panic!("{}: {e}", gz.display()));
+        return text;
+    }
+    let path = dir.join("raw.csv");
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
 /// A fresh, short directory for one launch's Open MPI session files (the
 /// launcher removes what it puts in; the empty directory stays in /tmp).
 fn session_root() -> PathBuf {

@@ -1,0 +1,250 @@
+//! A sample's observations summarised once: the two middle observations of
+//! each round and of the whole sample. The round tests, the slowdowns, the
+//! sensitivity search and the universal guidelines need nothing more, so
+//! each candidate is grouped by round and its medians selected (not
+//! sorted) once, however many comparisons follow.
+
+use crate::case::Sample;
+
+/// The two middle observations of some values (equal for an odd count):
+/// their median, also after scaling every value by a positive factor,
+/// comes out to the bit as `describe::median` of the values would.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Middles {
+    lower: f64,
+    upper: f64,
+    odd: bool,
+}
+
+impl Middles {
+    /// The middles of `values` (reordered); None when empty.
+    pub fn select(values: &mut [f64]) -> Option<Middles> {
+        let n = values.len();
+        if n == 0 {
+            return None;
+        }
+        let (below, &mut upper, _) = values.select_nth_unstable_by(n / 2, f64::total_cmp);
+        let lower = match n % 2 {
+            1 => upper,
+            _ => below
+                .iter()
+                .copied()
+                .max_by(f64::total_cmp)
+                .unwrap_or(upper),
+        };
+        Some(Middles {
+            lower,
+            upper,
+            odd: n % 2 == 1,
+        })
+    }
+
+    /// The median, as NumPy computes it.
+    pub fn median(&self) -> f64 {
+        match self.odd {
+            true => self.upper,
+            false => (self.lower + self.upper) / 2.0,
+        }
+    }
+
+    /// The middles of the values times `factor` (> 0): multiplying by a
+    /// positive number keeps their order.
+    pub fn scaled(&self, factor: f64) -> Middles {
+        Middles {
+            lower: self.lower * factor,
+            upper: self.upper * factor,
+            odd: self.odd,
+        }
+    }
+}
+
+/// A sample's rounds with observations, ascending, and the middles of each.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RoundMedians {
+    /// The round numbers.
+    pub rounds: Vec<u32>,
+    /// Observations in each round.
+    pub counts: Vec<usize>,
+    middles: Vec<Middles>,
+}
+
+impl RoundMedians {
+    /// Groups `sample` by round and selects each round's middles.
+    pub fn of(sample: &Sample) -> RoundMedians {
+        let mut of_rounds = RoundMedians::default();
+        let mut scratch = Vec::new();
+        for_each_round(sample, &mut scratch, |round, values| {
+            of_rounds.rounds.push(round);
+            of_rounds.counts.push(values.len());
+            of_rounds
+                .middles
+                .push(Middles::select(values).expect("a round has observations"));
+        });
+        of_rounds
+    }
+
+    /// How many rounds have observations.
+    pub fn len(&self) -> usize {
+        self.rounds.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rounds.is_empty()
+    }
+
+    /// The median of each round, in round order.
+    pub fn medians(&self) -> Vec<f64> {
+        self.middles.iter().map(Middles::median).collect()
+    }
+
+    /// The same rounds with every observation times `factor` (> 0).
+    pub fn scaled(&self, factor: f64) -> RoundMedians {
+        RoundMedians {
+            middles: self.middles.iter().map(|m| m.scaled(factor)).collect(),
+            ..self.clone()
+        }
+    }
+
+    /// The medians of the rounds both have, in round order, paired.
+    pub fn paired(&self, other: &RoundMedians) -> (Vec<f64>, Vec<f64>) {
+        self.rounds
+            .iter()
+            .zip(&self.middles)
+            .filter_map(|(round, mine)| {
+                let at = other.rounds.binary_search(round).ok()?;
+                Some((mine.median(), other.middles[at].median()))
+            })
+            .unzip()
+    }
+}
+
+/// What the universal guidelines need of a `default` sample: the middles
+/// of all its observations (their median) and of each round (the round
+/// tests), kept so that a series is compared without re-reading samples.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Shape {
+    pub all: Middles,
+    pub rounds: RoundMedians,
+}
+
+impl Shape {
+    /// None for a sample without observations.
+    pub fn of(sample: &Sample) -> Option<Shape> {
+        let all = Middles::select(&mut sample.seconds.clone())?;
+        Some(Shape {
+            all,
+            rounds: RoundMedians::of(sample),
+        })
+    }
+
+    /// The median of all observations.
+    pub fn median(&self) -> f64 {
+        self.all.median()
+    }
+
+    /// Every observation times `factor` (> 0).
+    pub fn scaled(&self, factor: f64) -> Shape {
+        Shape {
+            all: self.all.scaled(factor),
+            rounds: self.rounds.scaled(factor),
+        }
+    }
+}
+
+/// Calls `visit` with each round's observations (in their order within the
+/// round), rounds ascending: at once for observations stored round after
+/// round, as `measure` stores them, else by counting.
+fn for_each_round(sample: &Sample, scratch: &mut Vec<f64>, mut visit: impl FnMut(u32, &mut [f64])) {
+    let n = sample.seconds.len().min(sample.rounds.len());
+    let (seconds, rounds) = (&sample.seconds[..n], &sample.rounds[..n]);
+    if rounds.windows(2).all(|w| w[0] <= w[1]) {
+        let mut start = 0;
+        while start < rounds.len() {
+            let round = rounds[start];
+            let end = start + rounds[start..].partition_point(|&r| r == round);
+            scratch.clear();
+            scratch.extend_from_slice(&seconds[start..end]);
+            visit(round, scratch);
+            start = end;
+        }
+        return;
+    }
+    for (round, values) in by_round(sample) {
+        scratch.clear();
+        scratch.extend_from_slice(&values);
+        visit(round, scratch);
+    }
+}
+
+/// The observations of each round, in round order, each round's in their
+/// order in the sample.
+pub fn by_round(sample: &Sample) -> Vec<(u32, Vec<f64>)> {
+    let mut distinct = sample.rounds.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let mut grouped: Vec<(u32, Vec<f64>)> = distinct.iter().map(|&r| (r, Vec::new())).collect();
+    for (&s, r) in sample.seconds.iter().zip(&sample.rounds) {
+        let at = distinct.binary_search(r).expect("every round is listed");
+        grouped[at].1.push(s);
+    }
+    grouped
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::case::Outcome;
+    use crate::stats::describe;
+    use rand::{Rng, SeedableRng};
+
+    fn sample(seconds: Vec<f64>, rounds: Vec<u32>) -> Sample {
+        Sample {
+            name: "x".into(),
+            outcome: Outcome::Measured,
+            seconds,
+            rounds,
+            invalid_rounds: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn medians_match_describe_to_the_bit_in_any_order_and_scaled() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        for ordered in [true, false] {
+            let n = 1000;
+            let seconds: Vec<f64> = (0..n).map(|_| rng.gen_range(1e-6..2e-6)).collect();
+            let mut rounds: Vec<u32> = (0..n).map(|i| (i * 7 / n) as u32 * 3).collect();
+            if !ordered {
+                rounds.reverse();
+                rounds.swap(3, 500);
+            }
+            let s = sample(seconds, rounds);
+            let of = RoundMedians::of(&s);
+            let grouped = by_round(&s);
+            assert_eq!(
+                of.rounds,
+                grouped.iter().map(|(r, _)| *r).collect::<Vec<_>>()
+            );
+            for factor in [1.0, 1.05 * 3.0, 1.0 / 1.05] {
+                let scaled = of.scaled(factor);
+                for ((_, values), m) in grouped.iter().zip(scaled.medians()) {
+                    let values: Vec<f64> = values.iter().map(|v| v * factor).collect();
+                    assert_eq!(describe::median(&values).to_bits(), m.to_bits());
+                }
+            }
+            let mut all = s.seconds.clone();
+            assert_eq!(
+                Middles::select(&mut all).unwrap().median(),
+                describe::median(&s.seconds)
+            );
+        }
+    }
+
+    #[test]
+    fn pairs_only_the_rounds_both_have() {
+        let x = sample(vec![1.0, 2.0, 3.0, 4.0], vec![0, 1, 1, 3]);
+        let y = sample(vec![5.0, 6.0, 7.0], vec![3, 1, 2]);
+        let (a, b) = RoundMedians::of(&x).paired(&RoundMedians::of(&y));
+        assert_eq!((a, b), (vec![2.5, 4.0], vec![6.0, 5.0]));
+    }
+}
