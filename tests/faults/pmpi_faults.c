@@ -251,9 +251,9 @@ struct output {
 struct call {
     struct output out;
     int selected; /* the fault applies on this process */
-    struct timespec start; /* scale: when the real call began */
     void *scratch; /* nowrite: where the real call writes instead */
     int in_place; /* the call has MPI_IN_PLACE (for inplace) */
+    struct timespec start; /* scale: when the real call began */
 };
 
 static long long type_size(MPI_Datatype type)
