@@ -220,7 +220,7 @@ fn the_gate_example_gates_as_documented() {
     let summary = std::fs::read_to_string(history.join("summary.md")).unwrap();
     assert!(summary.starts_with("## pgcheck: ✅ exit 0"), "{summary}");
     assert!(
-        summary.contains("spread of 3 baseline launches"),
+        summary.contains("over 3 baseline launches"),
         "{summary}"
     );
     assert!(
