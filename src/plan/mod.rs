@@ -103,6 +103,10 @@ pub struct LongCall {
     pub reference_s: f64,
 }
 
+/// A slice of a long call: the timed call, and the call after its chunk
+/// that checks the output on refilled buffers.
+pub const CALLS_PER_LONG_SLICE: f64 = 2.0;
+
 /// Everything a run will do.
 #[derive(Clone, Debug)]
 pub struct Plan {
@@ -148,8 +152,9 @@ impl Plan {
 
     /// The cases whose one call ([`Case::call_s`]) is longer than a slice:
     /// a slice takes at least one observation, so each of their rounds
-    /// takes a call per candidate, and warm-up and verification take calls
-    /// of the same length.
+    /// takes a call per candidate, and one more that checks the output
+    /// on refilled buffers after the chunk (`measure::observe`); warm-up
+    /// and verification take calls of the same length.
     pub fn long_calls(&self) -> Vec<LongCall> {
         let (slice, rounds) = (self.slice_s(), self.settings.rounds as f64);
         self.cases
@@ -162,7 +167,7 @@ impl Plan {
                     label: format!("{} {} B", c.key.collective, c.key.size_bytes),
                     call_s: c.call_s,
                     measurements: c.measurements(),
-                    slices_s: n * rounds * c.call_s,
+                    slices_s: n * rounds * CALLS_PER_LONG_SLICE * c.call_s,
                     outside_s: n * calls_outside as f64 * c.call_s,
                     calls_outside,
                     reference_s: c.reference_s(self.processes),
@@ -531,8 +536,8 @@ mod tests {
         assert_eq!(long.len(), 1);
         let l = &long[0];
         assert_eq!(l.label, "allreduce 67108864 B");
-        // 2 candidates × 10 rounds of one call each.
-        assert!((l.slices_s - 5.0).abs() < 1e-9, "{l:?}");
+        // 2 candidates × 10 rounds of a timed call and a checked one.
+        assert!((l.slices_s - 10.0).abs() < 1e-9, "{l:?}");
         // 3 warm-ups and 1 verification (sum is checked once) per candidate.
         assert_eq!(l.calls_outside, 4);
         assert!((l.outside_s - 2.0).abs() < 1e-9, "{l:?}");
@@ -541,7 +546,7 @@ mod tests {
         // The small case's 0.2 s of budget, and the large one's calls.
         let expected = plan.expected().as_secs_f64();
         assert!(
-            (expected - (0.2 + 5.0 + 2.0 + 0.7)).abs() < 1e-6,
+            (expected - (0.2 + 10.0 + 2.0 + 0.7)).abs() < 1e-6,
             "{expected}"
         );
     }
