@@ -219,10 +219,7 @@ fn the_gate_example_gates_as_documented() {
     assert_eq!(launches(), 4, "three to begin with, and the accepted one");
     let summary = std::fs::read_to_string(history.join("summary.md")).unwrap();
     assert!(summary.starts_with("## pgcheck: ✅ exit 0"), "{summary}");
-    assert!(
-        summary.contains("over 3 baseline launches"),
-        "{summary}"
-    );
+    assert!(summary.contains("over 3 baseline launches"), "{summary}");
     assert!(
         history.join("history/history.svg").is_file(),
         "{}",
