@@ -374,6 +374,7 @@ checks:
             universal,
             "--fail-on",
             "low",
+            "--allow-undecided",
         ];
         // Two ranks on this machine's two cores: with three, MPICH's
         // busy-polling ranks take a time slice (8 ms) a call, and the
