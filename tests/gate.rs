@@ -29,7 +29,7 @@ const ALLREDUCE: &str = "datatype: int32
 op: sum
 checks:
   - collective: allreduce
-    sizes: [8, 1024, 16384]
+    sizes: [8, 64, 512, 4096]
     competitors: [allreduce_as_reduce_bcast]
 ";
 
@@ -76,12 +76,7 @@ fn a_slowed_reduce_fails_without_an_option() {
     assert_eq!(results["exit"]["status"], 1, "{}", results["exit"]);
     let report = std::fs::read_to_string(dir.join("default/report.md")).unwrap();
     assert!(report.starts_with("## pgcheck: ❌ exit 1"), "{report}");
-    let reported = launch(
-        &input,
-        &dir.join("reported"),
-        &["--fail-on", "none", "--allow-undecided"],
-        fault,
-    );
+    let reported = launch(&input, &dir.join("reported"), &REPORT_ONLY, fault);
     assert_eq!(reported.code, Some(0), "{}", reported.text());
 }
 
@@ -95,7 +90,8 @@ fn change(results: &Value, size_bytes: u64) -> &Value {
         .unwrap_or_else(|| panic!("no change at {size_bytes} B: {}", results["baseline"]))
 }
 
-/// Four baseline launches; then a launch whose allreduce of 1 KiB takes
+/// Four baseline launches of sizes a factor of 8 apart (each case has
+/// neighbours to be measured against); then a launch whose allreduce of 512 B takes
 /// 10 times as long (found there, and as the largest ratio), and one where
 /// every collective takes 10 times as long (a shift of the machine, no
 /// regression). α = 0.001 keeps chance findings out of the regression's
@@ -109,7 +105,7 @@ fn against_several_launches_a_regression_is_found_and_a_shift_is_named() {
         let out = launch(
             &input,
             &baselines.join(format!("launch-{l}")),
-            &["--fail-on", "none", "--allow-undecided"],
+            &REPORT_ONLY,
             None,
         );
         assert_eq!(out.code, Some(0), "{}", out.text());
@@ -126,17 +122,17 @@ fn against_several_launches_a_regression_is_found_and_a_shift_is_named() {
         &input,
         &regressed,
         &gate,
-        Some("MPI_Allreduce:scale=1000,bytes=1024,rank=0"),
+        Some("MPI_Allreduce:scale=1000,bytes=512,rank=0"),
     );
     assert_eq!(out.code, Some(1), "{}", out.text());
     let r = results(&regressed);
     let b = &r["baseline"];
     assert_eq!(b["launches"], 4, "{b}");
     assert!(b.get("warning").is_none(), "{b}");
-    let slowed = change(&r, 1024);
+    let slowed = change(&r, 512);
     assert_eq!(slowed["regression"], true, "{b}");
     let ratio = |c: &Value| c["normalised_ratio"].as_f64().unwrap();
-    for size in [8, 16384] {
+    for size in [8, 64, 4096] {
         assert!(ratio(change(&r, size)) < ratio(slowed), "{b}");
     }
     assert!(
@@ -172,7 +168,7 @@ fn against_several_launches_a_regression_is_found_and_a_shift_is_named() {
 fn one_baseline_launch_warns_that_launches_vary() {
     let dir = scratch("gate-one-launch");
     let input = input(&dir, "reduce.yaml", REDUCE);
-    let report_only = ["--fail-on", "none", "--allow-undecided"];
+    let report_only = REPORT_ONLY;
     let out = launch(&input, &dir.join("before"), &report_only, None);
     assert_eq!(out.code, Some(0), "{}", out.text());
     let before = dir.join("before");
@@ -191,7 +187,7 @@ fn one_baseline_launch_warns_that_launches_vary() {
 
 /// `ci/gate-example` as the CI examples run it: it fills the history with
 /// three launches, gates a fourth against them, which passes and joins the
-/// history, and draws the history. Then a build whose allreduce of 1 KiB
+/// history, and draws the history. Then a build whose allreduce of 512 B
 /// takes 10 times as long fails with status 1 and stays out of the history.
 #[test]
 fn the_gate_example_gates_as_documented() {
@@ -203,7 +199,8 @@ fn the_gate_example_gates_as_documented() {
             std::process::Command::new(concat!(env!("CARGO_MANIFEST_DIR"), "/ci/gate-example"));
         command
             .args(SETTINGS)
-            .args(["--fail-on", "none", "--allow-undecided", "--alpha", "0.001"])
+            .args(REPORT_ONLY)
+            .args(["--alpha", "0.001"])
             .env("PGCHECK", env!("CARGO_BIN_EXE_pgcheck"))
             .env("INPUT", &input)
             .env("NP", "2")
@@ -230,7 +227,7 @@ fn the_gate_example_gates_as_documented() {
         common::faults::forward("LD_PRELOAD", common::faults::library().to_str().unwrap());
     fault.extend(common::faults::forward(
         "PGCHECK_FAULT",
-        "MPI_Allreduce:scale=1000,bytes=1024,rank=0",
+        "MPI_Allreduce:scale=1000,bytes=512,rank=0",
     ));
     let out = example(&fault);
     assert_eq!(out.code, Some(1), "{}", out.text());

@@ -137,7 +137,7 @@ fn no_output_holds_a_control_character_or_a_launchers_secret() {
         .arg(env!("CARGO_BIN_EXE_pgcheck"))
         .args(["run", &input, "--output", out_dir.to_str().unwrap()])
         .args(["--budget", "100ms", "--rounds", "10", "--details"])
-        .args(["--fail-on", "none", "--allow-undecided"])
+        .args(REPORT_ONLY)
         .env("NO_COLOR", "1")
         // A user's choices, one with a control character in it.
         .env("UCX_TLS", "self,sm")

@@ -219,8 +219,7 @@ fn a_library_that_stops_writing_is_caught_on_refilled_buffers() {
 fn without_a_fault_the_timed_calls_pass_their_checks() {
     // Reported only: a right library's run may still be undecided (9) on
     // 3 ranks sharing 2 cores, which is not what this test is about.
-    let report_only = ["--fail-on", "none", "--allow-undecided"];
-    let r = run("no-fault", 3, ALLREDUCE, &report_only, None);
+    let r = run("no-fault", 3, ALLREDUCE, &REPORT_ONLY, None);
     r.assert_status(0, "a right library");
     assert_eq!(r.results()["complete"], true);
     for size in [8, 1024] {
