@@ -212,7 +212,8 @@ fn the_gate_example_gates_as_documented() {
     let launches = || std::fs::read_dir(history.join("launches")).unwrap().count();
 
     let out = example(&[]);
-    assert_eq!(out.code, Some(0), "{}", out.text());
+    let summary = || std::fs::read_to_string(history.join("summary.md")).unwrap_or_default();
+    assert_eq!(out.code, Some(0), "{}\n{}", out.text(), summary());
     assert_eq!(launches(), 4, "three to begin with, and the accepted one");
     let summary = std::fs::read_to_string(history.join("summary.md")).unwrap();
     assert!(summary.starts_with("## pgcheck: ✅ exit 0"), "{summary}");

@@ -28,6 +28,9 @@
 //!   between launches, moderated towards the variance all cases share
 //!   ([`moderated`]): with three launches a case's own variance has two
 //!   degrees of freedom, the moderated one more.
+//! - A new launch whose rounds spread more than the baseline launches'
+//!   did (a noisy launch) widens that interval by the difference: the
+//!   spread of its per-round medians says how far its median may be off.
 //! - The new launch's ratio is a regression when a one-sided t-test against
 //!   the prediction interval of the baseline launches finds it larger by
 //!   more than the tolerance, with Holm's correction across the compared
@@ -50,25 +53,36 @@ pub struct Launch {
     pub checks: Vec<Verdict>,
 }
 
-/// The median of per-round medians of `candidate` in `case`, if measured.
-fn median(checks: &[Verdict], key: &CaseKey, candidate: &str) -> Option<f64> {
-    checks
+/// The logarithm of the median of per-round medians of `candidate` in
+/// `case`, if measured, and its standard error within the launch (0 when
+/// unknown: a run written before it was recorded, or too few rounds).
+fn log_median(checks: &[Verdict], key: &CaseKey, candidate: &str) -> Option<(f64, f64)> {
+    let summary = checks
         .iter()
         .find(|v| &v.key == key)?
         .candidates
         .iter()
-        .find(|c| c.name == candidate)?
+        .find(|c| c.name == candidate)?;
+    let median = summary
         .round_median_s
-        .filter(|m| m.is_finite() && *m > 0.0)
+        .filter(|m| m.is_finite() && *m > 0.0)?;
+    let se = summary
+        .round_median_log_se
+        .filter(|se| se.is_finite())
+        .unwrap_or(0.0);
+    Some((median.ln(), se))
 }
 
 /// One case and candidate measured in every launch: the logarithms of its
-/// medians in the baseline launches, and in the new one.
+/// medians in the baseline launches, and in the new one, with the
+/// variance each launch's own rounds leave in them.
 struct Cell {
     key: CaseKey,
     default: bool,
     baseline: Vec<f64>,
+    baseline_within: Vec<f64>,
     now: f64,
+    now_within: f64,
 }
 
 impl Cell {
@@ -83,16 +97,20 @@ fn cells(baseline: &[Launch], current: &[Verdict]) -> Vec<Cell> {
         .iter()
         .flat_map(|v| v.candidates.iter().map(move |c| (v, c)))
         .filter_map(|(v, c)| {
-            let now = median(current, &v.key, &c.name)?;
-            let baseline = baseline
+            let (now, now_se) = log_median(current, &v.key, &c.name)?;
+            let (baseline, baseline_se): (Vec<f64>, Vec<f64>) = baseline
                 .iter()
-                .map(|l| median(&l.checks, &v.key, &c.name).map(f64::ln))
-                .collect::<Option<Vec<_>>>()?;
+                .map(|l| log_median(&l.checks, &v.key, &c.name))
+                .collect::<Option<Vec<_>>>()?
+                .into_iter()
+                .unzip();
             Some(Cell {
                 key: v.key.clone(),
                 default: c.name == DEFAULT,
                 baseline,
-                now: now.ln(),
+                baseline_within: baseline_se.iter().map(|se| se * se).collect(),
+                now,
+                now_within: now_se * now_se,
             })
         })
         .collect()
@@ -195,7 +213,12 @@ pub fn compare(
         .map(|((c, then, now), &own)| {
             let (variance, df) = prior.map_or((own, df), |p| p.moderate(own, df));
             let excess = now - mean(then);
-            let se = variance.sqrt() * prediction;
+            // The baseline launches' spread holds their own rounds' noise;
+            // a new launch noisier than they were adds the difference (a
+            // noisy launch's median can be off by more than launches
+            // usually differ, and must not read as a regression).
+            let noisier = (c.now_within - mean(&c.baseline_within)).max(0.0);
+            let se = (variance * prediction * prediction + noisier).sqrt();
             let p_value = match se {
                 se if se > 0.0 => t_upper_tail((excess - threshold) / se, df),
                 _ => f64::from(excess <= threshold),
@@ -229,7 +252,8 @@ pub fn compare(
         method: format!(
             "between launches: each case's median relative to the candidates of nearby sizes in \
              the same launch, against the spread of that ratio over {k} baseline launches \
-             (moderated t, prediction interval), {} across cases",
+             (moderated t, prediction interval widened by the new launch's own noise where it \
+             exceeds theirs), {} across cases",
             match options.correction {
                 Correction::Holm => "Holm's correction",
                 Correction::None => "no correction",
@@ -408,6 +432,47 @@ mod tests {
                 .unwrap()
                 .significant
         );
+    }
+
+    /// The new launch's `default` at one size 1.5× off its usual, as a
+    /// launch whose rounds at that size spread widely shows (some rounds in
+    /// a slow state): with that spread recorded, its uncertainty is the
+    /// baseline launches' plus the excess, and it is no regression; the
+    /// same 1.5× from quiet rounds is one, and a launch no noisier than
+    /// the baseline ones is judged as before.
+    #[test]
+    fn a_noisy_launch_widens_its_own_interval() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(17);
+        let with_se = |checks: &mut Vec<Verdict>, size: u64, se: f64| {
+            for v in checks.iter_mut() {
+                for c in &mut v.candidates {
+                    c.round_median_log_se =
+                        Some(if v.key.size_bytes == size && c.name == DEFAULT {
+                            se
+                        } else {
+                            0.01
+                        });
+                }
+            }
+        };
+        let mut base = baseline(&mut rng, 3, 0.03, 0.05);
+        for l in &mut base {
+            with_se(&mut l.checks, 512, 0.01);
+        }
+        let mut noisy = launch(&mut rng, 1.0, 0.03, Some((512, 1.5)));
+        with_se(&mut noisy, 512, 0.2);
+        assert_eq!(
+            compare(&base, &noisy, 0.05, &options())
+                .regressions()
+                .count(),
+            0
+        );
+        with_se(&mut noisy, 512, 0.01);
+        let sizes: Vec<u64> = compare(&base, &noisy, 0.05, &options())
+            .regressions()
+            .map(|c| c.key.size_bytes)
+            .collect();
+        assert_eq!(sizes, [512]);
     }
 
     /// A case whose `default` varies far more between launches than the

@@ -256,6 +256,11 @@ pub struct CandidateSummary {
     /// The median of the per-round medians: what slowdowns compare.
     #[serde(default)]
     pub round_median_s: Option<f64>,
+    /// The standard error of ln `round_median_s` from the spread of the
+    /// rounds (null with fewer than 3): what the gate adds when a launch is
+    /// noisier than its baseline launches.
+    #[serde(default)]
+    pub round_median_log_se: Option<f64>,
     /// `round_median(default) / round_median(this)`.
     pub slowdown: Option<f64>,
     /// One-sided p-value of "default is more than the margin slower than
@@ -596,6 +601,7 @@ fn summarise(
         rounds: rounds.len(),
         min_round_n: rounds.counts.iter().copied().min().unwrap_or(0),
         round_median_s: measured.then(|| describe::median(&rounds.medians())),
+        round_median_log_se: measured.then(|| rounds.log_median_se()).flatten(),
         slowdown: None,
         p_value: None,
         p_adjusted: None,

@@ -5,6 +5,7 @@
 //! sorted) once, however many comparisons follow.
 
 use crate::case::Sample;
+use crate::stats::describe;
 
 /// The two middle observations of some values (equal for an odd count):
 /// their median, also after scaling every value by a positive factor,
@@ -95,6 +96,26 @@ impl RoundMedians {
     /// The median of each round, in round order.
     pub fn medians(&self) -> Vec<f64> {
         self.middles.iter().map(Middles::median).collect()
+    }
+
+    /// The standard error of the logarithm of the median of the per-round
+    /// medians, from their spread (1.4826 MAD, a median's √(π/2) σ/√n):
+    /// how far the launch's own rounds leave its median uncertain. `None`
+    /// with fewer than 3 rounds.
+    pub fn log_median_se(&self) -> Option<f64> {
+        let logs: Vec<f64> = self
+            .medians()
+            .into_iter()
+            .filter(|m| *m > 0.0)
+            .map(f64::ln)
+            .collect();
+        if logs.len() < 3 {
+            return None;
+        }
+        let centre = describe::median(&logs);
+        let deviations: Vec<f64> = logs.iter().map(|l| (l - centre).abs()).collect();
+        let sigma = 1.4826 * describe::median(&deviations);
+        Some((std::f64::consts::FRAC_PI_2).sqrt() * sigma / (logs.len() as f64).sqrt())
     }
 
     /// The same rounds with every observation times `factor` (> 0).

@@ -230,6 +230,7 @@ pub(crate) mod tests {
             rounds: 10,
             min_round_n: 10,
             round_median_s: Some(1e-5),
+            round_median_log_se: None,
             slowdown,
             p_value: p,
             p_adjusted: p,
