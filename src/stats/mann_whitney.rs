@@ -136,8 +136,25 @@ fn permutation_pmf(groups: &[super::ties::TieGroup], nx: usize, ny: usize) -> Ve
         let t = group.in_x + group.in_y;
         let below = group.x_below + group.y_below;
         let twice_rank = 2 * below + t + 1;
-        let ways: Vec<f64> = (0..=t as u64).map(|j| binomial(t as u64, j)).collect();
         taken = (taken + t).min(size);
+        if t == 1 {
+            // A value tied with none (most groups): row k gains row k − 1
+            // shifted by its doubled rank, one slice addition per row, the
+            // same sums as the general loop below, which this path skips.
+            for k in (1..=taken).rev() {
+                let reach = k.saturating_mul(twice_rank).min(width - 1);
+                if reach < twice_rank {
+                    continue;
+                }
+                let (lower, upper) = counts.split_at_mut(k * width);
+                let from = &lower[(k - 1) * width..=(k - 1) * width + reach - twice_rank];
+                for (to, &add) in upper[twice_rank..=reach].iter_mut().zip(from) {
+                    *to += add;
+                }
+            }
+            continue;
+        }
+        let ways: Vec<f64> = (0..=t as u64).map(|j| binomial(t as u64, j)).collect();
         for k in (0..=taken).rev() {
             // Groups come in ascending rank: k values taken so far sum to
             // at most k doubled ranks of this group, and every count above
