@@ -35,8 +35,8 @@ pub fn tune(args: &TuneArgs) -> Exit {
             (written.text, written.how)
         }
     };
-    if let Err(e) = std::fs::write(&args.output, text) {
-        return input_error(true, &format!("{}: {e}", args.output.display()));
+    if let Err(e) = store::write_path_atomically(&args.output, text.as_bytes()) {
+        return input_error(true, &e.to_string());
     }
     report::show(&report::text::tune::render(&tuning, &file, &how));
     Exit::Pass

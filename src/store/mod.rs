@@ -164,6 +164,20 @@ pub fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), Writ
     })
 }
 
+/// [`write_atomically`] for a file named by its path (a tuning file,
+/// wherever the user asked for it).
+pub fn write_path_atomically(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
+    let name = path.file_name().ok_or_else(|| WriteError {
+        path: path.to_path_buf(),
+        error: std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name"),
+    })?;
+    let dir = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    write_atomically(dir, &name.to_string_lossy(), bytes)
+}
+
 /// Writes every file of a finished analysis into `dir`: results.json,
 /// summary.csv, report.md and the SVG figures, each atomically.
 pub fn write_reports(dir: &Path, results: &Results) -> Result<(), WriteError> {
