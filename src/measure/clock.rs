@@ -154,6 +154,39 @@ pub fn synchronise(control: &Control, exchanges: usize, drift_interval: f64) -> 
 
 /// Rank 0's measurement of every rank's remaining offset (their global time
 /// minus rank 0's), by direct ping-pong; collective, result on rank 0.
+/// How well synchronisation works here: every rank's offset from rank 0
+/// right after synchronising and after a wait (`pgcheck clocks`).
+pub struct Quality {
+    /// How long synchronising took, in seconds.
+    pub sync_s: f64,
+    pub wait_s: f64,
+    /// Each rank's residual offset right after synchronising, in seconds.
+    pub now: Vec<f64>,
+    /// Each rank's residual offset after the wait.
+    pub later: Vec<f64>,
+}
+
+/// Synchronises, then measures every rank's offset now and after `wait_s`;
+/// collective over the control plane.
+pub fn quality(control: &Control, exchanges: usize, drift_interval: f64, wait_s: f64) -> Quality {
+    control.barrier();
+    let start = mpi::time();
+    let global = synchronise(control, exchanges, drift_interval);
+    let sync_s = mpi::time() - start;
+    let now = residual_offsets(control, &global, exchanges);
+    let until = mpi::time() + wait_s;
+    while mpi::time() < until {
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    let later = residual_offsets(control, &global, exchanges);
+    Quality {
+        sync_s,
+        wait_s,
+        now,
+        later,
+    }
+}
+
 pub fn residual_offsets(control: &Control, clock: &GlobalClock, exchanges: usize) -> Vec<f64> {
     let comm = control.comm();
     let rank = comm.rank();
