@@ -1,0 +1,273 @@
+//! The results of a run as results.json holds them: every case's verdict
+//! and its candidates, severities, the run's failure and exit status.
+
+use super::{baseline, guidelines, noise, timer, verdicts};
+use super::{CaseData, CaseKey, ExitStatus, Options, Outcome, UsualTime};
+use crate::candidates::native::DEFAULT;
+use crate::meta::Meta;
+use guidelines::Guidelines;
+use serde::{Deserialize, Serialize};
+
+/// How bad a violation is (MPINPC's labels).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Severity {
+    Ok,
+    Low,
+    Medium,
+    MediumHigh,
+    High,
+    VeryHigh,
+}
+
+impl Severity {
+    /// The severity of a significant slowdown `s`: MPINPC's thresholds (the
+    /// README's Output section lists them).
+    pub fn of_slowdown(s: f64) -> Severity {
+        match s {
+            s if s <= 1.0 || s.is_nan() => Severity::Ok,
+            s if s < 1.10 => Severity::Low,
+            s if s <= 1.50 => Severity::Medium,
+            s if s <= 2.00 => Severity::MediumHigh,
+            s if s <= 5.00 => Severity::High,
+            _ => Severity::VeryHigh,
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Severity::Ok => "ok",
+            Severity::Low => "low",
+            Severity::Medium => "medium",
+            Severity::MediumHigh => "medium-high",
+            Severity::High => "high",
+            Severity::VeryHigh => "very-high",
+        }
+    }
+}
+
+/// What a case's verdict says.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Conclusion {
+    /// Every measured competitor is shown to be less than the margin
+    /// faster than `default`.
+    Holds,
+    /// Neither violated nor shown to hold: this run could not tell.
+    #[default]
+    Inconclusive,
+    /// A competitor is shown to be more than the margin faster than
+    /// `default`. Both tests face the same boundary, so no run shows both
+    /// and two runs disagree only where one of the tests erred.
+    Violated,
+    /// `default` has no observations (skipped, every start late, interrupted).
+    Unmeasured,
+    /// The library's own collective failed verification.
+    LibraryWrong,
+}
+
+impl Conclusion {
+    pub fn label(self) -> &'static str {
+        match self {
+            Conclusion::Holds => "holds",
+            Conclusion::Inconclusive => "inconclusive",
+            Conclusion::Violated => "violated",
+            Conclusion::Unmeasured => "unmeasured",
+            Conclusion::LibraryWrong => "library wrong",
+        }
+    }
+}
+
+/// One candidate in a verdict.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CandidateSummary {
+    pub name: String,
+    /// `measured`, `unmeasured` (verified, no valid observation), `wrong` or
+    /// `skipped`, with the reason.
+    #[serde(flatten)]
+    pub outcome: Outcome,
+    /// Passed verification (false for wrong and for skipped candidates).
+    pub verified: bool,
+    pub n: usize,
+    /// Observations discarded as invalid (late start under `roundtime`).
+    #[serde(default)]
+    pub invalid: usize,
+    pub outliers_removed: usize,
+    pub median_s: Option<f64>,
+    pub q1_s: Option<f64>,
+    pub q3_s: Option<f64>,
+    /// Rounds with at least one observation.
+    #[serde(default)]
+    pub rounds: usize,
+    /// The fewest observations of those rounds.
+    #[serde(default)]
+    pub min_round_n: usize,
+    /// The median of the per-round medians: what slowdowns compare.
+    #[serde(default)]
+    pub round_median_s: Option<f64>,
+    /// The standard error of ln `round_median_s` from the spread of the
+    /// rounds (null with fewer than 3): what the gate adds when a launch is
+    /// noisier than its baseline launches.
+    #[serde(default)]
+    pub round_median_log_se: Option<f64>,
+    /// `round_median(default) / round_median(this)`.
+    pub slowdown: Option<f64>,
+    /// One-sided p-value of "default is more than the margin slower than
+    /// this" (the test behind `violated`).
+    pub p_value: Option<f64>,
+    /// `p_value` corrected within the case.
+    pub p_adjusted: Option<f64>,
+    pub significant: bool,
+    /// One-sided p-value of "default is less than the margin slower than
+    /// this" (the equivalence test behind `holds`).
+    #[serde(default)]
+    pub p_equivalence: Option<f64>,
+    /// The smallest slowdown of this competitor this run could have declared
+    /// a violation, given its spread and rounds (at least the margin);
+    /// `None` when none could be.
+    #[serde(default)]
+    pub sensitivity: Option<f64>,
+    /// The medians differ by less than the synchronisation noise floor.
+    pub below_noise: bool,
+    /// Seed 003's usual time and overhead, fitted on the valid observations
+    /// before any outlier filter; null with fewer than 20 of them or
+    /// without a known timer resolution.
+    #[serde(default)]
+    pub usual: Option<UsualTime>,
+}
+
+impl CandidateSummary {
+    /// The share of observations discarded as invalid.
+    pub fn invalid_share(&self) -> f64 {
+        match self.n + self.invalid {
+            0 => 0.0,
+            total => self.invalid as f64 / total as f64,
+        }
+    }
+}
+
+/// The verdict of one case.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Verdict {
+    #[serde(flatten)]
+    pub key: CaseKey,
+    /// Violated, holds, inconclusive, or why there is no verdict.
+    #[serde(rename = "verdict", default)]
+    pub conclusion: Conclusion,
+    /// Why a case is unmeasured or its library collective wrong.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    pub candidates: Vec<CandidateSummary>,
+    /// The competitor the case is summarised by: the one that sets the
+    /// severity, else the fastest measured.
+    #[serde(default)]
+    pub competitor: Option<String>,
+    /// Its median of per-round medians.
+    #[serde(default)]
+    pub competitor_median_s: Option<f64>,
+    /// Its slowdown and p-value (corrected when a correction is in force).
+    pub slowdown: Option<f64>,
+    pub p_value: Option<f64>,
+    /// The fastest measured competitor, significant or not.
+    pub fastest: Option<String>,
+    /// Set by the worst significant competitor.
+    pub severity: Severity,
+    /// The competitor that sets the severity.
+    pub violated_by: Option<String>,
+    /// The smallest slowdown this case could have declared significant: the
+    /// largest of its competitors'; `None` when some competitor could not
+    /// have been flagged at all.
+    #[serde(default)]
+    pub sensitivity: Option<f64>,
+    /// No competitor could have been significant with the rounds measured,
+    /// or the timer could not resolve the medians (`timer_bound`).
+    #[serde(default)]
+    pub powerless: bool,
+    /// Medians within a few ticks of the timer's measured granularity
+    /// ([`timer`]): powerless whatever the rounds, and inconclusive.
+    #[serde(default)]
+    pub timer_bound: bool,
+}
+
+impl Verdict {
+    pub fn default_candidate(&self) -> Option<&CandidateSummary> {
+        self.candidates.iter().find(|c| c.name == DEFAULT)
+    }
+
+    /// Verified competitors with observations.
+    pub fn measured_competitors(&self) -> impl Iterator<Item = &CandidateSummary> {
+        self.candidates
+            .iter()
+            .filter(|c| c.name != DEFAULT && c.round_median_s.is_some())
+    }
+}
+
+/// Everything a run found, as `results.json` holds it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Results {
+    pub meta: Meta,
+    /// False while measuring, and when the run ended early (interrupted,
+    /// stopped at a wrong result, a hang or a lost rank).
+    pub complete: bool,
+    pub checks: Vec<Verdict>,
+    /// PGMPI's monotony and split-robustness, from `default`'s data.
+    #[serde(default)]
+    pub guidelines: Guidelines,
+    /// The comparison with `--baseline`, if given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<baseline::Comparison>,
+    /// What ended the run early: a hang or a lost rank.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<Failure>,
+    /// The exit status the gate chose, and why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit: Option<ExitStatus>,
+}
+
+/// What ended a run before its end, as the watchdogs of the ranks that
+/// saw it recorded it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Failure {
+    /// `hang` or `lost rank`.
+    pub kind: String,
+    /// The exit status the job ended with.
+    pub status: i32,
+    /// Each rank that saw it, and what it was doing.
+    pub ranks: Vec<RankFailure>,
+}
+
+/// One rank's part in a [`Failure`].
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RankFailure {
+    pub rank: usize,
+    pub what: String,
+}
+
+impl Results {
+    /// Verdicts, universal guidelines and the noise verdict of `cases`.
+    pub fn of(mut meta: Meta, complete: bool, cases: &[CaseData], options: &Options) -> Results {
+        let checks = verdicts(cases, options);
+        meta.noise = noise::assess(&checks, options);
+        timer::warn(&mut meta, &checks);
+        Results {
+            meta,
+            complete,
+            checks,
+            guidelines: guidelines::check(cases, options),
+            baseline: None,
+            failure: None,
+            exit: None,
+        }
+    }
+
+    /// The worst severity of any check, and of the universal guidelines
+    /// where they compared sizes measured in shared rounds.
+    pub fn worst(&self) -> Severity {
+        self.checks
+            .iter()
+            .map(|c| c.severity)
+            .max()
+            .unwrap_or(Severity::Ok)
+            .max(self.guidelines.worst_shared())
+    }
+}
