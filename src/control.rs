@@ -1,6 +1,7 @@
 //! pgcheck's own control plane: the collectives of its bookkeeping (start
 //! decisions and stop flags, reductions of times and late flags, agreement
-//! on verification and exit statuses, clock synchronisation) over
+//! on verification and exit statuses, clock synchronisation, the shares of
+//! verification's reference) over
 //! point-to-point trees ([`algorithms::tree`]) on a communicator of its
 //! own. The library's collectives are what pgcheck checks; a fault in one
 //! that no check names must change no decision and no timing.
@@ -80,6 +81,23 @@ impl Control {
         let mut all = vec![T::default(); mine.len() * self.size()];
         tree::all_gather(&self.comm, mine, &mut all);
         all
+    }
+
+    /// Every rank's block of `all` on every rank, rank r's being
+    /// `all[bounds[r]..bounds[r + 1]]`, each rank's in place beforehand
+    /// (a ring, [`tree::all_gather_blocks`]): verification's shared
+    /// reference.
+    pub fn all_gather_blocks<T: Equivalence>(&self, all: &mut [T], bounds: &[usize]) {
+        let _wait = watchdog::waiting();
+        tree::all_gather_blocks(&self.comm, all, bounds);
+    }
+
+    /// Every rank's block on `root` ([`tree::gather_blocks`]): there `buf`
+    /// is the whole vector with the root's block in place, elsewhere the
+    /// rank's block alone.
+    pub fn gather_blocks<T: Equivalence>(&self, root: usize, buf: &mut [T], bounds: &[usize]) {
+        let _wait = watchdog::waiting();
+        tree::gather_blocks(&self.comm, root, buf, bounds);
     }
 
     /// Rank 0's text on every rank, up to `limit` bytes.

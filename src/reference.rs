@@ -1,7 +1,11 @@
 //! The independent reference of verification: the result MPI defines for a
-//! collective, computed on each rank from the known inputs of every rank
-//! ([`Element::input`]) without communicating. Every candidate, the
-//! library's own call included, is compared with it.
+//! collective, computed from the known inputs of every rank
+//! ([`Element::input`]). Every candidate, the library's own call included,
+//! is compared with it. Each rank computes its own output, but for the
+//! reductions whose one output folds every rank's inputs ([`sharing`]):
+//! there each rank folds a share of the elements ([`share_bounds`],
+//! [`reduce_into`]), and verification gathers the shares over pgcheck's
+//! own control plane, never over the library under test.
 
 use crate::collective::{Collective, Shape};
 use crate::element::{Element, Op, Pattern};
@@ -40,6 +44,50 @@ impl Inputs {
     }
 }
 
+/// Who needs the output of a reduction over every rank that the ranks
+/// compute together, each its share ([`share_bounds`]): alone, a rank
+/// would fold p × count inputs; together, each folds about count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sharing {
+    /// allreduce: every rank.
+    Everyone,
+    /// reduce: the root; MPI defines no output elsewhere.
+    Root(usize),
+}
+
+/// Whether the ranks share the reference of `collective`: allreduce and
+/// reduce. Every other collective's output costs a rank about its own
+/// inputs (or, for scan and exscan, the ranks' before it) and is
+/// computed alone.
+pub fn is_shared(collective: Collective) -> bool {
+    matches!(collective, Collective::Allreduce | Collective::Reduce)
+}
+
+/// How the ranks share the reference of `shape.collective`; `None` where
+/// each rank computes its own output alone ([`is_shared`]).
+pub fn sharing(shape: &Shape) -> Option<Sharing> {
+    is_shared(shape.collective).then_some(match shape.collective {
+        Collective::Allreduce => Sharing::Everyone,
+        _ => Sharing::Root(shape.root),
+    })
+}
+
+/// The `size` + 1 bounds of the ranks' shares of `count` elements: rank r
+/// folds `bounds[r]..bounds[r + 1]`. Contiguous shares whose lengths differ
+/// by at most one, the longer first.
+pub fn share_bounds(count: usize, size: usize) -> Vec<usize> {
+    let (base, extra) = (count / size, count % size);
+    (0..=size).map(|r| r * base + r.min(extra)).collect()
+}
+
+/// Elements `first..first + out.len()` of the reduction over every one of
+/// `size` ranks (allreduce's output, reduce's at the root), into `out`.
+pub fn reduce_into<T: Element>(inputs: &Inputs, size: usize, first: usize, out: &mut [T]) {
+    for (x, i) in out.iter_mut().zip(first..) {
+        *x = inputs.fold(0..size, i);
+    }
+}
+
 /// This rank's send buffer.
 pub fn send_buffer<T: Element>(shape: &Shape, inputs: &Inputs) -> Vec<T> {
     (0..shape.send_len())
@@ -47,14 +95,10 @@ pub fn send_buffer<T: Element>(shape: &Shape, inputs: &Inputs) -> Vec<T> {
         .collect()
 }
 
-/// What `recv` holds before the call: bcast's input at its root, nothing
-/// defined elsewhere.
-pub fn recv_input<T: Element>(shape: &Shape, inputs: &Inputs) -> Option<Vec<T>> {
-    (shape.collective == Collective::Bcast && shape.is_root()).then(|| {
-        (0..shape.recv_len())
-            .map(|i| inputs.send(shape.root, i))
-            .collect()
-    })
+/// Whether `recv` holds an input before the call, which is also its
+/// output: bcast's root. Elsewhere nothing in it is defined before.
+pub fn recv_is_input(shape: &Shape) -> bool {
+    shape.collective == Collective::Bcast && shape.is_root()
 }
 
 /// The part of `recv` MPI defines on this rank after the call
@@ -85,14 +129,19 @@ pub fn expected<T: Element>(shape: &Shape, inputs: &Inputs) -> Vec<T> {
 /// ([`Shape::in_place_len`]) before the call, the part of it MPI defines
 /// after the call, and what that part must hold.
 #[derive(Clone, Debug, PartialEq)]
-pub struct InPlace<T> {
+pub struct InPlace<'a, T> {
+    /// The buffer the call runs on, with room for one element more: even
+    /// an empty one has an address of its own (Open MPI's `MPI_IN_PLACE`
+    /// is `(void*)1`, the address of an empty `Vec<u8>`).
     pub before: Vec<T>,
     pub defined: std::ops::Range<usize>,
-    pub want: Vec<T>,
+    pub want: &'a [T],
 }
 
 /// What MPI defines for the in-place form of `shape.collective` on this
-/// process; `None` for bcast, which has none.
+/// process, from its send buffer `own` ([`send_buffer`]) and its output of
+/// the usual form `expected` ([`expected`]); `None` for bcast, which has
+/// none.
 /// - allreduce, scan, exscan, reduce at the root, alltoall: the buffer
 ///   holds this process's send buffer, and receives what `recv` would;
 /// - reduce_scatter(_block): the buffer holds the whole input vector, and
@@ -105,41 +154,44 @@ pub struct InPlace<T> {
 /// - reduce and gather off the root call the usual form with the buffer as
 ///   their send buffer, which must stay as it is; scatter off the root
 ///   receives its block in it, as usual.
-pub fn in_place<T: Element>(shape: &Shape, inputs: &Inputs) -> Option<InPlace<T>> {
+pub fn in_place<'a, T: Element>(
+    shape: &Shape,
+    own: &'a [T],
+    expected: &'a [T],
+) -> Option<InPlace<'a, T>> {
     if !shape.collective.has_in_place() {
         return None;
     }
     let (m, r) = (shape.count, shape.rank);
     let len = shape.in_place_len();
-    let own: Vec<T> = send_buffer(shape, inputs);
+    let mut before = Vec::with_capacity(len + 1);
     let input_only = match shape.collective {
         Collective::Reduce | Collective::Gather => !shape.is_root(),
         Collective::Scatter => shape.is_root(),
         _ => false,
     };
     if input_only {
+        before.extend_from_slice(own);
         return Some(InPlace {
+            before,
             defined: 0..len,
-            want: own.clone(),
-            before: own,
+            want: own,
         });
     }
-    let want = expected::<T>(shape, inputs);
-    let defined = shape.defined_output();
-    let before = match shape.collective {
-        Collective::Allgather | Collective::Gather => (0..len)
-            .map(|i| match i / m.max(1) == r {
+    match shape.collective {
+        Collective::Allgather | Collective::Gather => {
+            before.extend((0..len).map(|i| match i / m.max(1) == r {
                 true => own[i - r * m],
-                false => T::sentinel(want[i]),
-            })
-            .collect(),
-        Collective::Scatter => want.iter().map(|&w| T::sentinel(w)).collect(),
-        _ => own,
-    };
+                false => T::sentinel(expected[i]),
+            }))
+        }
+        Collective::Scatter => before.extend(expected.iter().map(|&w| T::sentinel(w))),
+        _ => before.extend_from_slice(own),
+    }
     Some(InPlace {
         before,
-        defined,
-        want,
+        defined: shape.defined_output(),
+        want: expected,
     })
 }
 
@@ -185,6 +237,25 @@ mod tests {
 
     fn shape(collective: Collective, size: usize, rank: usize, root: usize, count: usize) -> Shape {
         Shape::new(collective, size, rank, root, count)
+    }
+
+    /// The in-place form from this process's send buffer and usual output,
+    /// owned: the buffer before the call, its defined part, what it must hold.
+    struct OwnedInPlace<T> {
+        before: Vec<T>,
+        defined: std::ops::Range<usize>,
+        want: Vec<T>,
+    }
+
+    fn owned_in_place<T: Element>(s: &Shape, inputs: &Inputs) -> Option<OwnedInPlace<T>> {
+        let own = send_buffer::<T>(s, inputs);
+        let usual = expected::<T>(s, inputs);
+        let got = in_place(s, &own, &usual)?;
+        Some(OwnedInPlace {
+            before: got.before,
+            defined: got.defined,
+            want: got.want.to_vec(),
+        })
     }
 
     /// Every rank's result of `collective`, simulated by moving and combining
@@ -265,6 +336,64 @@ mod tests {
         }
     }
 
+    #[test]
+    fn shares_cover_the_elements_once_and_differ_by_at_most_one() {
+        for p in 1..=9usize {
+            for count in [0, 1, 2, p.saturating_sub(1), p, p + 1, 7, 100, 1001] {
+                let bounds = share_bounds(count, p);
+                assert_eq!(bounds.len(), p + 1);
+                assert_eq!((bounds[0], bounds[p]), (0, count), "p={p} count={count}");
+                let lengths: Vec<usize> = bounds.windows(2).map(|w| w[1] - w[0]).collect();
+                let (least, most) = (lengths.iter().min(), lengths.iter().max());
+                assert!(most.unwrap() - least.unwrap() <= 1, "{lengths:?}");
+                assert!(lengths.windows(2).all(|l| l[0] >= l[1]), "{lengths:?}");
+            }
+        }
+    }
+
+    /// The shared reference as the ranks assemble it: each folds its share
+    /// alone, and the shares are put side by side on the ranks that need
+    /// them. Equal, on every rank, to the output it computes alone.
+    #[test]
+    fn the_shared_reference_equals_each_ranks_own() {
+        for collective in [Collective::Allreduce, Collective::Reduce] {
+            for p in 1..=9usize {
+                for count in [0, 1, 2, p.saturating_sub(1), p, p + 1, 7, 100, 1001] {
+                    for op in [Op::Sum, Op::Prod, Op::Bor, Op::Band, Op::Bxor, Op::Min] {
+                        let inputs = Inputs::new(collective, op, p);
+                        let bounds = share_bounds(count, p);
+                        let mut shares = vec![0i64; count];
+                        for r in 0..p {
+                            let (first, end) = (bounds[r], bounds[r + 1]);
+                            reduce_into(&inputs, p, first, &mut shares[first..end]);
+                        }
+                        for root in [0, p / 2, p - 1] {
+                            for r in 0..p {
+                                let s = shape(collective, p, r, root, count);
+                                let at = format!(
+                                    "{collective} p={p} count={count} {op:?} root {root} rank {r}"
+                                );
+                                let assembled = match sharing(&s) {
+                                    Some(Sharing::Everyone) => shares.clone(),
+                                    Some(Sharing::Root(root)) if root == r => shares.clone(),
+                                    Some(Sharing::Root(_)) => Vec::new(),
+                                    None => panic!("{at}: not shared"),
+                                };
+                                assert_eq!(assembled, expected::<i64>(&s, &inputs), "{at}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Every other collective is computed alone.
+        for collective in Collective::ALL {
+            let shared = sharing(&shape(collective, 4, 0, 0, 8)).is_some();
+            let reduces_all = matches!(collective, Collective::Allreduce | Collective::Reduce);
+            assert_eq!(shared, reduces_all, "{collective}");
+        }
+    }
+
     /// Each process's output of the in-place form, computed from the
     /// `before` buffers of all processes as MPI says the in-place form
     /// reads them (a block at its rank's offset, the whole vector of
@@ -281,7 +410,7 @@ mod tests {
         let shapes: Vec<Shape> = (0..p).map(|r| shape(collective, p, r, root, m)).collect();
         let before: Vec<Vec<T>> = shapes
             .iter()
-            .map(|s| in_place::<T>(s, &inputs).unwrap().before)
+            .map(|s| owned_in_place::<T>(s, &inputs).unwrap().before)
             .collect();
         let fold = |ranks: std::ops::Range<usize>, i: usize| -> T {
             let mut ranks = ranks;
@@ -334,7 +463,7 @@ mod tests {
                         let inputs = Inputs::new(collective, op, p);
                         for (r, output) in outputs.into_iter().enumerate() {
                             let s = shape(collective, p, r, root, m);
-                            let got = in_place::<i32>(&s, &inputs).unwrap();
+                            let got = owned_in_place::<i32>(&s, &inputs).unwrap();
                             let at = format!("{collective} p={p} m={m} root {root} rank {r}");
                             assert_eq!(got.before.len(), s.in_place_len(), "{at}");
                             assert_eq!(got.want.len(), got.defined.len(), "{at}");
@@ -354,7 +483,7 @@ mod tests {
                 }
             }
         }
-        assert!(in_place::<u8>(
+        assert!(owned_in_place::<u8>(
             &shape(Collective::Bcast, 2, 0, 0, 4),
             &Inputs::new(Collective::Bcast, Op::Bor, 2)
         )
@@ -369,7 +498,7 @@ mod tests {
             for r in 0..3 {
                 let s = shape(collective, 3, r, 1, 4);
                 let inputs = Inputs::new(collective, Op::Bxor, 3);
-                let got = in_place::<i32>(&s, &inputs).unwrap();
+                let got = owned_in_place::<i32>(&s, &inputs).unwrap();
                 let unwritten = &got.before[got.defined.clone()];
                 let input_only = got.want == got.before;
                 let exscan_zero = collective == Collective::Exscan && r == 0;

@@ -6,6 +6,9 @@
 mod common;
 use common::faults::with_fault;
 use common::*;
+use pgcheck::collective::{Collective, Shape};
+use pgcheck::element::{Element, Op};
+use pgcheck::reference::{self, Inputs};
 use serde_json::Value;
 
 /// Small enough for 16 ranks on two cores, large enough for every rank to
@@ -202,6 +205,64 @@ fn a_wrong_library_allreduce_is_caught() {
             );
         }
         r.assert_verification_failed();
+    }
+}
+
+/// 257 int32 elements: no number of ranks from 2 to 8 divides them.
+const ODD_SIZE: u64 = 1028;
+
+/// The element a flip changes and what it holds then, on `rank` of `np`
+/// processes: the flip changes the byte at the middle of the output, byte
+/// 514 of 1028, the third byte of element 128.
+fn flipped(collective: Collective, np: usize, rank: usize, root: usize) -> (usize, i32, i32) {
+    let count = ODD_SIZE as usize / 4;
+    let shape = Shape::new(collective, np, rank, root, count);
+    let want = reference::expected::<i32>(&shape, &Inputs::new(collective, Op::Sum, np));
+    let element = 128;
+    (element, want[element], want[element] ^ (1 << 16))
+}
+
+#[test]
+fn a_wrong_element_outside_the_corrupting_ranks_share_is_named_exactly() {
+    // The ranks share the reference of allreduce and reduce, each folding
+    // its share of the elements: a wrong element in another rank's share
+    // is still named, with what it should hold and what it holds.
+    for np in [3, 4] {
+        for (collective, root) in [(Collective::Allreduce, 0), (Collective::Reduce, np - 1)] {
+            let name = collective.name();
+            let (root_line, competitor) = match collective {
+                Collective::Allreduce => (String::new(), "allreduce_as_reduce_bcast"),
+                _ => (format!("    root: {root}\n"), "reduce_as_allreduce"),
+            };
+            let yaml = format!(
+                "datatype: int32\nop: sum\nchecks:\n  - collective: {name}\n    sizes: [64, {ODD_SIZE}]\n{root_line}    competitors: [{competitor}]\n"
+            );
+            // The last rank corrupts; element 128 lies in rank 1's share.
+            let last = np - 1;
+            let bounds = reference::share_bounds(ODD_SIZE as usize / 4, np);
+            assert!((bounds[1]..bounds[2]).contains(&128) && last != 1);
+            let mpi_name = collective.mpi_name();
+            let spec = format!("{mpi_name}:flip,rank={last},bytes={ODD_SIZE}");
+            let r = run(&format!("{name}-share-flip"), np, &yaml, Some(&spec));
+            let (element, want, got) = flipped(collective, np, last, root);
+            let reason = r.candidate(name, ODD_SIZE, "default")["reason"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            assert_eq!(
+                reason,
+                format!(
+                    "rank {last}, element {element}: expected {}, got {}",
+                    want.show(),
+                    got.show()
+                ),
+                "{}",
+                r.outcome.text()
+            );
+            r.assert_library_wrong(name, &[ODD_SIZE]);
+            r.assert_status(name, &[64], "default", "measured");
+            r.assert_verification_failed();
+        }
     }
 }
 

@@ -1,6 +1,6 @@
 //! Checks the point-to-point tree collectives (`algorithms::tree`) on the
 //! processes it is launched on: every root, lengths 0, 1, 3 and 1000, data
-//! that differs per rank and element. Prints `tree collectives: ok on p
+//! that differs per rank and element, blocks of uneven lengths. Prints `tree collectives: ok on p
 //! processes` on rank 0, or the first mismatch and exits with status 1.
 //! `tests/control.rs` launches it.
 
@@ -70,6 +70,45 @@ fn main() {
         for r in 0..size {
             if let Some(i) = (0..len).find(|&i| all[r * len + i] != value(r, i)) {
                 fail(format!("all_gather of {len}: block {r}, element {i}"));
+            }
+        }
+        // Blocks of uneven lengths, the last ones empty where len < size.
+        let bounds: Vec<usize> = (0..=size)
+            .map(|r| r * (len / size) + r.min(len % size))
+            .collect();
+        let block = bounds[rank]..bounds[rank + 1];
+        let mut all: Vec<f64> = (0..len)
+            .map(|i| match block.contains(&i) {
+                true => value(rank, i),
+                false => -1.0,
+            })
+            .collect();
+        tree::all_gather_blocks(&comm, &mut all, &bounds);
+        let owner = |i: usize| (0..size).find(|&r| bounds[r + 1] > i).expect("a block");
+        if let Some(i) = (0..len).find(|&i| all[i] != value(owner(i), i)) {
+            fail(format!(
+                "all_gather_blocks of {len}: element {i} is {}",
+                all[i]
+            ));
+        }
+        for root in 0..size {
+            let mut buf: Vec<f64> = match rank == root {
+                true => (0..len)
+                    .map(|i| match block.contains(&i) {
+                        true => value(rank, i),
+                        false => -1.0,
+                    })
+                    .collect(),
+                false => block.clone().map(|i| value(rank, i)).collect(),
+            };
+            tree::gather_blocks(&comm, root, &mut buf, &bounds);
+            if rank == root {
+                if let Some(i) = (0..len).find(|&i| buf[i] != value(owner(i), i)) {
+                    fail(format!(
+                        "gather_blocks to {root} of {len}: element {i} is {}",
+                        buf[i]
+                    ));
+                }
             }
         }
     }

@@ -1,4 +1,5 @@
-//! Collectives built from point-to-point messages on binomial trees, for
+//! Collectives built from point-to-point messages on binomial trees (and a
+//! ring, for large vectors), for
 //! code that must not rest on the library's own collectives: a checker's
 //! bookkeeping (clocks, decisions, agreement, topology) while those
 //! collectives are under test.
@@ -121,6 +122,83 @@ pub fn all_gather<T: Equivalence + Copy>(comm: &SimpleCommunicator, mine: &[T], 
     broadcast(comm, 0, all);
 }
 
+/// Every process's block of `all` on every process, where process r's
+/// block is `all[bounds[r]..bounds[r + 1]]` (`bounds`: p + 1 of them, the
+/// last `all.len()`) and each holds its own in place beforehand. Blocks may
+/// differ in length, and be empty. A ring: in p − 1 steps each process
+/// passes on the block it received last, so that each sends (p − 1)/p of
+/// the vector, where a gather to one process and a broadcast would have
+/// that one send the whole vector ⌈log₂ p⌉ times.
+pub fn all_gather_blocks<T: Equivalence>(
+    comm: &SimpleCommunicator,
+    all: &mut [T],
+    bounds: &[usize],
+) {
+    let size = comm.size() as usize;
+    let me = comm.rank() as usize;
+    assert_eq!(bounds.len(), size + 1, "one block per process");
+    assert_eq!(bounds[size], all.len(), "the blocks cover the vector");
+    let next = comm.process_at_rank(absolute(me + 1, 0, size));
+    let previous = comm.process_at_rank(absolute(me + size - 1, 0, size));
+    for step in 0..size.saturating_sub(1) {
+        let sent = (me + size - step) % size;
+        let received = (me + size - step - 1) % size;
+        let (send, receive) = disjoint(
+            all,
+            bounds[sent]..bounds[sent + 1],
+            bounds[received]..bounds[received + 1],
+        );
+        send_receive_into_with_tags(send, &next, TAG, receive, &previous, TAG);
+    }
+}
+
+/// Two disjoint parts of `all`: `read` to read and `write` to write.
+fn disjoint<T>(
+    all: &mut [T],
+    read: std::ops::Range<usize>,
+    write: std::ops::Range<usize>,
+) -> (&[T], &mut [T]) {
+    if read.end <= write.start {
+        let (low, high) = all.split_at_mut(write.start);
+        (&low[read], &mut high[..write.end - write.start])
+    } else {
+        assert!(write.end <= read.start, "the blocks overlap");
+        let (low, high) = all.split_at_mut(read.start);
+        (&high[..read.end - read.start], &mut low[write])
+    }
+}
+
+/// Every process's block on `root`, where process r's block is
+/// `all[bounds[r]..bounds[r + 1]]` (`bounds`: p + 1 of them): at the root,
+/// `buf` is the whole vector and holds the root's block in place
+/// beforehand; elsewhere it is the process's block alone. The root receives
+/// the blocks in rank order.
+pub fn gather_blocks<T: Equivalence>(
+    comm: &SimpleCommunicator,
+    root: usize,
+    buf: &mut [T],
+    bounds: &[usize],
+) {
+    let size = comm.size() as usize;
+    let me = comm.rank() as usize;
+    assert_eq!(bounds.len(), size + 1, "one block per process");
+    if me != root {
+        assert_eq!(
+            buf.len(),
+            bounds[me + 1] - bounds[me],
+            "this process's block"
+        );
+        comm.process_at_rank(absolute(root, 0, size))
+            .send_with_tag(&buf[..], TAG);
+        return;
+    }
+    assert_eq!(bounds[size], buf.len(), "the blocks cover the vector");
+    for r in (0..size).filter(|&r| r != root) {
+        comm.process_at_rank(absolute(r, 0, size))
+            .receive_into_with_tag(&mut buf[bounds[r]..bounds[r + 1]], TAG);
+    }
+}
+
 /// Returns once every process has called it: a dissemination barrier,
 /// ⌈log₂ p⌉ rounds of one empty message sent and one received.
 pub fn barrier(comm: &SimpleCommunicator) {
@@ -138,7 +216,21 @@ pub fn barrier(comm: &SimpleCommunicator) {
 
 #[cfg(test)]
 mod tests {
-    use super::{absolute, relative};
+    use super::{absolute, disjoint, relative};
+
+    #[test]
+    fn disjoint_parts_are_the_asked_ranges_either_way_round() {
+        let mut all: Vec<u32> = (0..10).collect();
+        let (read, write) = disjoint(&mut all, 2..4, 6..9);
+        assert_eq!(read, &[2, 3]);
+        write.copy_from_slice(&[0, 0, 0]);
+        let (read, write) = disjoint(&mut all, 7..8, 0..3);
+        assert_eq!(read, &[0]);
+        write[0] = 9;
+        let (read, write) = disjoint(&mut all, 5..5, 5..5);
+        assert!(read.is_empty() && write.is_empty());
+        assert_eq!(all, [9, 1, 2, 3, 4, 5, 0, 0, 0, 9]);
+    }
 
     #[test]
     fn relative_ranks_put_the_root_first_and_wrap() {

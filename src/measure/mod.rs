@@ -19,7 +19,7 @@ pub use machine::machine;
 pub use observe::LATE_CAP;
 use observe::{assemble, observe_until, Checked, Pace, Sampler};
 pub use probe::{cold_cache_bytes, largest_peak_rss_bytes, probe_cases, resident_bytes};
-use verify::{agree_on_failure, Check, InPlaceCheck};
+use verify::{agree_on_failure, Check};
 use watchdog::Phase;
 
 use crate::candidates::{self, native, Call, NotApplicable, Setup, Switch, Tuning};
@@ -277,7 +277,9 @@ impl<T: Element> Prepared<T> {
         if self.entries.iter().all(|e| e.call.is_none()) {
             return;
         }
-        let primary = Check::new(&self.shape, self.inputs);
+        // Prepared::new filled the send buffer from the same inputs, and no
+        // candidate has run on it yet.
+        let primary = Check::new(ctx, &self.shape, self.inputs, self.send.clone());
         let second = self
             .shape
             .collective
@@ -286,7 +288,8 @@ impl<T: Element> Prepared<T> {
             .flatten()
             .map(|op| {
                 let inputs = Inputs::new(self.shape.collective, op, self.shape.size);
-                (op, Check::new(&self.shape, inputs))
+                let send = reference::send_buffer(&self.shape, &inputs);
+                (op, Check::new(ctx, &self.shape, inputs, send))
             });
         for e in 0..self.entries.len() {
             if self.entries[e].smaller.is_some() {
@@ -331,7 +334,7 @@ impl<T: Element> Prepared<T> {
                 wrong = agree_on_failure(ctx, local);
             }
             if wrong.is_none() && native::is_library_call(&name) {
-                wrong = self.verify_in_place(ctx, second.as_ref().map(|(op, _)| *op));
+                wrong = self.verify_in_place(ctx, &primary, second.as_ref());
             }
             match wrong {
                 Some(why) => self.entries[e].sample.outcome = Outcome::Wrong(why),
@@ -342,18 +345,27 @@ impl<T: Element> Prepared<T> {
         self.check = Some(primary);
     }
 
-    /// Verifies the library's call in place with the measured operator,
-    /// then with `second`; what it did wrong, agreed by every rank.
-    fn verify_in_place(&self, ctx: &Context, second: Option<Op>) -> Option<String> {
-        for op in std::iter::once(self.inputs.op).chain(second) {
-            let inputs = Inputs::new(self.shape.collective, op, self.shape.size);
-            let check = InPlaceCheck::<T>::new(&self.shape, inputs)?;
+    /// Verifies the library's call in place with the measured operator
+    /// (`primary`'s), then with `second`'s; what it did wrong, agreed by
+    /// every rank.
+    fn verify_in_place(
+        &self,
+        ctx: &Context,
+        primary: &Check<T>,
+        second: Option<&(Op, Check<T>)>,
+    ) -> Option<String> {
+        if !self.shape.collective.has_in_place() {
+            return None;
+        }
+        let checks = std::iter::once((self.inputs.op, primary))
+            .chain(second.map(|(op, check)| (*op, check)));
+        for (op, check) in checks {
             let mut setup = self.setup.clone();
             setup.op = op.mpi();
             setup.commutative = setup.op.is_commutative();
             let mut call = native::prepare_in_place::<T>(&setup)?;
             let local = check
-                .verify(&mut call)
+                .verify_in_place(&mut call)
                 .map(|why| match op == self.inputs.op {
                     true => why,
                     false => format!("with op {} on distinct data: {why}", op.name()),

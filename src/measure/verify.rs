@@ -8,33 +8,33 @@ use crate::collective::Shape;
 use crate::element::Element;
 use crate::reference::{self, Inputs};
 
-/// One verification of candidates: the send buffer, what the receive
-/// buffer holds before the call (the sentinel of every expected element,
-/// bcast's input at its root), and the output MPI defines.
+/// One verification of candidates with one operator: this rank's send
+/// buffer and the output MPI defines, computed once per case and shared by
+/// the usual form's checks and the in-place one. Before each call the
+/// receive buffer gets the sentinel of every expected element (bcast's
+/// input at its root).
 pub(super) struct Check<T> {
     /// The send buffer of the check, restored after a second verification.
     pub(super) send: Vec<T>,
-    recv_before: Vec<T>,
     want: Vec<T>,
     defined: std::ops::Range<usize>,
+    /// bcast's root: `recv` holds the input, which is also the output.
+    recv_is_input: bool,
+    shape: Shape,
 }
 
 impl<T: Element> Check<T> {
-    pub(super) fn new(shape: &Shape, inputs: Inputs) -> Check<T> {
-        let want = reference::expected::<T>(shape, &inputs);
-        let defined = shape.defined_output();
-        let recv_before = reference::recv_input(shape, &inputs).unwrap_or_else(|| {
-            let mut recv = vec![T::default(); shape.recv_len()];
-            for (x, &w) in recv[defined.clone()].iter_mut().zip(&want) {
-                *x = T::sentinel(w);
-            }
-            recv
-        });
+    /// The check of `inputs`, with `send` this rank's send buffer for them
+    /// ([`reference::send_buffer`]). Collective over the control plane:
+    /// where the ranks share the reference ([`reference::sharing`]), each
+    /// folds its share and the shares are gathered.
+    pub(super) fn new(ctx: &Context, shape: &Shape, inputs: Inputs, send: Vec<T>) -> Check<T> {
         Check {
-            send: reference::send_buffer(shape, &inputs),
-            recv_before,
-            want,
-            defined,
+            send,
+            want: expected(ctx, shape, &inputs),
+            defined: shape.defined_output(),
+            recv_is_input: reference::recv_is_input(shape),
+            shape: shape.clone(),
         }
     }
 
@@ -55,7 +55,17 @@ impl<T: Element> Check<T> {
     /// from `recv`) must not reach the timed calls.
     pub(super) fn reset(&self, send: &mut [T], recv: &mut [T]) {
         send.copy_from_slice(&self.send);
-        recv.copy_from_slice(&self.recv_before);
+        let (before, defined, after) = split3(recv, self.defined.clone());
+        before.fill(T::default());
+        after.fill(T::default());
+        match self.recv_is_input {
+            true => defined.copy_from_slice(&self.want),
+            false => {
+                for (x, &w) in defined.iter_mut().zip(&self.want) {
+                    *x = T::sentinel(w);
+                }
+            }
+        }
     }
 
     /// What is wrong with the output of the call that last ran on `send`
@@ -66,32 +76,57 @@ impl<T: Element> Check<T> {
         }
         (*send != self.send[..]).then(|| "it overwrote its send buffer".to_string())
     }
-}
 
-/// One verification of the library's call in place: its one buffer
-/// before the call and the output MPI defines ([`reference::in_place`]).
-pub(super) struct InPlaceCheck<T> {
-    expected: reference::InPlace<T>,
-}
-
-impl<T: Element> InPlaceCheck<T> {
-    /// `None` where the collective has no in-place form.
-    pub(super) fn new(shape: &Shape, inputs: Inputs) -> Option<InPlaceCheck<T>> {
-        let expected = reference::in_place(shape, &inputs)?;
-        Some(InPlaceCheck { expected })
-    }
-
-    /// Runs an in-place call once on a buffer of its own; what it did wrong.
-    pub(super) fn verify(&self, call: &mut InPlaceCall<T>) -> Option<String> {
-        // Never the dangling pointer of an empty Vec: Open MPI's
-        // MPI_IN_PLACE is (void*)1, the address an empty Vec<u8> has.
-        let before = &self.expected.before;
-        let mut buffer = Vec::with_capacity(before.len().max(1));
-        buffer.extend_from_slice(before);
+    /// Runs the library's in-place call once on a buffer of its own, laid
+    /// out from this check's send buffer and output
+    /// ([`reference::in_place`]); what it did wrong. `None` where the
+    /// collective has no in-place form.
+    pub(super) fn verify_in_place(&self, call: &mut InPlaceCall<T>) -> Option<String> {
+        let expected = reference::in_place(&self.shape, &self.send, &self.want)?;
+        let mut buffer = expected.before;
         call(&mut buffer);
-        let got = &buffer[self.expected.defined.clone()];
-        reference::compare(got, &self.expected.want).map(|mismatch| mismatch.to_string())
+        let got = &buffer[expected.defined.clone()];
+        reference::compare(got, expected.want).map(|mismatch| mismatch.to_string())
     }
+}
+
+/// The output MPI defines on this rank for `inputs`: computed alone, or
+/// where the ranks share it ([`reference::sharing`]), this rank's share
+/// folded here and the others' received over the control plane.
+/// Collective over the control plane.
+fn expected<T: Element>(ctx: &Context, shape: &Shape, inputs: &Inputs) -> Vec<T> {
+    let Some(sharing) = reference::sharing(shape) else {
+        return reference::expected(shape, inputs);
+    };
+    let (p, r) = (shape.size, shape.rank);
+    let bounds = reference::share_bounds(shape.count, p);
+    let mine = bounds[r]..bounds[r + 1];
+    let needed = match sharing {
+        reference::Sharing::Everyone => true,
+        reference::Sharing::Root(root) => r == root,
+    };
+    let mut want = vec![T::default(); if needed { shape.count } else { mine.len() }];
+    let share = match needed {
+        true => &mut want[mine.clone()],
+        false => &mut want[..],
+    };
+    reference::reduce_into(inputs, p, mine.start, share);
+    match sharing {
+        reference::Sharing::Everyone => ctx.control.all_gather_blocks(&mut want, &bounds),
+        reference::Sharing::Root(root) => ctx.control.gather_blocks(root, &mut want, &bounds),
+    }
+    if !needed {
+        return Vec::new();
+    }
+    debug_assert_eq!(want.len(), shape.defined_output().len());
+    want
+}
+
+/// `all` cut at the start and the end of `middle`.
+fn split3<T>(all: &mut [T], middle: std::ops::Range<usize>) -> (&mut [T], &mut [T], &mut [T]) {
+    let (rest, after) = all.split_at_mut(middle.end);
+    let (before, middle) = rest.split_at_mut(middle.start);
+    (before, middle, after)
 }
 
 /// Agrees on a verification failure: every rank learns on which ranks the

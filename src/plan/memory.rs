@@ -18,13 +18,14 @@ pub const LIBRARY_FACTOR: u64 = 2;
 pub struct Footprint {
     /// The send and receive buffers every candidate runs on.
     pub buffers: u64,
-    /// Verification's copies: per check, the send buffer, the receive buffer
-    /// before the call and the expected output; a reduction whose operator
-    /// could hide a wrong result is checked twice.
+    /// Verification's copies: per check, the send buffer and the expected
+    /// output (receive buffers get their sentinels from the expected
+    /// output); a reduction whose operator could hide a wrong result is
+    /// checked twice.
     pub verification: u64,
     /// The in-place verification of the library's call, beside the checks:
-    /// the buffer it runs on, what it holds before the call, what it must
-    /// hold after (`reference::in_place`).
+    /// the buffer it runs on, laid out from a check's send buffer and
+    /// expected output, which it is compared with (`reference::in_place`).
     pub in_place: u64,
     /// The allowance for the library's temporaries ([`LIBRARY_FACTOR`]).
     pub library: u64,
@@ -60,9 +61,9 @@ impl Footprint {
         };
         Footprint {
             buffers: bytes(send + recv),
-            verification: bytes(checks * (send + recv + shape.defined_output().len())),
+            verification: bytes(checks * (send + shape.defined_output().len())),
             in_place: match collective.has_in_place() {
-                true => bytes(3 * shape.in_place_len()),
+                true => bytes(shape.in_place_len()),
                 false => 0,
             },
             library: LIBRARY_FACTOR * bytes(send.max(recv)),
@@ -93,8 +94,9 @@ mod tests {
     #[test]
     fn allreduce_counts_buffers_both_checks_scratch_and_the_library() {
         // 64 MiB of bytes or'ed on 4 ranks: send and receive 64 MiB each;
-        // two checks (bor, then bxor) of send, receive before and expected;
-        // the library twice the vector; each competitor twice the vector.
+        // two checks (bor, then bxor) of send and expected; the in-place
+        // buffer; the library twice the vector; each competitor twice the
+        // vector.
         let f = Footprint::of(
             Collective::Allreduce,
             64 << 20,
@@ -104,11 +106,11 @@ mod tests {
             0,
         );
         assert_eq!(f.buffers, 128 * MIB);
-        assert_eq!(f.verification, 2 * 3 * 64 * MIB);
+        assert_eq!(f.verification, 2 * 2 * 64 * MIB);
         assert_eq!(f.library, 128 * MIB);
         assert_eq!(f.scratch_each, 128 * MIB);
-        assert_eq!(f.in_place, 3 * 64 * MIB);
-        assert_eq!(f.alone(), (128 + 384 + 192 + 128) * MIB);
+        assert_eq!(f.in_place, 64 * MIB);
+        assert_eq!(f.alone(), (128 + 256 + 64 + 128) * MIB);
         // Four competitors and the one prepared again for the second check.
         assert_eq!(f.with(4), f.alone() + 5 * 128 * MIB);
         assert_eq!(f.with(0), f.alone());
@@ -124,7 +126,7 @@ mod tests {
             4,
             0,
         );
-        assert_eq!(f.verification, 3 * 4 * MIB);
+        assert_eq!(f.verification, 2 * 4 * MIB);
         assert_eq!(f.with(2), f.alone() + 2 * f.scratch_each);
     }
 
@@ -134,7 +136,7 @@ mod tests {
         // receives 4 MiB, and only it has a defined output.
         let f = Footprint::of(Collective::Gather, 1 << 20, Datatype::Byte, Op::Bor, 4, 2);
         assert_eq!(f.buffers, 5 * MIB);
-        assert_eq!(f.verification, (1 + 4 + 4) * MIB);
+        assert_eq!(f.verification, (1 + 4) * MIB);
         assert_eq!(f.library, 8 * MIB);
         assert_eq!(f.scratch_each, 4 * MIB);
         assert!(!f.second_check);
@@ -142,7 +144,8 @@ mod tests {
 
     #[test]
     fn reduce_scatter_block_sends_the_whole_vector() {
-        // 1 MiB blocks on 4 ranks: 4 MiB sent, 1 MiB received and defined.
+        // 1 MiB blocks on 4 ranks: 4 MiB sent, 1 MiB received and defined;
+        // in place, the whole vector.
         let f = Footprint::of(
             Collective::ReduceScatterBlock,
             1 << 20,
@@ -153,7 +156,8 @@ mod tests {
         );
         assert_eq!(f.buffers, 5 * MIB);
         // Sums of bytes are checked again with bxor.
-        assert_eq!(f.verification, 2 * (4 + 1 + 1) * MIB);
+        assert_eq!(f.verification, 2 * (4 + 1) * MIB);
+        assert_eq!(f.in_place, 4 * MIB);
         assert_eq!(f.library, 8 * MIB);
     }
 }

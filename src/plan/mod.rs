@@ -8,6 +8,7 @@ use crate::collective::Collective;
 use crate::config::{Config, InputError};
 use crate::element::{Datatype, Op};
 use crate::meta::Meta;
+use crate::reference;
 use crate::settings::{Settings, TimedForms, UniversalMode};
 use crate::stats::power;
 use std::time::Duration;
@@ -65,12 +66,20 @@ impl Case {
         warmup + 1 + usize::from(second)
     }
 
-    /// Seconds verification spends computing inputs: the harness's send
-    /// buffer, then per check this rank's send buffer, the receive buffer
-    /// before the call and the expected output, about p ranks' inputs.
+    /// Seconds verification's reference takes: the harness's send buffer,
+    /// then per check the output MPI defines (and for a second check its
+    /// own send buffer). Where the ranks share the output
+    /// ([`reference::is_shared`]) each computes one rank's inputs' worth
+    /// and the shares travel to the ranks that need them, about one call's
+    /// time; elsewhere a rank computes about p ranks' inputs.
     fn reference_s(&self, processes: usize) -> f64 {
         let checks = self.calls_outside(0);
-        self.inputs_s * (1 + checks * (processes + 2)) as f64
+        let (output, exchange) = match reference::is_shared(self.key.collective) {
+            true => (1, self.call_s),
+            false => (processes, 0.0),
+        };
+        let inputs = 1 + checks * output + (checks - 1);
+        self.inputs_s * inputs as f64 + exchange * checks as f64
     }
 }
 
@@ -99,7 +108,7 @@ pub struct LongCall {
     pub outside_s: f64,
     /// Calls per candidate outside the slices.
     pub calls_outside: usize,
-    /// What verification's reference computes from every rank's inputs.
+    /// What verification's reference takes ([`Case`]'s `reference_s`).
     pub reference_s: f64,
 }
 
@@ -541,12 +550,13 @@ mod tests {
         // 3 warm-ups and 1 verification (sum is checked once) per candidate.
         assert_eq!(l.calls_outside, 4);
         assert!((l.outside_s - 2.0).abs() < 1e-9, "{l:?}");
-        // The harness's send buffer, then 4 + 2 ranks' inputs for the check.
-        assert!((l.reference_s - 0.7).abs() < 1e-9, "{l:?}");
+        // The harness's send buffer, then one rank's share of the check's
+        // output (allreduce's is shared), and its exchange, about a call.
+        assert!((l.reference_s - 0.45).abs() < 1e-9, "{l:?}");
         // The small case's 0.2 s of budget, and the large one's calls.
         let expected = plan.expected().as_secs_f64();
         assert!(
-            (expected - (0.2 + 10.0 + 2.0 + 0.7)).abs() < 1e-6,
+            (expected - (0.2 + 10.0 + 2.0 + 0.45)).abs() < 1e-6,
             "{expected}"
         );
     }

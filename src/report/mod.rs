@@ -94,7 +94,7 @@ pub fn plan_text(plan: &Plan, meta: &Meta) -> String {
     let long = plan.long_calls();
     for l in &long {
         text += &format!(
-            "long calls: {} takes {} a call, longer than a round's share of the budget ({}): each of its {} rounds takes a call per candidate and one more that checks its output, {:.1} s for its {} candidates, and {} more calls each for warm-up and verification, {:.1} s; verification's reference computes every rank's inputs, {:.1} s\n",
+            "long calls: {} takes {} a call, longer than a round's share of the budget ({}): each of its {} rounds takes a call per candidate and one more that checks its output, {:.1} s for its {} candidates, and {} more calls each for warm-up and verification, {:.1} s; verification's reference, {:.1} s\n",
             l.label,
             seconds(l.call_s),
             seconds(plan.slice_s()),
