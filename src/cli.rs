@@ -3,7 +3,7 @@
 use crate::analyse::{Correction, Outliers, Test};
 use crate::element::{Datatype, Op};
 use crate::report::Format;
-use crate::settings::{CacheState, PinMode, SyncMode, UniversalMode};
+use crate::settings::{CacheState, PinMode, SyncRequest, UniversalMode};
 use crate::units::{parse_bytes, parse_duration, parse_duration_or_zero, parse_fraction};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -229,9 +229,9 @@ pub struct RunArgs {
     /// given (a warning instead of an input error).
     #[arg(long)]
     pub allow_powerless: bool,
-    /// Synchronisation of observations (overrides the file; default roundtime).
+    /// Synchronisation of observations (overrides the file; default auto).
     #[arg(long, value_enum)]
-    pub sync: Option<SyncMode>,
+    pub sync: Option<SyncRequest>,
     /// Cache state at the start of each observation.
     #[arg(long, value_enum, default_value_t = CacheState::Warm)]
     pub cache: CacheState,

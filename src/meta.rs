@@ -56,7 +56,15 @@ pub struct Meta {
     /// Warnings the report repeats at its top (e.g. a powerless test).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// The synchronisation measured with: `barrier` or `roundtime`.
     pub sync: String,
+    /// What was asked for (`auto`, `barrier`, `roundtime`; empty in runs
+    /// from before `auto`), and why `sync` was chosen: auto's reason, or
+    /// why asked-for roundtime gave way to barrier; empty otherwise.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub sync_asked: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub sync_reason: String,
     pub cache: String,
     /// How the universal guidelines compared sizes: `apart` or `shared` rounds.
     #[serde(default)]
@@ -81,6 +89,8 @@ pub struct Meta {
     pub measuring_s: f64,
     pub calling_s: f64,
     pub calls: usize,
+    /// What rank 0 did between cases while the other ranks waited.
+    pub between_cases: BetweenCases,
     /// Rank 0's largest resident set so far, in bytes, after the last case measured.
     pub peak_rss_bytes: u64,
     /// The largest resident set of a rank when planning, with the cold-cache
@@ -100,6 +110,59 @@ pub struct Meta {
     /// `library`): what `pgcheck tune` writes into the library's tuning file.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub library_algorithms: Vec<LibraryAlgorithm>,
+}
+
+impl Meta {
+    /// The synchronisation in words: `roundtime`, `auto: barrier, 3 ranks
+    /// share 2 CPUs on host vm`, `barrier, not roundtime: …`.
+    pub fn sync_text(&self) -> String {
+        match (self.sync_asked.as_str(), self.sync_reason.as_str()) {
+            ("auto", "") => format!("auto: {}", self.sync),
+            ("auto", reason) => format!("auto: {}, {reason}", self.sync),
+            (_, "") => self.sync.clone(),
+            (asked, reason) if asked == self.sync => format!("{asked}, {reason}"),
+            (asked, reason) => format!("{}, not {asked}: {reason}", self.sync),
+        }
+    }
+}
+
+/// What rank 0 does after each case while the other ranks wait for it:
+/// appending the observations to the raw file, deciding the case,
+/// rewriting `results.json`; and how long the others waited.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct BetweenCases {
+    /// Cases measured.
+    pub cases: usize,
+    /// Rank 0's time from the end of a case's measuring to the start of
+    /// the next case (or the end): total, and the largest after one case.
+    pub total_s: f64,
+    pub largest_s: f64,
+    /// Of `total_s`: appending observations, deciding, writing `results.json`.
+    pub raw_s: f64,
+    pub decide_s: f64,
+    pub results_s: f64,
+    /// How many times `results.json` was rewritten before the end.
+    pub results_writes: usize,
+    /// How long a rank waited for rank 0 at the start of a case (from the
+    /// second case on), the most over ranks: total, and the largest once.
+    pub waited_s: f64,
+    pub largest_waited_s: f64,
+}
+
+impl BetweenCases {
+    /// Rank 0's `seconds` after a case.
+    pub fn after_case(&mut self, seconds: f64) {
+        self.cases += 1;
+        self.total_s += seconds;
+        self.largest_s = self.largest_s.max(seconds);
+    }
+
+    /// A wait of this rank's for rank 0 at the start of a case.
+    pub fn waited(&mut self, seconds: f64) {
+        self.waited_s += seconds;
+        self.largest_waited_s = self.largest_waited_s.max(seconds);
+    }
 }
 
 /// One of the library's own algorithms, as its tuning variable selects it.
@@ -139,6 +202,11 @@ pub struct Placement {
     /// The most ranks on one host (by host name), and the CPUs online there.
     pub most_ranks_on_a_node: usize,
     pub cpus_on_that_node: usize,
+    /// The most crowded CPUs: ranks of one host that can run on fewer
+    /// CPUs between them than they are; None when every rank has a CPU of
+    /// its own (or in runs from before it was recorded).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shared_cpus: Option<SharedCpus>,
 }
 
 impl Placement {
@@ -215,6 +283,26 @@ impl Placement {
             "placement: {} of {processes} ranks were not bound to CPUs; pgcheck bound each to a CPU of its node (--pin none leaves them unbound){listed}",
             self.pinned_ranks
         ))
+    }
+}
+
+/// Ranks that share CPUs on one host: `ranks` ranks that can run on no
+/// more than `cpus` CPUs between them.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SharedCpus {
+    pub host: String,
+    pub ranks: usize,
+    pub cpus: usize,
+}
+
+impl SharedCpus {
+    /// `3 ranks share 2 CPUs on host vm`.
+    pub fn describe(&self) -> String {
+        let cpus = match self.cpus {
+            1 => "1 CPU".to_string(),
+            n => format!("{n} CPUs"),
+        };
+        format!("{} ranks share {cpus} on host {}", self.ranks, self.host)
     }
 }
 

@@ -55,6 +55,24 @@ fn runs_on_one_to_five_processes_and_writes_the_files() {
         assert_eq!(results["complete"], true);
         let checks = results["checks"].as_array().unwrap();
         assert_eq!(checks.len(), 4);
+        // What rank 0 did after each case, in parts; results.json
+        // rewritten after the first case, then at most every 5 s.
+        let between = &meta["between_cases"];
+        let seconds = |key: &str| between[key].as_f64().unwrap();
+        assert_eq!(between["cases"], 4, "{between}");
+        let writes = between["results_writes"].as_u64().unwrap();
+        let wall_s = meta["wall_s"].as_f64().unwrap();
+        assert!(
+            writes >= 1 && writes as f64 <= 1.0 + wall_s / 5.0,
+            "{writes} writes in {wall_s} s: {between}"
+        );
+        let parts = seconds("raw_s") + seconds("decide_s") + seconds("results_s");
+        assert!(parts <= seconds("total_s") + 1e-9, "{between}");
+        assert!(seconds("largest_s") <= seconds("total_s"), "{between}");
+        assert!(
+            seconds("largest_waited_s") <= seconds("waited_s"),
+            "{between}"
+        );
         for check in checks {
             for key in [
                 "collective",

@@ -10,9 +10,10 @@ use crate::cli::RunArgs;
 use crate::config::Config;
 use crate::exit::Exit;
 use crate::measure::{self, Context, Events, Harness};
+use crate::meta::BetweenCases;
 use crate::plan::{self, Plan};
 use crate::report::{self, progress::Progress};
-use crate::settings::{Settings, SyncMode};
+use crate::settings::Settings;
 use crate::store;
 use std::time::Duration;
 
@@ -55,6 +56,10 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
     meta.warnings.extend(powerless);
     meta.warnings
         .extend(meta.placement.warnings(meta.processes));
+    // Every rank gathered the same placement, so every rank chooses alike.
+    let sync = (plan.settings.sync).resolve(meta.placement.shared_cpus.as_ref());
+    sync.record(&mut meta);
+    meta.warnings.extend(sync.warning.clone());
     // How long one call takes tells how long cases whose calls outlast a
     // slice really take.
     let probes = measure::probe_cases(ctx, &plan.cases, plan.slice_s());
@@ -63,14 +68,19 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
     if leader {
         report::remark(&report::plan_text(&plan, &meta));
     }
-    let mut harness = Harness::start(ctx, &plan.settings);
+    if let (true, Some(warning)) = (leader, &sync.warning) {
+        report::warning(warning);
+    }
+    let mut harness = Harness::start(ctx, &plan.settings, sync.mode);
     meta.noise_floor_s = measure::barrier_floor(ctx, 100);
-    if let Some(why) = harness.fall_back_if_too_slow(meta.noise_floor_s) {
-        if leader {
-            report::warning(&why);
+    if let Some(fallen_back) = harness.fall_back_if_too_slow(&sync, meta.noise_floor_s) {
+        fallen_back.record(&mut meta);
+        if let Some(why) = fallen_back.warning {
+            if leader {
+                report::warning(&why);
+            }
+            meta.warnings.push(why);
         }
-        meta.warnings.push(why);
-        meta.sync = "barrier".into();
     }
     let options = options(a, &args.report, &meta);
     options.record(&mut meta);
@@ -87,6 +97,8 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
     // (or as `--raw` says).
     let mut decisions = Decisions::default();
     let mut progress = leader.then(|| Progress::start(plan.expected().as_secs_f64()));
+    let mut between = BetweenCases::default();
+    let mut partial_results = Throttle::new(PARTIAL_RESULTS_EVERY_S);
     for (i, case) in plan.cases.iter().enumerate() {
         if harness.stopped || harness.wrong {
             break;
@@ -97,26 +109,46 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
             cases: plan.cases.len(),
         };
         let data = measure::measure_case(ctx, case, &plan.settings, &mut harness, &events);
+        if i > 0 {
+            between.waited(harness.case_wait_s);
+        }
+        let measured_at = mpi::time();
         if leader {
+            let started = mpi::time();
             if let Err(e) = store::raw::append(&args.output, args.raw, &data) {
                 let name = args.raw.file_name().unwrap_or_default();
                 report::warning(&format!("cannot append to {name}: {e}"));
             }
+            let appended = mpi::time();
             decisions.add(&data, &options);
+            let decided = mpi::time();
+            between.raw_s += appended - started;
+            between.decide_s += decided - appended;
             record_costs(&mut meta, &harness);
             if let Some(progress) = progress.as_mut() {
                 progress.case_done(i + 1, plan.cases.len(), meta.wall_s);
             }
-            // What a killed run leaves: the verdicts of the cases so far.
-            let partial = decisions.results(meta.clone(), false, &options);
-            if let Err(e) = store::results::write(&args.output, &partial) {
-                report::warning(&format!("cannot write results.json: {e}"));
+            // What a killed run leaves: the verdicts of the cases so far,
+            // as of a few seconds ago at most (the raw file has every case).
+            if partial_results.due(mpi::time()) {
+                meta.between_cases = between.clone();
+                let partial = decisions.results(meta.clone(), false, &options);
+                if let Err(e) = store::results::write(&args.output, &partial) {
+                    report::warning(&format!("cannot write results.json: {e}"));
+                }
+                between.results_writes += 1;
             }
+            between.results_s += mpi::time() - decided;
         }
+        between.after_case(mpi::time() - measured_at);
     }
     // The last case's files, too, were written outside its slices.
     harness.rebase();
     record_costs(&mut meta, &harness);
+    let mut waits = [between.waited_s, between.largest_waited_s];
+    ctx.control.max(&mut waits);
+    [between.waited_s, between.largest_waited_s] = waits;
+    meta.between_cases = between;
     meta.largest_peak_rss_bytes = measure::largest_peak_rss_bytes(ctx);
     if let Some(progress) = progress {
         progress.finish();
@@ -148,6 +180,38 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
         Exit::Pass
     };
     agree(ctx, exit)
+}
+
+/// How old the partial `results.json` may grow before rank 0 rewrites it
+/// after a case. Rewriting it renders every verdict so far and syncs the
+/// file to disk while the other ranks wait: after every case that took
+/// 38 ms a case at 100 cases of 2 × 50 ms (2 ranks, a loaded machine),
+/// more than the rest of rank 0's work between cases.
+const PARTIAL_RESULTS_EVERY_S: f64 = 5.0;
+
+/// Whether something done now and then is due: when first asked, then
+/// once `interval_s` has passed since it was last due.
+struct Throttle {
+    interval_s: f64,
+    last: Option<f64>,
+}
+
+impl Throttle {
+    fn new(interval_s: f64) -> Throttle {
+        Throttle {
+            interval_s,
+            last: None,
+        }
+    }
+
+    /// Whether it is due at `now` (seconds); if so, it counts as done.
+    fn due(&mut self, now: f64) -> bool {
+        let due = self.last.is_none_or(|last| now - last >= self.interval_s);
+        if due {
+            self.last = Some(now);
+        }
+        due
+    }
 }
 
 /// The baseline as rank 0 keeps it while measuring: one launch's
@@ -186,7 +250,7 @@ fn plan_of(ctx: &Context, config: &Config, args: &RunArgs) -> Result<Plan, Strin
         rounds: args.rounds.or(config.rounds).unwrap_or(10),
         seed: args.seed,
         warmup: args.warmup,
-        sync: args.sync.or(config.sync).unwrap_or(SyncMode::Roundtime),
+        sync: args.sync.or(config.sync).unwrap_or_default(),
         cache: args.cache,
         resync_s: args.resync.as_secs_f64(),
         universal: args.universal,
@@ -224,5 +288,20 @@ fn create_output(ctx: &Context, args: &RunArgs) -> Result<(), String> {
     match ok[0] {
         1 => Ok(()),
         _ => Err(message),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Throttle;
+
+    #[test]
+    fn a_throttle_is_due_first_then_once_per_interval() {
+        let mut every = Throttle::new(5.0);
+        let due: Vec<bool> = [100.0, 101.0, 104.9, 105.0, 106.0, 112.0]
+            .into_iter()
+            .map(|now| every.due(now))
+            .collect();
+        assert_eq!(due, [true, false, false, true, false, true]);
     }
 }

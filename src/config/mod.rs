@@ -32,7 +32,7 @@ mod values;
 use crate::candidates;
 use crate::collective::Collective;
 use crate::element::{Datatype, Op};
-use crate::settings::{SyncMode, TimedForms};
+use crate::settings::{SyncRequest, TimedForms};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use values::RawConfig;
@@ -50,7 +50,7 @@ pub struct Config {
     pub op: Op,
     pub ppn: Option<usize>,
     /// How observations are synchronised (`--sync` overrides it).
-    pub sync: Option<SyncMode>,
+    pub sync: Option<SyncRequest>,
     /// The line of `ppn` in the file, for the error when it does not
     /// divide the processes (known only once MPI runs).
     pub ppn_line: Option<usize>,

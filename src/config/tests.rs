@@ -39,6 +39,22 @@ fn parses_defaults_and_checks() {
 }
 
 #[test]
+fn sync_takes_auto_barrier_and_roundtime() {
+    use crate::settings::SyncRequest;
+    let checks = "checks:\n  - collective: allreduce\n    sizes: [8]\n";
+    assert_eq!(parse_str(checks).unwrap().sync, None);
+    for request in [
+        SyncRequest::Auto,
+        SyncRequest::Barrier,
+        SyncRequest::Roundtime,
+    ] {
+        let config = parse_str(&format!("sync: {}\n{checks}", request.name())).unwrap();
+        assert_eq!(config.sync, Some(request));
+    }
+    fails_at(&format!("sync: clocks\n{checks}"), 1, "auto");
+}
+
+#[test]
 fn names_the_line_and_suggests() {
     fails_at(
         "checks:\n  - collective: allreduc\n    sizes: [8]\n",

@@ -4,7 +4,7 @@
 use super::unknown;
 use crate::collective::Collective;
 use crate::element::{Datatype, Op};
-use crate::settings::{SyncMode, TimedForms};
+use crate::settings::{SyncRequest, TimedForms};
 use crate::units::parse_duration;
 use serde::de::{self, DeserializeSeed, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
@@ -29,7 +29,7 @@ pub(super) struct RawConfig {
     #[serde(default, deserialize_with = "ppn")]
     pub(super) ppn: Option<usize>,
     #[serde(default, deserialize_with = "sync")]
-    pub(super) sync: Option<SyncMode>,
+    pub(super) sync: Option<SyncRequest>,
     #[serde(deserialize_with = "checks")]
     pub(super) checks: Vec<RawCheck>,
 }
@@ -147,13 +147,14 @@ fn datatype<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Datatype>, D::Erro
     named(d, "datatype", Datatype::from_name, names).map(Some)
 }
 
-fn sync<'de, D: Deserializer<'de>>(d: D) -> Result<Option<SyncMode>, D::Error> {
+fn sync<'de, D: Deserializer<'de>>(d: D) -> Result<Option<SyncRequest>, D::Error> {
     let parse = |name: &str| match name {
-        "barrier" => Some(SyncMode::Barrier),
-        "roundtime" => Some(SyncMode::Roundtime),
+        "auto" => Some(SyncRequest::Auto),
+        "barrier" => Some(SyncRequest::Barrier),
+        "roundtime" => Some(SyncRequest::Roundtime),
         _ => None,
     };
-    named(d, "sync", parse, ["barrier", "roundtime"]).map(Some)
+    named(d, "sync", parse, ["auto", "barrier", "roundtime"]).map(Some)
 }
 
 fn op<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Op>, D::Error> {

@@ -61,6 +61,11 @@ impl CpuSet {
         CpuSet { words }
     }
 
+    /// Whether every CPU of this set is in `other`.
+    pub fn is_subset(&self, other: &CpuSet) -> bool {
+        self.words.iter().zip(other.words).all(|(a, b)| a & !b == 0)
+    }
+
     /// The one CPU of a set of one.
     pub fn only(&self) -> Option<usize> {
         (self.len() == 1).then(|| self.iter().next()).flatten()

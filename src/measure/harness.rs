@@ -4,7 +4,7 @@
 use super::clock::{self, GlobalClock};
 use super::observe::MAX_SLACK;
 use super::Context;
-use crate::settings::{CacheState, Settings, SyncMode};
+use crate::settings::{CacheState, Settings, SyncChoice, SyncMode};
 
 /// The state of measuring that lasts across cases: the run's schedule, the
 /// synchronisation and its clocks, the cache-flush buffer.
@@ -51,15 +51,19 @@ pub struct Harness {
     pub measuring_s: f64,
     pub calling_s: f64,
     pub calls: usize,
+    /// How long this rank waited for rank 0 at the start of the last case
+    /// (rank 0 decides and writes files between cases).
+    pub case_wait_s: f64,
 }
 
 impl Harness {
-    /// Starts the run's clock and synchronises clocks for `roundtime`; collective.
-    pub fn start(ctx: &Context, settings: &Settings) -> Harness {
+    /// Starts the run's clock and synchronises clocks for `roundtime`
+    /// (`sync`: the settings' request resolved); collective.
+    pub fn start(ctx: &Context, settings: &Settings, sync: SyncMode) -> Harness {
         let mut harness = Harness {
             start: mpi::time(),
             planned: 0.0,
-            sync: settings.sync,
+            sync,
             clock: GlobalClock::IDENTITY,
             synced_at: 0.0,
             resync_s: settings.resync_s,
@@ -81,6 +85,7 @@ impl Harness {
             measuring_s: 0.0,
             calling_s: 0.0,
             calls: 0,
+            case_wait_s: 0.0,
         };
         for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
             // A second signal terminates at once, as if there were no handler.
@@ -114,15 +119,25 @@ impl Harness {
     /// oversubscribed and busy-poll wake up milliseconds late, so every
     /// start would be late); says why. `noise_floor_s` is the same on
     /// every rank ([`super::barrier_floor`]), so every rank decides alike.
-    pub fn fall_back_if_too_slow(&mut self, noise_floor_s: f64) -> Option<String> {
+    /// Returns `chosen` turned barrier, with the reason and the warning.
+    pub fn fall_back_if_too_slow(
+        &mut self,
+        chosen: &SyncChoice,
+        noise_floor_s: f64,
+    ) -> Option<SyncChoice> {
         (self.sync == SyncMode::Roundtime && noise_floor_s > MAX_SLACK).then(|| {
             self.sync = SyncMode::Barrier;
-            format!(
-                "measuring with barrier, not roundtime: a barrier takes {:.1} ms here \
-                 (oversubscribed or busy-polling ranks?), longer than clock-synchronised \
-                 starts can wait for",
-                noise_floor_s * 1e3
-            )
+            let reason = format!("a barrier takes {:.1} ms here", noise_floor_s * 1e3);
+            let warning = format!(
+                "measuring with barrier, not roundtime: {reason} (oversubscribed or \
+                 busy-polling ranks?), longer than clock-synchronised starts can wait for"
+            );
+            SyncChoice {
+                mode: SyncMode::Barrier,
+                reason,
+                warning: Some(warning),
+                ..chosen.clone()
+            }
         })
     }
 
@@ -149,16 +164,20 @@ impl Harness {
         self.start + self.planned
     }
 
-    /// Resynchronises the clocks when they are older than the bound; collective.
-    pub(super) fn refresh(&mut self, ctx: &Context) {
+    /// Resynchronises the clocks when they are older than the bound;
+    /// collective. Returns how long this rank waited for rank 0's word.
+    pub(super) fn refresh(&mut self, ctx: &Context) -> f64 {
         let stale = u8::from(
             self.sync == SyncMode::Roundtime && mpi::time() - self.synced_at > self.resync_s,
         );
         let mut stale = [stale];
+        let asked = mpi::time();
         ctx.control.broadcast(&mut stale);
+        let waited = mpi::time() - asked;
         if stale[0] == 1 {
             self.synchronise(ctx);
         }
+        waited
     }
 
     /// Whether SIGINT or SIGTERM reached this process.

@@ -11,7 +11,7 @@ use super::cpus::{self, CpuSet};
 use super::pin::Pinning;
 use super::Context;
 use crate::candidates;
-use crate::meta::{Meta, Placement};
+use crate::meta::{Meta, Placement, SharedCpus};
 use crate::printable;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -294,7 +294,56 @@ pub fn placement(ranks: &[RankHost], pinning: &Pinning) -> Placement {
         },
         most_ranks_on_a_node: most,
         cpus_on_that_node: cpus,
+        shared_cpus: shared_cpus(ranks),
     }
+}
+
+/// The most crowded CPUs of any host (by host name): a host with more
+/// ranks than online CPUs, or ranks whose CPU affinities all fall within
+/// a set of fewer CPUs than they are (two ranks bound to one CPU, three
+/// unbound ranks on two CPUs); None when every rank can have a CPU of its
+/// own. Of several, the one with the most ranks per CPU.
+pub fn shared_cpus(ranks: &[RankHost]) -> Option<SharedCpus> {
+    let mut hosts: BTreeMap<&str, Vec<&RankHost>> = BTreeMap::new();
+    for r in ranks {
+        hosts.entry(&r.host).or_default().push(r);
+    }
+    let mut found: Vec<SharedCpus> = Vec::new();
+    for (host, on_host) in &hosts {
+        let shared = |ranks: usize, cpus: usize| SharedCpus {
+            host: host.to_string(),
+            ranks,
+            cpus,
+        };
+        let online = on_host.iter().map(|r| r.online_cpus).max().unwrap_or(0);
+        if online > 0 && on_host.len() > online {
+            found.push(shared(on_host.len(), online));
+        }
+        // A set of CPUs that some rank may run on, and the ranks confined
+        // to it (affinity unknown: left out).
+        let mut sets: Vec<&CpuSet> = on_host
+            .iter()
+            .map(|r| &r.allowed)
+            .filter(|a| !a.is_empty())
+            .collect();
+        sets.sort_by_key(|a| a.words);
+        sets.dedup();
+        for set in sets {
+            let confined = (on_host.iter())
+                .filter(|r| !r.allowed.is_empty() && r.allowed.is_subset(set))
+                .count();
+            if confined > set.len() {
+                found.push(shared(confined, set.len()));
+            }
+        }
+    }
+    found.into_iter().max_by(|a, b| {
+        let crowding = |s: &SharedCpus| s.ranks as f64 / s.cpus.max(1) as f64;
+        crowding(a)
+            .total_cmp(&crowding(b))
+            .then(a.ranks.cmp(&b.ranks))
+            .then(b.host.cmp(&a.host))
+    })
 }
 
 /// A warning naming both views when the nodes of
@@ -451,6 +500,70 @@ mod tests {
         let p = placement(&agree, &unpinned(4));
         assert_eq!((p.most_ranks_on_a_node, p.cpus_on_that_node), (2, 2));
         assert!(!p.oversubscribed());
+    }
+
+    fn bound_to(host: &str, cpus: &str) -> RankHost {
+        RankHost {
+            host: host.into(),
+            node: 0,
+            online_cpus: 2,
+            allowed: CpuSet::parse(cpus),
+        }
+    }
+
+    fn shared(host: &str, ranks: usize, cpus: usize) -> Option<SharedCpus> {
+        Some(SharedCpus {
+            host: host.into(),
+            ranks,
+            cpus,
+        })
+    }
+
+    #[test]
+    fn ranks_share_cpus_when_they_outnumber_them_or_are_bound_together() {
+        // One rank per CPU, bound or not.
+        assert_eq!(
+            shared_cpus(&[bound_to("vm", "0"), bound_to("vm", "1")]),
+            None
+        );
+        assert_eq!(
+            shared_cpus(&[bound_to("vm", "0-1"), bound_to("vm", "0-1")]),
+            None
+        );
+        // Three unbound ranks on two CPUs, and the launcher's round robin
+        // that puts two of three on CPU 0.
+        let unbound = [
+            bound_to("vm", "0-1"),
+            bound_to("vm", "0-1"),
+            bound_to("vm", "0-1"),
+        ];
+        assert_eq!(shared_cpus(&unbound), shared("vm", 3, 2));
+        let overloaded = [
+            bound_to("vm", "0"),
+            bound_to("vm", "1"),
+            bound_to("vm", "0"),
+        ];
+        assert_eq!(shared_cpus(&overloaded), shared("vm", 2, 1));
+        // Two ranks bound to one CPU while a third has a CPU of its own.
+        let paired = [
+            bound_to("vm", "1"),
+            bound_to("vm", "1"),
+            bound_to("vm", "0"),
+        ];
+        assert_eq!(shared_cpus(&paired), shared("vm", 2, 1));
+        // Ranks of other hosts do not crowd this one; the most crowded host is named.
+        let two_hosts = [
+            bound_to("a", "0"),
+            bound_to("b", "0"),
+            bound_to("b", "0-1"),
+            bound_to("b", "0-1"),
+        ];
+        assert_eq!(shared_cpus(&two_hosts), shared("b", 3, 2));
+        // Affinity unknown: counted against the online CPUs alone.
+        let unknown = [bound_to("vm", ""), bound_to("vm", "")];
+        assert_eq!(shared_cpus(&unknown), None);
+        let more = [bound_to("vm", ""), bound_to("vm", ""), bound_to("vm", "")];
+        assert_eq!(shared_cpus(&more), shared("vm", 3, 2));
     }
 
     #[test]

@@ -100,7 +100,7 @@ pub fn measure_case(
     harness: &mut Harness,
     events: &Events,
 ) -> CaseData {
-    harness.refresh(ctx);
+    harness.case_wait_s = harness.refresh(ctx);
     with_element!(case.key.datatype, T => {
         let start = mpi::time();
         let mut prepared = Prepared::<T>::new(ctx, case);

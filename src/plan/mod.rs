@@ -203,7 +203,6 @@ impl Plan {
         meta.rounds = s.rounds;
         meta.warmup = s.warmup;
         meta.seed = s.seed;
-        meta.sync = format!("{:?}", s.sync).to_lowercase();
         meta.cache = format!("{:?}", s.cache).to_lowercase();
         meta.universal = format!("{:?}", s.universal).to_lowercase();
         meta.plan_s = self.expected().as_secs_f64();
@@ -480,7 +479,7 @@ pub fn verify_counts(processes: usize, datatype: Datatype) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::settings::{CacheState, SyncMode};
+    use crate::settings::{CacheState, SyncRequest};
 
     /// Allreduce of int32 sums at `sizes` on 4 ranks, two candidates each,
     /// 100 ms in 10 rounds, 3 warm-ups.
@@ -512,7 +511,7 @@ mod tests {
                 rounds: 10,
                 seed: 1,
                 warmup: 3,
-                sync: SyncMode::Barrier,
+                sync: SyncRequest::Barrier,
                 cache: CacheState::Warm,
                 resync_s: 10.0,
                 drift_s: 0.0,

@@ -7,7 +7,7 @@ use crate::candidates::{self, Family};
 use crate::collective::Collective;
 use crate::config::{self, Config};
 use crate::element::{Datatype, Op};
-use crate::settings::{CacheState, Settings, SyncMode, UniversalMode};
+use crate::settings::{CacheState, Settings, SyncRequest, UniversalMode};
 use std::time::Duration;
 
 /// What the user asked to verify (empty lists select everything).
@@ -32,7 +32,7 @@ pub fn plan(config: Option<&Config>, selection: &Selection, world: &World) -> Re
         rounds: 1,
         seed: 0,
         warmup: 0,
-        sync: SyncMode::Barrier,
+        sync: SyncRequest::Barrier,
         cache: CacheState::Warm,
         resync_s: 0.0,
         drift_s: 0.0,

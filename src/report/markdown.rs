@@ -150,7 +150,7 @@ fn meta_table(results: &Results) -> String {
             "synchronisation",
             format!(
                 "{}, noise floor {}",
-                text(&meta.sync),
+                text(&meta.sync_text()),
                 seconds(meta.noise_floor_s)
             ),
         ),

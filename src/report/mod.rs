@@ -86,7 +86,7 @@ pub fn plan_text(plan: &Plan, meta: &Meta) -> String {
         s.rounds,
         s.warmup,
         s.seed,
-        meta.sync,
+        meta.sync_text(),
     );
     if let Some(pinned) = meta.placement.pinned(meta.processes) {
         text += &format!("{pinned}\n");

@@ -21,7 +21,7 @@ pub fn render(results: &Results) -> String {
         m.processes,
         m.nodes,
         m.ppn,
-        m.sync,
+        m.sync_text(),
         m.test,
         m.correction,
         m.alpha,
