@@ -55,6 +55,11 @@ fn undocumented(schema: &Value, node: &Value, instance: &Value, at: &str, out: &
     }
 }
 
+/// Temporary and lock files (`.results.json.tmp`) are no output.
+fn entry_is_hidden(name: &str) -> bool {
+    name.starts_with('.')
+}
+
 /// `results` is valid against the schema and every field is described.
 fn assert_conforms(name: &str, results: &Value) {
     let (schema, validator) = schema();
@@ -123,6 +128,22 @@ fn every_results_json_conforms_to_its_schema() {
     );
     assert_eq!(wrong["checks"][0]["candidates"][1]["status"], "wrong");
     assert_conforms("a run with a wrong candidate", &wrong);
+    // `run --help` names every file a run writes.
+    let help = std::process::Command::new(env!("CARGO_BIN_EXE_pgcheck"))
+        .args(["run", "--help"])
+        .output()
+        .expect("pgcheck starts");
+    let help = String::from_utf8_lossy(&help.stdout).split_whitespace().collect::<Vec<_>>().join(" ");
+    for entry in std::fs::read_dir(&baseline).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().to_string();
+        let named = match name.split_once('-') {
+            Some((kind @ ("check" | "usual"), _)) => format!("{kind}-<collective>-<size>B.svg"),
+            _ => name.clone(),
+        };
+        if !entry_is_hidden(&name) {
+            assert!(help.contains(&named), "{name} is not in run --help:\n{help}");
+        }
+    }
     // `analyze` writes the same format.
     let again = dir.join("again");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_pgcheck"))
