@@ -133,7 +133,10 @@ fn every_results_json_conforms_to_its_schema() {
         .args(["run", "--help"])
         .output()
         .expect("pgcheck starts");
-    let help = String::from_utf8_lossy(&help.stdout).split_whitespace().collect::<Vec<_>>().join(" ");
+    let help = String::from_utf8_lossy(&help.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     for entry in std::fs::read_dir(&baseline).unwrap() {
         let name = entry.unwrap().file_name().to_string_lossy().to_string();
         let named = match name.split_once('-') {
@@ -141,7 +144,10 @@ fn every_results_json_conforms_to_its_schema() {
             _ => name.clone(),
         };
         if !entry_is_hidden(&name) {
-            assert!(help.contains(&named), "{name} is not in run --help:\n{help}");
+            assert!(
+                help.contains(&named),
+                "{name} is not in run --help:\n{help}"
+            );
         }
     }
     // `analyze` writes the same format.
