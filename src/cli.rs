@@ -1,29 +1,82 @@
 //! Command-line options.
 
 use crate::analyse::{Correction, Outliers, Test};
+use crate::collective::Collective;
 use crate::element::{Datatype, Op};
+use crate::exit::Exit;
 use crate::report::Format;
-use crate::settings::{CacheState, PinMode, SyncRequest, UniversalMode};
-use crate::units::{parse_bytes, parse_duration, parse_duration_or_zero, parse_fraction};
+use crate::settings::{CacheState, PinMode, SyncRequest, TimedForms, UniversalMode};
+use crate::units::{
+    parse_bytes, parse_duration, parse_duration_or_zero, parse_fraction, parse_sizes,
+};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// The exit statuses, as `--help` lists them (a test keeps them in step
-/// with `exit::Exit`).
-pub const EXIT_STATUSES: &str = "Exit status:
-  0  pass: every case decided, nothing --fail-on fails on
-  1  a guideline violation --fail-on fails on (default: any violated case), or a regression
-     against --baseline
-  2  usage or input error
-  3  wrong result: a candidate, the library's own call included, failed verification
-  4  MPI, I/O or internal error
-  5  interrupted by a signal; the files hold what was measured
-  6  a case without verdict: the library's own call was not measured
-  7  hang: a call or a wait outlived --timeout; the watchdog ended the job
-  8  lost rank: a rank exited, aborted or crashed while MPI ran
-  9  undecided: a noisy run, or more than half of the cases inconclusive or powerless
-     (--allow-undecided passes it)";
+/// What each exit status means, as `--help` lists it.
+fn exit_status_line(exit: Exit) -> &'static str {
+    match exit {
+        Exit::Pass => "pass: every case decided, nothing --fail-on fails on",
+        Exit::Violation => {
+            "a guideline violation --fail-on fails on (default: any violated case), or a regression\n     \
+             against --baseline"
+        }
+        Exit::Input => "usage or input error",
+        Exit::Verification => {
+            "wrong result: a candidate, the library's own call included, failed verification"
+        }
+        Exit::Internal => "MPI, I/O or internal error",
+        Exit::Interrupted => "interrupted by a signal; the files hold what was measured",
+        Exit::Unmeasured => "a case without verdict: the library's own call was not measured",
+        Exit::Hang => "hang: a call or a wait outlived --timeout; the watchdog ended the job",
+        Exit::LostRank => "lost rank: a rank exited, aborted or crashed while MPI ran",
+        Exit::Undecided => {
+            "undecided: a noisy run, or more than half of the cases inconclusive or powerless\n     \
+             (--allow-undecided passes it)"
+        }
+    }
+}
+
+/// The statuses each subcommand can end with, as its `--help` lists them
+/// (a test keeps them in step with the help).
+pub fn exit_statuses_of(subcommand: &str) -> &'static [Exit] {
+    use Exit::*;
+    match subcommand {
+        "run" => &Exit::ALL,
+        // The gate of a saved run: what ended it early, not the watchdog.
+        "analyze" => &[
+            Pass,
+            Violation,
+            Input,
+            Verification,
+            Internal,
+            Interrupted,
+            Unmeasured,
+            Undecided,
+        ],
+        "verify" => &[Pass, Input, Verification, Internal, Hang, LostRank],
+        _ => &[Pass, Input, Internal],
+    }
+}
+
+/// The `Exit status:` section of a help text: `statuses` with what each means.
+fn exit_statuses(statuses: &[Exit]) -> String {
+    // Only the commands with a gate (run, analyze) pass or fail a check.
+    let gated = statuses.contains(&Exit::Violation);
+    let lines: Vec<String> = statuses
+        .iter()
+        .map(|&e| match e {
+            Exit::Pass if !gated => "  0  success".to_string(),
+            e => format!("  {}  {}", e.code(), exit_status_line(e)),
+        })
+        .collect();
+    format!("Exit status:\n{}", lines.join("\n"))
+}
+
+/// `exit_statuses` of a subcommand, for its `after_help`.
+fn exit_help(subcommand: &str) -> String {
+    exit_statuses(exit_statuses_of(subcommand))
+}
 
 /// An option given twice takes its last value (a script's defaults, then
 /// the user's), except those that collect values, like `--baseline`.
@@ -36,7 +89,7 @@ pub const EXIT_STATUSES: &str = "Exit status:
 guidelines: a collective must not be slower than the same semantics built from other \
 collectives (a mock-up) nor than a known better algorithm (lane, hierarchical, circulant). \
 Run it under mpirun; rank 0 prints the report.",
-    after_help = EXIT_STATUSES
+    after_help = exit_statuses(&Exit::ALL)
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -52,6 +105,7 @@ pub enum Command {
     /// Re-analyse a run's raw.csv.gz or raw.csv (and results.json) without MPI: other tests, alpha, corrections, q_max.
     Analyze(AnalyzeArgs),
     /// List every collective with its competitors and the guideline each checks.
+    #[command(after_help = exit_help("list"))]
     List,
     /// Synchronise clocks as --sync roundtime does and show how far every rank is from rank 0.
     Clocks(ClocksArgs),
@@ -64,6 +118,7 @@ pub enum Command {
 }
 
 #[derive(Args, Debug)]
+#[command(after_help = exit_help("tune"))]
 pub struct TuneArgs {
     /// A directory written by `pgcheck run --output DIR` with `competitors: library`.
     pub dir: PathBuf,
@@ -73,6 +128,7 @@ pub struct TuneArgs {
 }
 
 #[derive(Args, Debug)]
+#[command(after_help = exit_help("compare"))]
 pub struct CompareArgs {
     /// Directories written by `pgcheck run --output DIR` (or their results.json), one column each.
     #[arg(required = true, num_args = 2.., value_name = "DIR")]
@@ -97,6 +153,7 @@ pub enum CompareFormat {
 }
 
 #[derive(Args, Debug)]
+#[command(after_help = exit_help("history"))]
 pub struct HistoryArgs {
     /// Runs written by `pgcheck run --output DIR` (or their results.json), or directories
     /// holding such runs; ordered by their start time.
@@ -117,6 +174,7 @@ pub struct HistoryArgs {
 }
 
 #[derive(Args, Debug)]
+#[command(after_help = exit_help("clocks"))]
 pub struct ClocksArgs {
     /// How long to wait before measuring the offsets a second time.
     #[arg(long, value_parser = parse_duration, default_value = "2s")]
@@ -168,7 +226,7 @@ pub enum ColorChoice {
 }
 
 #[derive(Args, Debug)]
-#[command(after_help = EXIT_STATUSES, args_override_self = true)]
+#[command(after_help = exit_help("analyze"), args_override_self = true)]
 pub struct AnalyzeArgs {
     /// A directory written by `pgcheck run --output DIR`.
     pub dir: PathBuf,
@@ -176,7 +234,8 @@ pub struct AnalyzeArgs {
     pub analysis: AnalysisArgs,
     #[command(flatten)]
     pub report: ReportArgs,
-    /// Where to write the new results.json, summary.csv and plots (default: DIR/reanalysis).
+    /// Where to write the new results.json, summary.csv, report.md and SVG figures, as
+    /// `run --output` names them (default: DIR/reanalysis).
     #[arg(long, short)]
     pub output: Option<PathBuf>,
 }
@@ -193,10 +252,10 @@ pub struct SetupArgs {
     /// (default: a quarter of the node's memory shared by its processes, at most 4 GiB).
     #[arg(long, value_parser = parse_bytes, value_name = "BYTES")]
     pub max_memory: Option<u64>,
-    /// Element datatype (overrides the file).
+    /// Element datatype (overrides the file's; default byte with --collective).
     #[arg(long, value_enum)]
     pub datatype: Option<DatatypeArg>,
-    /// Reduction operator (overrides the file).
+    /// Reduction operator (overrides the file's; default bor with --collective).
     #[arg(long, value_enum)]
     pub op: Option<OpArg>,
     /// A call of the library, or a wait for the other ranks, that lasts longer
@@ -207,10 +266,13 @@ pub struct SetupArgs {
 }
 
 #[derive(Args, Debug)]
-#[command(after_help = EXIT_STATUSES, args_override_self = true)]
+#[command(after_help = exit_help("run"), args_override_self = true)]
 pub struct RunArgs {
-    /// The YAML list of checks.
-    pub input: PathBuf,
+    /// The YAML list of checks; or give one check with --collective and --sizes instead.
+    #[arg(required_unless_present = "collective", conflicts_with = "collective")]
+    pub input: Option<PathBuf>,
+    #[command(flatten)]
+    pub check: CheckArgs,
     #[command(flatten)]
     pub setup: SetupArgs,
     /// Time budget per candidate and size, e.g. 500ms, 2s (overrides the file; default 1s).
@@ -258,7 +320,11 @@ pub struct RunArgs {
     pub analysis: AnalysisArgs,
     #[command(flatten)]
     pub report: ReportArgs,
-    /// Directory for results.json, summary.csv and the observations.
+    /// Directory for the run's files: raw.csv.gz (or raw.csv, see --raw) with every
+    /// observation, results.json (everything decided), summary.csv (one row per case and
+    /// candidate), report.md, overview.svg, and per case check-<collective>-<size>B.svg
+    /// and usual-<collective>-<size>B.svg (with -root<r> for rooted collectives).
+    /// An earlier run's files of the same names are overwritten.
     #[arg(long, short, default_value = "pgcheck-results")]
     pub output: PathBuf,
     /// How to keep every observation: raw.csv.gz (about 5 bytes each),
@@ -266,6 +332,86 @@ pub struct RunArgs {
     /// decide the run again).
     #[arg(long, value_enum, default_value_t = crate::store::raw::RawFormat::CsvGz)]
     pub raw: crate::store::raw::RawFormat,
+}
+
+/// One check on the command line instead of a file: what a file's check
+/// can say.
+#[derive(Args, Debug, Clone)]
+pub struct CheckArgs {
+    /// The collective to check, instead of an input file.
+    #[arg(long, value_parser = crate::config::parse_collective, requires = "sizes", value_name = "NAME")]
+    pub collective: Option<Collective>,
+    /// Sizes in bytes, comma-separated, with binary units (K = KiB = 1024) and OSU-style
+    /// ranges: `8,1KiB,4K:1M` (4K:1M: 4 KiB, 8 KiB, 16 KiB, … up to 1 MiB;
+    /// 4K:1M:4: 4 KiB, 16 KiB, 64 KiB, …, times 4 each step). Per process for allgather, alltoall, gather, scatter,
+    /// reduce_scatter_block; the whole vector otherwise.
+    #[arg(long, value_parser = parse_size_list, requires = "collective", value_name = "LIST")]
+    pub sizes: Option<SizeList>,
+    /// Competitors to measure against (comma-separated; `all`: the collective's built-in
+    /// ones, `library`: the library's own algorithms).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "all",
+        requires = "collective"
+    )]
+    pub competitors: Vec<String>,
+    /// Root of bcast, gather, reduce and scatter.
+    #[arg(long, requires = "collective")]
+    pub root: Option<usize>,
+    /// Blocks of the n-block circulant broadcast (bcast).
+    #[arg(long, value_parser = parse_positive, requires = "collective")]
+    pub blocks: Option<usize>,
+    /// Which forms of the library's call are timed: the usual one (false), the in-place one
+    /// (true), or both, the in-place one as the competitor default_in_place.
+    #[arg(long, value_enum, requires = "collective")]
+    pub in_place: Option<InPlaceArg>,
+}
+
+impl CheckArgs {
+    /// The check as a file's check is written, with the element options of
+    /// `setup`; `None` without --collective.
+    pub fn check(&self, setup: &SetupArgs) -> Option<crate::config::RawCheck> {
+        Some(crate::config::RawCheck {
+            collective: self.collective?,
+            sizes: self.sizes.clone().map(|s| s.0).unwrap_or_default(),
+            root: self.root,
+            competitors: match &self.competitors[..] {
+                [all] if all == "all" => None,
+                list => Some(list.to_vec()),
+            },
+            datatype: setup.datatype.map(Into::into),
+            op: setup.op.map(Into::into),
+            blocks: self.blocks,
+            in_place: self.in_place.map(Into::into),
+        })
+    }
+}
+
+/// A list of sizes in bytes (`--sizes`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SizeList(pub Vec<u64>);
+
+fn parse_size_list(text: &str) -> Result<SizeList, String> {
+    parse_sizes(text).map(SizeList)
+}
+
+/// `--in-place`, as the input's `in_place` spells it.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InPlaceArg {
+    False,
+    True,
+    Both,
+}
+
+impl From<InPlaceArg> for TimedForms {
+    fn from(a: InPlaceArg) -> TimedForms {
+        match a {
+            InPlaceArg::False => TimedForms::Usual,
+            InPlaceArg::True => TimedForms::InPlace,
+            InPlaceArg::Both => TimedForms::Both,
+        }
+    }
 }
 
 /// How observations become verdicts.
@@ -333,6 +479,7 @@ fn parse_alpha(text: &str) -> Result<f64, String> {
 }
 
 #[derive(Args, Debug)]
+#[command(after_help = exit_help("verify"))]
 pub struct VerifyArgs {
     /// The YAML list of checks; without it, every collective and competitor at built-in sizes.
     pub input: Option<PathBuf>,
@@ -347,9 +494,9 @@ pub struct VerifyArgs {
     /// Only competitors of these families: mockup, lane, hier, circulant, library (comma-separated).
     #[arg(long, value_delimiter = ',', value_enum)]
     pub family: Vec<FamilyArg>,
-    /// Sizes in bytes (comma-separated) instead of the built-in set.
-    #[arg(long, value_delimiter = ',')]
-    pub sizes: Vec<u64>,
+    /// Sizes instead of the built-in set, as `run --sizes` takes them: `8,1KiB,4K:1M`.
+    #[arg(long, value_parser = parse_size_list, value_name = "LIST")]
+    pub sizes: Option<SizeList>,
     /// Roots to try: ranks or `first`, `middle`, `last` (comma-separated; default first,middle,last).
     #[arg(long, value_delimiter = ',')]
     pub roots: Vec<String>,
@@ -413,5 +560,120 @@ impl FailOn {
     pub fn label(self) -> String {
         self.to_possible_value()
             .map_or_else(String::new, |v| v.get_name().to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn every_help_lists_the_exit_statuses_of_its_command() {
+        let mut cli = Cli::command();
+        let top = cli.render_long_help().to_string();
+        for e in Exit::ALL {
+            assert!(
+                top.contains(&format!("\n  {}  ", e.code())),
+                "{e:?} in --help"
+            );
+        }
+        assert!(!top.contains("\n  10  "));
+        let mut names = Vec::new();
+        // clap's own `help` prints and exits 0.
+        for command in cli.get_subcommands_mut().filter(|c| c.get_name() != "help") {
+            let name = command.get_name().to_string();
+            let help = command.render_long_help().to_string();
+            assert!(help.contains("Exit status:"), "{name} --help");
+            for e in Exit::ALL {
+                let line = format!("\n  {}  ", e.code());
+                assert_eq!(
+                    help.contains(&line),
+                    exit_statuses_of(&name).contains(&e),
+                    "{name} --help and status {e:?}:\n{help}"
+                );
+            }
+            names.push(name);
+        }
+        assert_eq!(names.len(), 8, "{names:?}");
+    }
+
+    #[test]
+    fn run_takes_one_check_instead_of_a_file() {
+        let cli = Cli::try_parse_from([
+            "pgcheck",
+            "run",
+            "--collective",
+            "bcast",
+            "--sizes",
+            "8,1K:4K",
+            "--root",
+            "1",
+            "--competitors",
+            "bcast_as_scatter_allgather",
+            "--datatype",
+            "int32",
+        ])
+        .unwrap();
+        let Command::Run(args) = cli.command else {
+            panic!("run")
+        };
+        assert_eq!(args.input, None);
+        let check = args.check.check(&args.setup).unwrap();
+        assert_eq!(check.collective, Collective::Bcast);
+        assert_eq!(check.sizes, [8, 1024, 2048, 4096]);
+        assert_eq!(check.root, Some(1));
+        assert_eq!(
+            check.competitors,
+            Some(vec!["bcast_as_scatter_allgather".to_string()])
+        );
+        assert_eq!(check.datatype, Some(Datatype::Int32));
+        // Without --competitors: all, as the default input has it.
+        let cli = Cli::try_parse_from([
+            "pgcheck",
+            "run",
+            "--collective",
+            "allreduce",
+            "--sizes",
+            "8",
+        ])
+        .unwrap();
+        let Command::Run(args) = cli.command else {
+            panic!("run")
+        };
+        assert_eq!(args.check.check(&args.setup).unwrap().competitors, None);
+    }
+
+    #[test]
+    fn run_takes_a_file_or_a_check_not_both_nor_neither() {
+        let parse = |args: &[&str]| {
+            Cli::try_parse_from(["pgcheck", "run"].iter().chain(args))
+                .map(drop)
+                .map_err(|e| e.to_string())
+        };
+        assert!(parse(&["in.yaml"]).is_ok());
+        let both = parse(&["in.yaml", "--collective", "bcast", "--sizes", "8"]).unwrap_err();
+        assert!(both.contains("cannot be used with"), "{both}");
+        let neither = parse(&[]).unwrap_err();
+        assert!(neither.contains("<INPUT>"), "{neither}");
+        let no_sizes = parse(&["--collective", "bcast"]).unwrap_err();
+        assert!(no_sizes.contains("--sizes <LIST>"), "{no_sizes}");
+        let no_collective = parse(&["--sizes", "8"]).unwrap_err();
+        assert!(
+            no_collective.contains("--collective <NAME>"),
+            "{no_collective}"
+        );
+        let stray = parse(&["in.yaml", "--root", "1"]).unwrap_err();
+        assert!(stray.contains("--collective <NAME>"), "{stray}");
+        let bad = parse(&["--collective", "bcast", "--sizes", "8,1X"]).unwrap_err();
+        assert!(
+            bad.contains("invalid value '8,1X' for '--sizes <LIST>': unknown unit `X` in `1X`"),
+            "{bad}"
+        );
+        let typo = parse(&["--collective", "bcst", "--sizes", "8"]).unwrap_err();
+        assert!(
+            typo.contains("unknown collective `bcst` (did you mean `bcast`?)"),
+            "{typo}"
+        );
     }
 }

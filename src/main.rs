@@ -66,7 +66,7 @@ fn with_mpi(command: Command) -> Exit {
     let comm = Rc::new(universe.world().duplicate());
     let leader = comm.rank() == 0;
     let exit = match command {
-        Command::Run(args) => match config::load(&args.input) {
+        Command::Run(args) => match run_input(&args) {
             Err(e) => input_error(leader, &e.0),
             Ok(config) => match commands::context(&comm, &args.setup, Some(&config)) {
                 Err(e) => input_error(leader, &e),
@@ -94,6 +94,15 @@ fn with_mpi(command: Command) -> Exit {
     drop(tools);
     drop(universe);
     exit
+}
+
+/// The input of `run`: its file, or the check its options give.
+fn run_input(args: &pgcheck::cli::RunArgs) -> Result<config::Config, config::InputError> {
+    match (&args.input, args.check.check(&args.setup)) {
+        (Some(path), _) => config::load(path),
+        (None, Some(check)) => config::from_options(check),
+        (None, None) => unreachable!("clap requires an input file or --collective"),
+    }
 }
 
 /// Starts the MPI tools interface for the run and registers the library's

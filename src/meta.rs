@@ -40,6 +40,9 @@ pub struct Meta {
     /// What `MPI_Wtick` claims, for comparison.
     pub timer_wtick_s: f64,
     pub start_time: String,
+    /// The run's id, the first column of its raw rows: its start time and
+    /// rank 0's process id (empty in runs written before it existed).
+    pub run_id: String,
     pub budget_s: f64,
     pub rounds: usize,
     pub warmup: usize,

@@ -897,22 +897,30 @@ fn a_competitor_1_3_times_faster_violates_with_severity_medium() {
         row[column].to_string()
     };
     let number = |row: &[&str], name: &str| field(row, name).parse::<f64>().unwrap();
-    let close = |got: f64, want: f64| ((got - want) / want).abs() < 1e-9;
+    // Plain decimals at a fixed precision: times to 0.1 ns, factors to
+    // 4 decimals, p-values to 10.
+    let close = |got: f64, want: f64, decimals: i32| {
+        (got - want).abs() <= 0.5 * 10f64.powi(-decimals) * (1.0 + 1e-9)
+    };
     let (default, competitor) = (&rows[0], &rows[1]);
     assert_eq!(field(default, "candidate"), "default");
-    assert!(close(number(default, "round_median_s"), 1.3 * 1.00025e-5));
+    assert!(
+        close(number(default, "round_median_ns"), 13003.25, 1),
+        "{summary}"
+    );
     assert_eq!(field(default, "slowdown"), "", "{summary}");
     assert_eq!(field(competitor, "candidate"), "competitor");
     for (name, want) in [("n", "300"), ("invalid", "0"), ("rounds", "10")] {
         assert_eq!(field(competitor, name), want, "{name}: {summary}");
     }
-    assert!(close(number(competitor, "round_median_s"), 1.00025e-5));
-    assert!(close(number(competitor, "slowdown"), 1.3), "{summary}");
-    assert!(close(number(competitor, "p_value"), 1.0 / 184756.0));
-    assert!(close(number(competitor, "p_adjusted"), 1.0 / 184756.0));
+    assert_eq!(field(competitor, "round_median_ns"), "10002.5", "{summary}");
+    assert_eq!(field(competitor, "slowdown"), "1.3000", "{summary}");
+    assert_eq!(field(competitor, "p_value"), "0.0000054125", "{summary}");
+    assert!(close(number(competitor, "p_adjusted"), 1.0 / 184756.0, 10));
     assert_eq!(number(competitor, "p_equivalence"), 1.0, "{summary}");
     for (name, want) in [
         ("significant", "true"),
+        ("violates", "true"),
         ("severity", "medium"),
         ("verdict", "violated"),
     ] {

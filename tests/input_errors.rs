@@ -127,7 +127,10 @@ fn corpus() -> Vec<Case> {
         file("default_op_on_float", "datatype: float32\nchecks:\n  - collective: scan\n    sizes: [8]\n", 3, &["op `bor` is not defined for datatype `float32`", "set `op:`"]),
         file("blocks_without_bcast", "checks:\n  - collective: allreduce\n    sizes: [8]\n    blocks: 4\n", 2, &["`blocks` applies only to bcast"]),
         // Sizes.
-        file("sizes_a_string", "checks:\n  - collective: allreduce\n    sizes: \"8\"\n", 3, &["sizes", "expected a list of sizes in bytes"]),
+        file("sizes_a_mapping", "checks:\n  - collective: allreduce\n    sizes: {small: 8}\n", 3, &["sizes", "expected a list of sizes, like [8, 1KiB, 4K:1M], or the same as text"]),
+        file("size_unknown_unit", "checks:\n  - collective: allreduce\n    sizes: [8, 1X]\n", 3, &["checks[0].sizes[1]: unknown unit `X` in `1X` (use B, K or KiB, M or MiB, G or GiB; K is 1024 bytes)"]),
+        file("size_range_down", "checks:\n  - collective: allreduce\n    sizes:\n      - 8\n      - 1M:4K\n", 5, &["range `1M:4K` ends below its start: write the smaller size first"]),
+        file("size_in_a_range_twice", "checks:\n  - collective: allreduce\n    sizes: 8, 8:64\n", 3, &["size 8 is listed twice"]),
         file("sizes_empty", "checks:\n  - collective: allreduce\n    sizes: []\n", 3, &["at least one size"]),
         file("size_zero", "checks:\n  - collective: allreduce\n    sizes:\n      - 8\n      - 0\n", 5, &["size 0 must be a positive number of bytes"]),
         file("size_negative", "checks:\n  - collective: allreduce\n    sizes: [-8]\n", 3, &["size -8 must be a positive number of bytes"]),
@@ -150,6 +153,13 @@ fn corpus() -> Vec<Case> {
         command("output_unwritable", &["run", "{good}", "--output", "/proc/pgcheck"], &["output directory /proc/pgcheck"]),
         options("override_bitwise_on_float", &["--datatype", "float32", "--op", "bor"], &["op `bor` is not defined for datatype `float32`"]).at_good_line(),
         file_and_options("override_not_multiple", "checks:\n  - collective: allreduce\n    sizes: [12]\n", &["--datatype", "int64", "--op", "sum"], 2, &["size 12 is not a multiple", "`int64`"]),
+        // One check on the command line: errors name the options, not a file.
+        command("options_size_twice", &["run", "--collective", "allreduce", "--sizes", "8,1K,512:2K", "--output", "{out}"], &["error: invalid value '8,1K,512:2K' for '--sizes <LIST>': size 1024 is listed twice\n"]),
+        command("options_root_not_rooted", &["run", "--collective", "allreduce", "--sizes", "8", "--root", "1", "--output", "{out}"], &["error: --root applies only to bcast, gather, reduce and scatter\n"]),
+        command("options_root_outside", &["run", "--collective", "bcast", "--sizes", "8", "--root", "7", "--output", "{out}"], &["error: root 7 is outside the communicator of 3 processes\n"]),
+        command("options_not_multiple", &["run", "--collective", "allreduce", "--sizes", "1K,6", "--datatype", "int32", "--op", "sum", "--output", "{out}"], &["error: size 6 is not a multiple of the 4-byte datatype `int32`\n"]),
+        command("options_float_default_op", &["run", "--collective", "allreduce", "--sizes", "8", "--datatype", "float64", "--output", "{out}"], &["(give --op, the default is bor)"]),
+        command("options_unknown_competitor", &["run", "--collective", "bcast", "--sizes", "8", "--competitors", "bcast_as_scatter_allgathr", "--output", "{out}"], &["unknown competitor of bcast `bcast_as_scatter_allgathr` (did you mean `bcast_as_scatter_allgather`?)"]),
         // `pgcheck verify`.
         command("verify_bad_file", &["verify", "{file}"], &["unknown collective `scater`", "did you mean `scatter`"]).with_file("checks:\n  - collective: scater\n    sizes: [8]\n", 2),
         command("verify_unknown_collective", &["verify", "--collective", "allreduc"], &["unknown collective `allreduc`", "did you mean `allreduce`"]),
@@ -173,6 +183,41 @@ fn usage_errors() -> Vec<Case> {
             &["unrecognized subcommand 'measure'"],
         ),
         command("missing_input_argument", &["run"], &["required", "<INPUT>"]),
+        command(
+            "options_size_unknown_unit",
+            &["run", "--collective", "allreduce", "--sizes", "8,1X"],
+            &["error: invalid value '8,1X' for '--sizes <LIST>': unknown unit `X` in `1X` (use B, K or KiB, M or MiB, G or GiB; K is 1024 bytes)\n"],
+        ),
+        command(
+            "options_size_zero",
+            &["run", "--collective", "allreduce", "--sizes", "0:8"],
+            &["error: invalid value '0:8' for '--sizes <LIST>': size `0` must be a positive whole number of bytes\n"],
+        ),
+        command(
+            "options_size_range_factor",
+            &["run", "--collective", "allreduce", "--sizes", "4K:1M:1"],
+            &["error: invalid value '4K:1M:1' for '--sizes <LIST>': range `4K:1M:1`: the factor `1` must be a whole number of at least 2\n"],
+        ),
+        command(
+            "options_unknown_collective",
+            &["run", "--collective", "allreduc", "--sizes", "8"],
+            &["error: invalid value 'allreduc' for '--collective <NAME>': unknown collective `allreduc` (did you mean `allreduce`?)"],
+        ),
+        options(
+            "options_and_a_file",
+            &["--collective", "allreduce", "--sizes", "8"],
+            &["the argument '[INPUT]' cannot be used with '--collective <NAME>'"],
+        ),
+        command(
+            "options_without_sizes",
+            &["run", "--collective", "allreduce"],
+            &["required", "--sizes <LIST>"],
+        ),
+        command(
+            "verify_size_unknown_unit",
+            &["verify", "--collective", "bcast", "--sizes", "1kB"],
+            &["error: invalid value '1kB' for '--sizes <LIST>': unknown unit `kB` in `1kB`"],
+        ),
         options(
             "unknown_option",
             &["--colour", "never"],

@@ -71,7 +71,21 @@ fn a_run_s_compact_observations_are_small_and_analyse_to_its_verdicts() {
     let mut lines = text.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "collective,size_bytes,count,datatype,op,root,candidate,round,valid,ns"
+        "run,collective,size_bytes,count,datatype,op,root,candidate,round,valid,ns"
+    );
+    // Every row under the run's id, which results.json records: rows of
+    // several runs can share one table.
+    let run_id = results(&out_dir)["meta"]["run_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(run_id.len() > "20260101T000000Z-1".len() - 2, "{run_id}");
+    assert!(
+        text.lines()
+            .skip(1)
+            .all(|l| l.starts_with(&format!("{run_id},"))),
+        "{}",
+        &text[..300]
     );
     let rows = lines.count();
     let per_observation = std::fs::metadata(&gz).unwrap().len() as f64 / rows as f64;
@@ -162,7 +176,7 @@ fn raw_chooses_the_format_or_none() {
     run("csv");
     assert!(out_dir.join("raw.csv").is_file() && !out_dir.join("raw.csv.gz").exists());
     assert!(raw_text(&out_dir).starts_with(
-        "collective,size_bytes,count,datatype,op,root,candidate,round,valid,seconds\n"
+        "run,collective,size_bytes,count,datatype,op,root,candidate,round,valid,seconds\n"
     ));
     run("none");
     assert!(!out_dir.join("raw.csv").exists() && !out_dir.join("raw.csv.gz").exists());

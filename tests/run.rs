@@ -162,6 +162,58 @@ fn runs_on_one_to_five_processes_and_writes_the_files() {
     }
 }
 
+/// `run --collective allreduce --sizes 8,1K:4K` measures the cases, and
+/// the candidates in each, of the file's check it stands for.
+#[test]
+fn a_check_on_the_command_line_measures_what_its_file_would() {
+    let dir = scratch("run-options");
+    let input = input(
+        &dir,
+        "same.yaml",
+        "checks:\n  - collective: allreduce\n    sizes: [8, 1024, 2048, 4096]\n    competitors: all\n",
+    );
+    let cases = |name: &str, check: &[&str]| -> Vec<String> {
+        let out_dir = dir.join(name);
+        let mut args = vec!["run", "--budget", "20ms", "--rounds", "5"];
+        args.extend(REPORT_ONLY);
+        args.extend(["--output", out_dir.to_str().unwrap()]);
+        args.extend(check);
+        let out = pgcheck(2, &args);
+        assert_eq!(out.code, Some(0), "{}", out.text());
+        results(&out_dir)["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                let names: Vec<&str> = c["candidates"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|c| c["name"].as_str().unwrap())
+                    .collect();
+                format!(
+                    "{} {} B, {} × {} {} root {}: {}",
+                    c["collective"],
+                    c["size_bytes"],
+                    c["count"],
+                    c["datatype"],
+                    c["op"],
+                    c["root"],
+                    names.join(" ")
+                )
+            })
+            .collect()
+    };
+    let from_file = cases("file", &[&input]);
+    assert_eq!(from_file.len(), 4, "{from_file:#?}");
+    assert!(from_file[1].contains(" 1024 B, 1024 × "), "{from_file:#?}");
+    let from_options = cases(
+        "options",
+        &["--collective", "allreduce", "--sizes", "8,1K:4K"],
+    );
+    assert_eq!(from_options, from_file);
+}
+
 #[test]
 #[cfg_attr(not(feature = "testing"), ignore = "needs --features testing")]
 fn a_wrong_competitor_is_caught_and_not_judged() {

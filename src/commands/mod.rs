@@ -70,11 +70,9 @@ pub fn context(
                 format!("--ppn {n} does not divide the {size} processes into equal virtual nodes");
             return Err(
                 match (setup.ppn, config.and_then(|c| Some((c, c.ppn_line?)))) {
-                    (None, Some((config, line))) => format!(
-                        "{}:{line}: {}",
-                        config.path.display(),
-                        message.replace("--ppn", "ppn")
-                    ),
+                    (None, Some((config, line))) => {
+                        config.error_at(line, &message.replace("--ppn", "ppn")).0
+                    }
                     _ => message,
                 },
             );

@@ -115,7 +115,7 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
         let measured_at = mpi::time();
         if leader {
             let started = mpi::time();
-            if let Err(e) = store::raw::append(&args.output, args.raw, &data) {
+            if let Err(e) = store::raw::append(&args.output, args.raw, &meta.run_id, &data) {
                 let name = args.raw.file_name().unwrap_or_default();
                 report::warning(&format!("cannot append to {name}: {e}"));
             }

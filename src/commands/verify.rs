@@ -18,7 +18,7 @@ pub fn verify(ctx: &Context, config: Option<&Config>, args: &VerifyArgs) -> Exit
         collectives: args.collective.clone(),
         competitors: args.competitor.clone(),
         families: args.family.iter().map(|&f| f.into()).collect(),
-        sizes: args.sizes.clone(),
+        sizes: args.sizes.clone().map(|s| s.0).unwrap_or_default(),
         roots: args.roots.clone(),
         datatype,
         op,

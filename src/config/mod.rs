@@ -6,7 +6,7 @@
 //! op: bor
 //! checks:
 //!   - collective: allreduce
-//!     sizes: [8, 64, 1024]
+//!     sizes: [8, 64, 1KiB, 4K:64K]   # bytes, binary units, doubling ranges
 //!     competitors: all
 //!   - collective: bcast
 //!     sizes: [8, 8192]
@@ -23,6 +23,9 @@
 //! against the datatype, competitor names against the collective, duplicate
 //! checks) is checked afterwards and reported at the line of the check.
 //! The visitors are in `values`; finding lines in the text is `lines`' job.
+//!
+//! `run --collective C --sizes LIST …` gives one check on the command line
+//! instead ([`from_options`]); it goes through the same checks.
 
 mod lines;
 #[cfg(test)]
@@ -35,15 +38,25 @@ use crate::element::{Datatype, Op};
 use crate::settings::{SyncRequest, TimedForms};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+pub use values::RawCheck;
 use values::RawConfig;
 
 /// The most elements one buffer may hold: MPI counts are C `int`s.
 pub const MAX_COUNT: u64 = i32::MAX as u64;
 
-/// A parsed input file.
+/// Where an input comes from, for its error messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// A YAML file: errors start with its path and the line.
+    File(PathBuf),
+    /// `run --collective …`: errors name the options.
+    Options,
+}
+
+/// A parsed input: a file, or one check given on the command line.
 #[derive(Debug, Clone)]
 pub struct Config {
-    pub path: PathBuf,
+    pub source: Source,
     pub budget: Option<Duration>,
     pub rounds: Option<usize>,
     pub datatype: Datatype,
@@ -55,6 +68,17 @@ pub struct Config {
     /// divide the processes (known only once MPI runs).
     pub ppn_line: Option<usize>,
     pub checks: Vec<Check>,
+}
+
+impl Config {
+    /// The error `message` about the check at `line`: after the file's path
+    /// and the line, or as it is for the command line.
+    pub fn error_at(&self, line: usize, message: &str) -> InputError {
+        InputError(match &self.source {
+            Source::File(path) => format!("{}:{line}: {message}", path.display()),
+            Source::Options => message.to_string(),
+        })
+    }
 }
 
 /// One entry of `checks`.
@@ -124,6 +148,13 @@ pub fn count_of(collective: Collective, size: u64, datatype: Datatype) -> Result
     Ok(count as usize)
 }
 
+/// A collective by its name, as the file and the options spell it; the
+/// error suggests the closest name.
+pub fn parse_collective(name: &str) -> Result<Collective, String> {
+    Collective::from_name(name)
+        .ok_or_else(|| unknown("collective", name, Collective::ALL.iter().map(|c| c.name())))
+}
+
 /// The closest of `choices` to `name`, if it is close enough to be a typo.
 pub fn suggest<'a>(name: &str, choices: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     choices
@@ -185,44 +216,9 @@ pub fn parse(path: &Path, text: &str) -> Result<Config, InputError> {
     let mut checks = Vec::with_capacity(raw.checks.len());
     for (i, c) in raw.checks.into_iter().enumerate() {
         let line = entries.get(i).copied().unwrap_or(checks_line);
-        let fail = |msg: String| Err(at(line, format!("checks[{i}] ({}): {msg}", c.collective)));
-        if c.root.is_some() && !c.collective.is_rooted() {
-            return fail("`root` applies only to bcast, gather, reduce and scatter".into());
-        }
-        if c.blocks.is_some() && c.collective != Collective::Bcast {
-            return fail("`blocks` applies only to bcast (the n-block circulant broadcast)".into());
-        }
-        if c.in_place.is_some() && !c.collective.has_in_place() {
-            return fail(
-                "`in_place` applies to every collective but bcast, which has no MPI_IN_PLACE form"
-                    .into(),
-            );
-        }
-        if let Some(names) = &c.competitors {
-            if let Err(e) = check_competitors(c.collective, names) {
-                return fail(e);
-            }
-        }
-        let check = Check {
-            collective: c.collective,
-            sizes: c.sizes,
-            root: c.root.unwrap_or(0),
-            competitors: c.competitors,
-            datatype: c.datatype.unwrap_or(datatype),
-            op: c.op.unwrap_or(op),
-            blocks: c.blocks,
-            in_place: c.in_place.unwrap_or_default(),
-            line,
-        };
-        if let Err(e) = check.validate_elements() {
-            let hint = if c.op.is_none() && raw.op.is_none() && !check.op.applies_to(check.datatype)
-            {
-                " (set `op:`, the default is `bor`)"
-            } else {
-                ""
-            };
-            return fail(format!("{e}{hint}"));
-        }
+        let about = format!("checks[{i}] ({})", c.collective);
+        let check = check_of(c, (datatype, raw.op), line, &FILE_SPELLING)
+            .map_err(|e| at(line, format!("{about}: {e}")))?;
         checks.push(check);
     }
     for (i, a) in checks.iter().enumerate() {
@@ -244,7 +240,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Config, InputError> {
         }
     }
     Ok(Config {
-        path: path.to_path_buf(),
+        source: Source::File(path.to_path_buf()),
         budget: raw.budget,
         rounds: raw.rounds,
         datatype,
@@ -255,6 +251,94 @@ pub fn parse(path: &Path, text: &str) -> Result<Config, InputError> {
             .ppn
             .map(|_| lines::top_level_line(text, "ppn").unwrap_or(1)),
         checks,
+    })
+}
+
+/// How messages name an input's keys: the file's, or the options'.
+struct Spelling {
+    /// `root` in the file, `--root` on the command line.
+    key: fn(&str) -> String,
+    /// What to add when the default op does not fit the datatype.
+    op_hint: &'static str,
+}
+
+const FILE_SPELLING: Spelling = Spelling {
+    key: |k| format!("`{k}`"),
+    op_hint: " (set `op:`, the default is `bor`)",
+};
+
+const OPTION_SPELLING: Spelling = Spelling {
+    key: |k| format!("--{}", k.replace('_', "-")),
+    op_hint: " (give --op, the default is bor)",
+};
+
+/// A check as written, checked, with the input's datatype and op (`None`:
+/// not given, `bor`) where it gives none.
+fn check_of(
+    c: RawCheck,
+    (datatype, op): (Datatype, Option<Op>),
+    line: usize,
+    spelling: &Spelling,
+) -> Result<Check, String> {
+    let key = spelling.key;
+    if c.root.is_some() && !c.collective.is_rooted() {
+        return Err(format!(
+            "{} applies only to bcast, gather, reduce and scatter",
+            key("root")
+        ));
+    }
+    if c.blocks.is_some() && c.collective != Collective::Bcast {
+        return Err(format!(
+            "{} applies only to bcast (the n-block circulant broadcast)",
+            key("blocks")
+        ));
+    }
+    if c.in_place.is_some() && !c.collective.has_in_place() {
+        return Err(format!(
+            "{} applies to every collective but bcast, which has no MPI_IN_PLACE form",
+            key("in_place")
+        ));
+    }
+    if let Some(names) = &c.competitors {
+        check_competitors(c.collective, names)?;
+    }
+    let check = Check {
+        collective: c.collective,
+        sizes: c.sizes,
+        root: c.root.unwrap_or(0),
+        competitors: c.competitors,
+        datatype: c.datatype.unwrap_or(datatype),
+        op: c.op.or(op).unwrap_or(Op::Bor),
+        blocks: c.blocks,
+        in_place: c.in_place.unwrap_or_default(),
+        line,
+    };
+    if let Err(e) = check.validate_elements() {
+        let hint = match c.op.is_none() && op.is_none() && !check.op.applies_to(check.datatype) {
+            true => spelling.op_hint,
+            false => "",
+        };
+        return Err(format!("{e}{hint}"));
+    }
+    Ok(check)
+}
+
+/// The input of `run --collective C --sizes LIST …`: one check, checked as
+/// a file's would be, whose errors name the options.
+pub fn from_options(check: RawCheck) -> Result<Config, InputError> {
+    let datatype = check.datatype.unwrap_or(Datatype::Byte);
+    let op = check.op;
+    let check = check_of(check, (datatype, op), 0, &OPTION_SPELLING).map_err(InputError)?;
+    Ok(Config {
+        source: Source::Options,
+        budget: None,
+        rounds: None,
+        datatype,
+        op: op.unwrap_or(Op::Bor),
+        ppn: None,
+        sync: None,
+        ppn_line: None,
+        checks: vec![check],
     })
 }
 

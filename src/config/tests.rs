@@ -249,3 +249,80 @@ fn a_bad_in_place_is_reported_at_its_line() {
         "in_place",
     );
 }
+
+#[test]
+fn sizes_take_units_and_ranges_as_the_command_line_does() {
+    let sizes = |yaml: &str| {
+        let text = format!("checks:\n  - collective: allreduce\n    sizes: {yaml}\n");
+        parse_str(&text).map(|c| c.checks[0].sizes.clone())
+    };
+    assert_eq!(
+        sizes("[8, 1KiB, 4K:16K]").unwrap(),
+        [8, 1024, 4096, 8192, 16384]
+    );
+    assert_eq!(sizes("[\"1K\", 64]").unwrap(), [1024, 64]);
+    assert_eq!(sizes("8, 1K:4K").unwrap(), [8, 1024, 2048, 4096]);
+    assert_eq!(sizes("4K:1M:16").unwrap(), [4096, 65536, 1 << 20]);
+    assert_eq!(sizes("64").unwrap(), [64]);
+    // The error names the bad entry, at the line where it stands.
+    fails_at(
+        "checks:\n  - collective: allreduce\n    sizes:\n      - 8\n      - 1X\n",
+        5,
+        "unknown unit `X` in `1X`",
+    );
+    fails_at(
+        "checks:\n  - collective: allreduce\n    sizes: [8, 8:64]\n",
+        3,
+        "size 8 is listed twice",
+    );
+    fails_at(
+        "checks:\n  - collective: allreduce\n    sizes: 1M:4K\n",
+        3,
+        "range `1M:4K` ends below its start",
+    );
+}
+
+#[test]
+fn a_check_from_the_options_is_checked_as_a_file_s_and_names_the_options() {
+    let check = |collective, root, datatype| RawCheck {
+        collective,
+        sizes: vec![8, 1024],
+        root,
+        competitors: None,
+        datatype,
+        op: None,
+        blocks: None,
+        in_place: None,
+    };
+    let config = from_options(check(Collective::Bcast, Some(1), None)).unwrap();
+    assert_eq!(config.source, Source::Options);
+    assert_eq!(config.checks[0].sizes, [8, 1024]);
+    assert_eq!(config.checks[0].root, 1);
+    assert_eq!(
+        (config.checks[0].datatype, config.checks[0].op),
+        (Datatype::Byte, Op::Bor)
+    );
+    let err = from_options(check(Collective::Allreduce, Some(1), None)).unwrap_err();
+    assert_eq!(
+        err.0,
+        "--root applies only to bcast, gather, reduce and scatter"
+    );
+    let err =
+        from_options(check(Collective::Allreduce, None, Some(Datatype::Float32))).unwrap_err();
+    assert_eq!(
+        err.0,
+        "op `bor` is not defined for datatype `float32` (bitwise ops need an integer type) \
+         (give --op, the default is bor)"
+    );
+    let err = from_options(RawCheck {
+        competitors: Some(vec!["bcast_as_scatter_allgathr".into()]),
+        ..check(Collective::Bcast, None, None)
+    })
+    .unwrap_err();
+    assert!(
+        err.0
+            .starts_with("unknown competitor of bcast `bcast_as_scatter_allgathr`"),
+        "{}",
+        err.0
+    );
+}

@@ -5,7 +5,7 @@ use super::unknown;
 use crate::collective::Collective;
 use crate::element::{Datatype, Op};
 use crate::settings::{SyncRequest, TimedForms};
-use crate::units::parse_duration;
+use crate::units::{add_sizes, parse_duration, parse_size_entry, parse_sizes};
 use serde::de::{self, DeserializeSeed, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 use std::fmt;
@@ -34,30 +34,31 @@ pub(super) struct RawConfig {
     pub(super) checks: Vec<RawCheck>,
 }
 
-/// One entry of `checks` as written.
+/// One entry of `checks` as written, or the options of
+/// `run --collective …`; `None` is not given.
 #[derive(Deserialize)]
 #[serde(
     deny_unknown_fields,
     expecting = "a check: a mapping with `collective` and `sizes`"
 )]
-pub(super) struct RawCheck {
+pub struct RawCheck {
     #[serde(deserialize_with = "collective")]
-    pub(super) collective: Collective,
+    pub collective: Collective,
     #[serde(deserialize_with = "sizes")]
-    pub(super) sizes: Vec<u64>,
+    pub sizes: Vec<u64>,
     #[serde(default, deserialize_with = "root")]
-    pub(super) root: Option<usize>,
+    pub root: Option<usize>,
     /// `None`: not given or `all`.
     #[serde(default, deserialize_with = "competitors")]
-    pub(super) competitors: Option<Vec<String>>,
+    pub competitors: Option<Vec<String>>,
     #[serde(default, deserialize_with = "datatype")]
-    pub(super) datatype: Option<Datatype>,
+    pub datatype: Option<Datatype>,
     #[serde(default, deserialize_with = "op")]
-    pub(super) op: Option<Op>,
+    pub op: Option<Op>,
     #[serde(default, deserialize_with = "blocks")]
-    pub(super) blocks: Option<usize>,
+    pub blocks: Option<usize>,
     #[serde(default, deserialize_with = "in_place")]
-    pub(super) in_place: Option<TimedForms>,
+    pub in_place: Option<TimedForms>,
 }
 
 /// A scalar as YAML typed it.
@@ -138,8 +139,9 @@ where
 }
 
 fn collective<'de, D: Deserializer<'de>>(d: D) -> Result<Collective, D::Error> {
-    let names = Collective::ALL.iter().map(|c| c.name());
-    named(d, "collective", Collective::from_name, names)
+    scalar(d, "a collective name", |value| {
+        super::parse_collective(&value.to_string())
+    })
 }
 
 fn datatype<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Datatype>, D::Error> {
@@ -248,21 +250,23 @@ fn in_place<'de, D: Deserializer<'de>>(d: D) -> Result<Option<TimedForms>, D::Er
     d.deserialize_any(InPlaceVisitor)
 }
 
-/// One size in bytes, checked where it stands.
-struct Size;
+/// One entry of `sizes`, checked where it stands: a number of bytes, or
+/// text as the command line's `--sizes` takes it (`1KiB`, `4K:1M`).
+struct SizeEntry;
 
-impl<'de> DeserializeSeed<'de> for Size {
-    type Value = u64;
+impl<'de> DeserializeSeed<'de> for SizeEntry {
+    type Value = Vec<u64>;
 
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<u64, D::Error> {
-        scalar(d, "a size in bytes", |value| match value {
-            Scalar::Int(i) if i > 0 => {
-                u64::try_from(i).map_err(|_| format!("size {i} is too large"))
-            }
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Vec<u64>, D::Error> {
+        scalar(d, "a size like 8, 1KiB or 4K:1M", |value| match value {
+            Scalar::Int(i) if i > 0 => u64::try_from(i)
+                .map(|s| vec![s])
+                .map_err(|_| format!("size {i} is too large")),
             Scalar::Int(i) => Err(format!("size {i} must be a positive number of bytes")),
-            _ => Err(format!(
+            Scalar::Float(_) => Err(format!(
                 "size `{value}` must be a positive whole number of bytes"
             )),
+            Scalar::Text(text) => parse_size_entry(text),
         })
     }
 }
@@ -273,23 +277,40 @@ impl<'de> Visitor<'de> for SizesVisitor {
     type Value = Vec<u64>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a list of sizes in bytes, like [8, 1024]")
+        f.write_str("a list of sizes, like [8, 1KiB, 4K:1M], or the same as text")
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u64>, A::Error> {
         let mut sizes = Vec::new();
-        while let Some(size) = seq.next_element_seed(Size)? {
-            if sizes.contains(&size) {
-                return Err(de::Error::custom(format!("size {size} is listed twice")));
-            }
-            sizes.push(size);
+        while let Some(entry) = seq.next_element_seed(SizeEntry)? {
+            add_sizes(&mut sizes, entry).map_err(de::Error::custom)?;
         }
         if sizes.is_empty() {
-            return Err(de::Error::custom(
-                "sizes must list at least one size in bytes",
-            ));
+            return Err(de::Error::custom("sizes must list at least one size"));
         }
         Ok(sizes)
+    }
+
+    /// `sizes: 8, 1K:4K`, as `--sizes` takes it.
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Vec<u64>, E> {
+        parse_sizes(v).map_err(E::custom)
+    }
+
+    /// `sizes: 8`: one size.
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Vec<u64>, E> {
+        match v {
+            0 => Err(E::custom("size 0 must be a positive number of bytes")),
+            v => Ok(vec![v]),
+        }
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Vec<u64>, E> {
+        match u64::try_from(v) {
+            Ok(v) => self.visit_u64(v),
+            Err(_) => Err(E::custom(format!(
+                "size {v} must be a positive number of bytes"
+            ))),
+        }
     }
 }
 

@@ -199,6 +199,12 @@ impl Plan {
         let s = &self.settings;
         meta.start_time =
             humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+        // Rank 0's meta is the one kept: its process id.
+        meta.run_id = format!(
+            "{}-{}",
+            meta.start_time.replace([':', '-'], ""),
+            std::process::id()
+        );
         meta.budget_s = s.budget.as_secs_f64();
         meta.rounds = s.rounds;
         meta.warmup = s.warmup;
@@ -252,19 +258,19 @@ pub fn with_elements(
     datatype: Option<Datatype>,
     op: Option<Op>,
 ) -> Result<Config, InputError> {
-    let mut config = config.clone();
-    for check in &mut config.checks {
+    let mut changed = config.clone();
+    for check in &mut changed.checks {
         if let Some(d) = datatype {
             check.datatype = d;
         }
         if let Some(o) = op {
             check.op = o;
         }
-        check.validate_elements().map_err(|msg| {
-            InputError(format!("{}:{}: {msg}", config.path.display(), check.line))
-        })?;
+        check
+            .validate_elements()
+            .map_err(|msg| config.error_at(check.line, &msg))?;
     }
-    Ok(config)
+    Ok(changed)
 }
 
 /// Expands a checked input into cases.
@@ -272,13 +278,13 @@ pub fn from_config(config: &Config, settings: Settings, world: &World) -> Result
     let mut cases = Vec::new();
     for check in &config.checks {
         if check.root >= world.processes {
-            return Err(InputError(format!(
-                "{}:{}: root {} is outside the communicator of {} processes",
-                config.path.display(),
+            return Err(config.error_at(
                 check.line,
-                check.root,
-                world.processes
-            )));
+                &format!(
+                    "root {} is outside the communicator of {} processes",
+                    check.root, world.processes
+                ),
+            ));
         }
         // A per-process size makes buffers of p blocks; MPI counts them in an int.
         if check.collective.size_is_per_process() {
@@ -288,13 +294,14 @@ pub fn from_config(config: &Config, settings: Settings, world: &World) -> Result
                 .iter()
                 .find(|&&s| s / width * world.processes as u64 > crate::config::MAX_COUNT)
             {
-                return Err(InputError(format!(
-                    "{}:{}: size {s} per process makes buffers of {} × {} elements, more than an MPI count can hold",
-                    config.path.display(),
+                return Err(config.error_at(
                     check.line,
-                    world.processes,
-                    s / width
-                )));
+                    &format!(
+                        "size {s} per process makes buffers of {} × {} elements, more than an MPI count can hold",
+                        world.processes,
+                        s / width
+                    ),
+                ));
             }
         }
         let names: Vec<&str> = match &check.competitors {

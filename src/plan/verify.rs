@@ -53,13 +53,7 @@ pub fn plan(config: Option<&Config>, selection: &Selection, world: &World) -> Re
         },
     };
     for name in &selection.collectives {
-        if Collective::from_name(name).is_none() {
-            return Err(config::unknown(
-                "collective",
-                name,
-                Collective::ALL.iter().map(|c| c.name()),
-            ));
-        }
+        config::parse_collective(name)?;
     }
     for name in &selection.competitors {
         if candidates::find(name).is_none() {

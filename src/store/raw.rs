@@ -19,6 +19,10 @@
 //!   `raw.csv`.
 //! - `raw.csv`: plain CSV with the time in seconds as f64 prints it
 //!   (shortest round trip: re-read, every bit comes back).
+//!
+//! The first column, `run`, is the run's id (`meta.run_id` in
+//! results.json), so that the rows of several runs can be put in one
+//! table; files written before it existed have no such column.
 
 use crate::analyse::Results;
 use crate::candidates::native::DEFAULT;
@@ -64,6 +68,9 @@ impl RawFormat {
 /// the header from them).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct RawRow {
+    /// The run's id; empty in files written before the column existed.
+    #[serde(default)]
+    pub run: String,
     pub collective: Collective,
     pub size_bytes: u64,
     pub count: usize,
@@ -83,6 +90,7 @@ pub struct RawRow {
 /// written (to the picosecond, trailing zeros dropped).
 #[derive(Serialize)]
 struct CompactRow<'a> {
+    run: &'a str,
     collective: Collective,
     size_bytes: u64,
     count: usize,
@@ -99,6 +107,8 @@ struct CompactRow<'a> {
 /// `raw.csv.gz`.
 #[derive(Deserialize)]
 struct StoredRow {
+    #[serde(default)]
+    run: String,
     collective: Collective,
     size_bytes: u64,
     count: usize,
@@ -168,8 +178,9 @@ pub fn create(dir: &Path, format: RawFormat) -> std::io::Result<()> {
     }
 }
 
-/// Appends one case's observations to the file of `format`.
-pub fn append(dir: &Path, format: RawFormat, case: &CaseData) -> std::io::Result<()> {
+/// Appends one case's observations to the file of `format`, each row
+/// under the run's id.
+pub fn append(dir: &Path, format: RawFormat, run: &str, case: &CaseData) -> std::io::Result<()> {
     let Some(name) = format.file_name() else {
         return Ok(());
     };
@@ -189,6 +200,7 @@ pub fn append(dir: &Path, format: RawFormat, case: &CaseData) -> std::io::Result
         for (&round, seconds) in valid.chain(invalid) {
             match format {
                 RawFormat::Csv => writer.serialize(RawRow {
+                    run: run.to_string(),
                     collective: k.collective,
                     size_bytes: k.size_bytes,
                     count: k.count,
@@ -201,6 +213,7 @@ pub fn append(dir: &Path, format: RawFormat, case: &CaseData) -> std::io::Result
                     seconds: seconds.copied(),
                 })?,
                 RawFormat::CsvGz | RawFormat::None => writer.serialize(CompactRow {
+                    run,
                     collective: k.collective,
                     size_bytes: k.size_bytes,
                     count: k.count,
@@ -260,6 +273,7 @@ pub fn read(path: &Path) -> anyhow::Result<Vec<RawRow>> {
                 (None, None) => None,
             };
         rows.push(RawRow {
+            run: row.run,
             collective: row.collective,
             size_bytes: row.size_bytes,
             count: row.count,
@@ -278,6 +292,17 @@ pub fn read(path: &Path) -> anyhow::Result<Vec<RawRow>> {
 /// Cases from `raw.csv` rows, in the order they were measured, with the
 /// candidates that `results.json` says were wrong or skipped.
 pub fn cases(rows: &[RawRow], previous: Option<&Results>) -> Result<Vec<CaseData>, String> {
+    // Rows of several runs (files put together) would mix their rounds.
+    let mut runs: Vec<&str> = rows.iter().map(|r| r.run.as_str()).collect();
+    runs.sort_unstable();
+    runs.dedup();
+    if runs.len() > 1 {
+        return Err(format!(
+            "rows of {} runs ({}): a run is analysed on its own rows",
+            runs.len(),
+            runs.join(", ")
+        ));
+    }
     // The cases results.json knows, in their order: a case may have no row
     // (every candidate wrong, skipped or without a valid observation).
     let mut cases: Vec<CaseData> = previous
@@ -424,7 +449,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         create(&dir, format).unwrap();
         for case in cases {
-            append(&dir, format, case).unwrap();
+            append(&dir, format, "20261124T164911Z-4242", case).unwrap();
         }
         let path = find(&dir).unwrap();
         assert_eq!(
@@ -483,6 +508,50 @@ mod tests {
         for (case, again) in cases.iter().zip(&exact) {
             assert_eq!(case.samples[0].seconds, again.samples[0].seconds);
         }
+    }
+
+    #[test]
+    fn rows_carry_their_run_and_runs_are_not_mixed() {
+        let dir = std::env::temp_dir().join(format!("pgcheck-raw-runs-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let case = &run()[0];
+        create(&dir, RawFormat::Csv).unwrap();
+        append(&dir, RawFormat::Csv, "first", case).unwrap();
+        let path = dir.join(CSV);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.starts_with("run,collective,size_bytes,"),
+            "{}",
+            &text[..80]
+        );
+        let rows = read(&path).unwrap();
+        assert!(rows.iter().all(|r| r.run == "first"));
+        assert_eq!(super::cases(&rows, None).unwrap()[0].samples.len(), 2);
+        // Two runs' rows in one table are told apart, not merged.
+        let mut both = rows.clone();
+        both.extend(rows.iter().map(|r| RawRow {
+            run: "second".into(),
+            ..r.clone()
+        }));
+        assert_eq!(
+            super::cases(&both, None).unwrap_err(),
+            "rows of 2 runs (first, second): a run is analysed on its own rows"
+        );
+        // A file written before the column existed reads as one run.
+        let old: String = text
+            .lines()
+            .map(|l| l.split_once(',').unwrap().1.to_string() + "\n")
+            .collect();
+        std::fs::write(&path, old).unwrap();
+        let rows = read(&path).unwrap();
+        assert!(rows.iter().all(|r| r.run.is_empty()));
+        assert_eq!(
+            super::cases(&rows, None).unwrap()[0].samples[0]
+                .seconds
+                .len(),
+            5_000
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use super::write_atomically;
 use crate::analyse::{Failure, RankFailure, Results};
 use crate::report;
+use crate::report::json::SCHEMA_VERSION;
 use std::path::Path;
 
 /// Writes `results.json` atomically.
@@ -15,10 +16,19 @@ pub fn write(dir: &Path, results: &Results) -> Result<(), super::WriteError> {
     )
 }
 
-/// Reads a `results.json`.
+/// Reads a `results.json`: of this format's version or an earlier one;
+/// runs written before `schema_version` existed have none.
 pub fn read(path: &Path) -> anyhow::Result<Results> {
     let text = std::fs::read_to_string(path)?;
-    Ok(serde_json::from_str(&text)?)
+    let document: serde_json::Value = serde_json::from_str(&text)?;
+    match document.get("schema_version").map(|v| (v, v.as_u64())) {
+        None | Some((_, Some(1..=SCHEMA_VERSION))) => {}
+        Some((v, Some(version))) if version > SCHEMA_VERSION => anyhow::bail!(
+            "schema_version {v} is newer than this pgcheck reads ({SCHEMA_VERSION}): use a newer pgcheck"
+        ),
+        Some((v, _)) => anyhow::bail!("schema_version {v} is not a version of results.json"),
+    }
+    Ok(serde_json::from_value(document)?)
 }
 
 /// Adds one rank's view of the failure that ends the run to the
@@ -53,7 +63,7 @@ fn add_failure(dir: &Path, kind: &str, status: i32, rank: RankFailure) -> Result
     let path = dir.join("results.json");
     let mut results = match std::fs::read_to_string(&path) {
         Ok(text) => serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?,
-        Err(_) => serde_json::json!({ "complete": false }),
+        Err(_) => serde_json::json!({ "schema_version": SCHEMA_VERSION, "complete": false }),
     };
     let object = results
         .as_object_mut()
@@ -73,4 +83,35 @@ fn add_failure(dir: &Path, kind: &str, status: i32, rank: RankFailure) -> Result
     object.insert("failure".into(), failure);
     let text = serde_json::to_string_pretty(&results).map_err(|e| e.to_string())?;
     write_atomically(dir, "results.json", text.as_bytes()).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_carry_their_schema_version_and_older_runs_still_read() {
+        let dir = std::env::temp_dir().join(format!("pgcheck-schema-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let results = report::fixture::results();
+        write(&dir, &results).unwrap();
+        let path = dir.join("results.json");
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with("{\n  \"schema_version\": 1,\n"), "{text}");
+        assert_eq!(read(&path).unwrap().checks.len(), results.checks.len());
+        // A run written before the field existed.
+        let mut old: serde_json::Value = serde_json::from_str(&text).unwrap();
+        old.as_object_mut().unwrap().remove("schema_version");
+        std::fs::write(&path, old.to_string()).unwrap();
+        assert_eq!(read(&path).unwrap().checks.len(), results.checks.len());
+        // A run of a later format is refused, not misread.
+        old["schema_version"] = 2.into();
+        std::fs::write(&path, old.to_string()).unwrap();
+        let error = read(&path).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            "schema_version 2 is newer than this pgcheck reads (1): use a newer pgcheck"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
