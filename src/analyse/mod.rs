@@ -1,6 +1,6 @@
 //! From observations to verdicts: medians, slowdowns, two-sample tests,
 //! severities, PGMPI's universal guidelines, every candidate's usual time
-//! (seed 003, [`usual`]) and the run's noise verdict ([`noise`]). Runs on
+//! (Kluge et al. 2005, [`usual`]) and the run's noise verdict ([`noise`]). Runs on
 //! rank 0 and offline.
 
 use crate::candidates::native::DEFAULT;
@@ -27,7 +27,7 @@ pub use noise::{Noise, NoiseVerdict};
 pub use rounds::RoundMedians;
 pub use usual::{UsualTime, DEFAULT_QMAX};
 
-/// How bad a violation is (MPINPC's labels).
+/// How bad a violation is (MPINPC's labels, Hunold 2023).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Severity {
@@ -41,7 +41,7 @@ pub enum Severity {
 
 impl Severity {
     /// The severity of a significant slowdown `s`: MPINPC's thresholds (the
-    /// README's Output section lists them).
+    /// severity table of docs/output.md lists them).
     pub fn of_slowdown(s: f64) -> Severity {
         match s {
             s if s <= 1.0 || s.is_nan() => Severity::Ok,
@@ -167,7 +167,7 @@ pub enum Outliers {
     None,
     /// Drop, per round, those beyond 1.5 interquartile ranges of the quartiles.
     Tukey,
-    /// Drop those above the candidate's usual time t_max (seed 003's model
+    /// Drop those above the candidate's usual time t_max (Kluge et al.'s model
     /// at --qmax, fitted on all its rounds); nothing when it has none (fewer
     /// than 20 observations, or an unknown timer resolution).
     Tmax,
@@ -280,8 +280,8 @@ pub struct CandidateSummary {
     pub sensitivity: Option<f64>,
     /// The medians differ by less than the synchronisation noise floor.
     pub below_noise: bool,
-    /// Seed 003's usual time and overhead, fitted on the valid observations
-    /// before any outlier filter; null with fewer than 20 of them or
+    /// The usual time and overhead (Kluge et al. 2005), fitted on the valid
+    /// observations before any outlier filter; null with fewer than 20 of them or
     /// without a known timer resolution.
     #[serde(default)]
     pub usual: Option<UsualTime>,
