@@ -61,7 +61,8 @@ export PGCHECK_MPI PGCHECK_MPI_FAMILY
 # Launcher options that bind every rank to a core (round robin over the
 # cores, several ranks a core when there are more ranks than cores):
 # unbound ranks are placed anew by the scheduler in every launch, which
-# made verdicts differ between launches here (README, "Deciding").
+# made verdicts differ between launches here (docs/experiments.md,
+# ci/stability-experiment).
 case "$PGCHECK_MPI_FAMILY" in
   openmpi) PGCHECK_BIND="--bind-to core:overload-allowed --map-by core" ;;
   mpich) PGCHECK_BIND="-bind-to core" ;;

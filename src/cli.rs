@@ -441,7 +441,7 @@ pub struct AnalysisArgs {
     pub outliers: Outliers,
     /// Quantile of the fitted error law (Poisson or discretised exponential above the
     /// fastest time) that bounds each candidate's usual time: t_max = min + the error's
-    /// q_max quantile; time beyond it is overhead. Seed 003 suggests 0.8 to 0.99.
+    /// q_max quantile; time beyond it is overhead. Kluge et al. (2005) suggest 0.8 to 0.99.
     #[arg(long, default_value_t = crate::analyse::DEFAULT_QMAX, value_parser = parse_qmax)]
     pub qmax: f64,
 }

@@ -418,7 +418,7 @@ mod tests {
         assert_eq!(
             Exit::ALL.map(Exit::code),
             [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
-            "the statuses the README documents"
+            "the statuses README.md documents"
         );
     }
 }

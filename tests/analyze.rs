@@ -626,7 +626,7 @@ fn usual_times_qmax_and_the_tmax_filter_on_known_errors() {
     // --details and Markdown show them; the plot is well-formed.
     let details = String::from_utf8(analyze(&dir, &["--details"]).stdout).unwrap();
     assert!(
-        details.contains("usual times (seed 003, q_max 0.95)"),
+        details.contains("usual times (Kluge et al. 2005, q_max 0.95)"),
         "{details}"
     );
     assert!(details.contains("4 of 400"), "{details}");

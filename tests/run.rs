@@ -101,7 +101,7 @@ fn runs_on_one_to_five_processes_and_writes_the_files() {
                 let name = candidate["name"].as_str().unwrap();
                 assert!(!name.contains("_self"), "{name} in {check}");
             }
-            // Seed 003's usual time of every candidate with 20 valid
+            // The usual time (Kluge et al. 2005) of every candidate with 20 valid
             // observations or more, fitted with the run's timer resolution.
             for c in check["candidates"].as_array().unwrap() {
                 let (n, usual) = (c["n"].as_u64().unwrap(), &c["usual"]);

@@ -1,6 +1,7 @@
 //! MPI collectives re-expressed with other MPI collectives: the mock-ups of
-//! the self-consistent performance guidelines (Träff, Gropp, Thakur 2010;
-//! PGMPI; MPINPC). One module per collective.
+//! the self-consistent performance guidelines (Träff, Gropp & Thakur 2007
+//! and 2010; PGMPI, Hunold et al. 2016; MPINPC, Hunold 2023). One module
+//! per collective.
 //!
 //! Every mock-up is a struct: `new` prepares scratch space, counts and
 //! displacements (it may allocate); `run` performs the collective and

@@ -1,6 +1,6 @@
 //! From observations to verdicts: medians, slowdowns, two-sample tests,
 //! severities, PGMPI's universal guidelines, every candidate's usual time
-//! (seed 003, [`usual`]) and the run's noise verdict ([`noise`]). Runs on
+//! (Kluge et al. 2005, [`usual`]) and the run's noise verdict ([`noise`]). Runs on
 //! rank 0 and offline.
 
 pub use crate::case::{CaseData, CaseKey, Outcome, Sample};

@@ -17,7 +17,7 @@
 //!    whose cases mostly cannot be measured is noisy; cases powerless for
 //!    their rounds are left out, the rounds are to blame there and a
 //!    warning says so); or
-//! 2. the median candidate's overhead share (seed 003: Σ max(0, t − t_max)
+//! 2. the median candidate's overhead share (Kluge et al. 2005: Σ max(0, t − t_max)
 //!    / Σ t) exceeds 1 − 1/s*: removing that much overhead would make it s*
 //!    times faster, so the time spent beyond the usual is as large as the
 //!    slowdowns asked about. Errors that follow the fitted model stay

@@ -77,7 +77,7 @@ pub enum Outliers {
     None,
     /// Drop, per round, those beyond 1.5 interquartile ranges of the quartiles.
     Tukey,
-    /// Drop those above the candidate's usual time t_max (seed 003's model
+    /// Drop those above the candidate's usual time t_max (Kluge et al.'s model
     /// at --qmax, fitted on all its rounds); nothing when it has none (fewer
     /// than 20 observations, or an unknown timer resolution).
     Tmax,

@@ -8,7 +8,7 @@ use crate::meta::Meta;
 use guidelines::Guidelines;
 use serde::{Deserialize, Serialize};
 
-/// How bad a violation is (MPINPC's labels).
+/// How bad a violation is (MPINPC's labels, Hunold 2023).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Severity {
@@ -22,7 +22,7 @@ pub enum Severity {
 
 impl Severity {
     /// The severity of a significant slowdown `s`: MPINPC's thresholds (the
-    /// README's Output section lists them).
+    /// severity table of docs/output.md lists them).
     pub fn of_slowdown(s: f64) -> Severity {
         match s {
             s if s <= 1.0 || s.is_nan() => Severity::Ok,
@@ -129,8 +129,8 @@ pub struct CandidateSummary {
     pub sensitivity: Option<f64>,
     /// The medians differ by less than the synchronisation noise floor.
     pub below_noise: bool,
-    /// Seed 003's usual time and overhead, fitted on the valid observations
-    /// before any outlier filter; null with fewer than 20 of them or
+    /// The usual time and overhead (Kluge et al. 2005), fitted on the valid
+    /// observations before any outlier filter; null with fewer than 20 of them or
     /// without a known timer resolution.
     #[serde(default)]
     pub usual: Option<UsualTime>,

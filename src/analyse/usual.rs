@@ -1,4 +1,4 @@
-//! Seed 003's usual time per candidate (`stats::usual`), as the analysis
+//! The usual time per candidate (Kluge et al. 2005) (`stats::usual`), as the analysis
 //! uses it: fitted on the candidate's valid observations before any outlier
 //! filter, with the run's timer resolution; the histogram a plot needs; and
 //! the `--outliers tmax` filter.

@@ -1,7 +1,8 @@
 //! Competitors of the mock-up family: each collective re-expressed with
 //! other MPI collectives (the `mockups` crate). Guidelines are named by
-//! PGMPI's GL numbers where one exists, else by the rule of Träff, Gropp
-//! and Thakur (TGT) or MPINPC's guideline. Every mock-up keeps the rank
+//! PGMPI's GL numbers (Hunold et al. 2016) where one exists, else by the
+//! numbered rule of Träff, Gropp & Thakur (2007) or MPINPC's guideline
+//! (Hunold 2023); docs/REFERENCES.md has the papers. Every mock-up keeps the rank
 //! order of its reductions, so none needs a commutative operator.
 
 use mockups::{
@@ -16,7 +17,7 @@ competitors! {
         let (m, root, op) = (setup.shape.count, setup.shape.root, setup.op);
     }
     "allgather_as_allgatherv" for Allgather {
-        guideline: "TGT (18): Allgather ⪯ Allgatherv",
+        guideline: "Träff et al. 2007 (18): Allgather ⪯ Allgatherv",
         description: "MPI_Allgatherv with equal blocks",
         call: call!(setup.comm, allgather::AsAllgatherv::new(comm, m)),
     }
@@ -46,12 +47,12 @@ competitors! {
         call: call!(setup.comm, allreduce::ReduceScatterBlockAllgather::new(comm, m), op),
     }
     "allreduce_as_reducescatter_allgatherv" for Allreduce {
-        guideline: "TGT (16): Allreduce ⪯ Reduce_scatter + Allgatherv",
+        guideline: "Träff et al. 2007 (16): Allreduce ⪯ Reduce_scatter + Allgatherv",
         description: "MPI_Reduce_scatter in near-equal blocks, then MPI_Allgatherv",
         call: call!(setup.comm, allreduce::ReduceScatterAllgatherv::new(comm, m), op),
     }
     "alltoall_as_alltoallv" for Alltoall {
-        guideline: "TGT (18): Alltoall ⪯ Alltoallv",
+        guideline: "Träff et al. 2007 (18): Alltoall ⪯ Alltoallv",
         description: "MPI_Alltoallv with equal blocks",
         call: call!(setup.comm, alltoall::AsAlltoallv::new(comm, m)),
     }
@@ -71,7 +72,7 @@ competitors! {
         call: call!(setup.comm, gather::AsAllgather::new(comm, m, root)),
     }
     "gather_as_gatherv" for Gather {
-        guideline: "TGT (18): Gather ⪯ Gatherv",
+        guideline: "Träff et al. 2007 (18): Gather ⪯ Gatherv",
         description: "MPI_Gatherv with equal blocks",
         call: call!(setup.comm, gather::AsGatherv::new(comm, m, root)),
     }
@@ -91,12 +92,12 @@ competitors! {
         call: call!(setup.comm, reduce::ReduceScatterBlockGather::new(comm, m, root), op),
     }
     "reduce_as_reducescatter_gatherv" for Reduce {
-        guideline: "TGT (15): Reduce ⪯ Reduce_scatter + Gatherv",
+        guideline: "Träff et al. 2007 (15): Reduce ⪯ Reduce_scatter + Gatherv",
         description: "MPI_Reduce_scatter in near-equal blocks, then MPI_Gatherv",
         call: call!(setup.comm, reduce::ReduceScatterGatherv::new(comm, m, root), op),
     }
     "reduce_as_reducescatter" for Reduce {
-        guideline: "TGT (14): Reduce ⪯ Reduce_scatter",
+        guideline: "Träff et al. 2007 (14): Reduce ⪯ Reduce_scatter",
         description: "MPI_Reduce_scatter with the whole vector to the root",
         call: call!(setup.comm, reduce::AsReduceScatter::new(comm, m, root), op),
     }
@@ -106,7 +107,7 @@ competitors! {
         call: call!(setup.comm, reduce_scatter_block::ReduceScatter::new(comm, m), op),
     }
     "reducescatterblock_as_reducescatter" for ReduceScatterBlock {
-        guideline: "TGT (18): Reduce_scatter_block ⪯ Reduce_scatter",
+        guideline: "Träff et al. 2007 (18): Reduce_scatter_block ⪯ Reduce_scatter",
         description: "MPI_Reduce_scatter with equal counts",
         call: call!(setup.comm, reduce_scatter_block::AsReduceScatter::new(comm, m), op),
     }
@@ -131,12 +132,12 @@ competitors! {
         call: call!(setup.comm, scan::ExscanReduceLocal::new(comm, m), op),
     }
     "exscan_as_scan" for Exscan {
-        guideline: "TGT §4 metarule: Exscan ⪯ Scan + Sendrecv",
+        guideline: "Träff et al. 2007 §4 metarule: Exscan ⪯ Scan + Sendrecv",
         description: "MPI_Scan, then a shift of the inclusive prefixes one rank up",
         call: call!(setup.comm, exscan::ScanShift::new(comm, m), op),
     }
     "exscan_as_allgather_reducelocal" for Exscan {
-        guideline: "TGT §4 metarule: Exscan ⪯ Allgather + Reduce_local",
+        guideline: "Träff et al. 2007 §4 metarule: Exscan ⪯ Allgather + Reduce_local",
         description: "MPI_Allgather, then a rank-order fold of the lower ranks' vectors",
         call: call!(setup.comm, exscan::AllgatherReduceLocal::new(comm, m), op),
     }
@@ -146,7 +147,7 @@ competitors! {
         call: call!(setup.comm, scatter::AsBcast::new(comm, m, root)),
     }
     "scatter_as_scatterv" for Scatter {
-        guideline: "TGT (18): Scatter ⪯ Scatterv",
+        guideline: "Träff et al. 2007 (18): Scatter ⪯ Scatterv",
         description: "MPI_Scatterv with equal blocks",
         call: call!(setup.comm, scatter::AsScatterv::new(comm, m, root)),
     }

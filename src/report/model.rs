@@ -621,7 +621,7 @@ pub const USUAL_COLUMNS: [&str; 11] = [
 /// What the usual-time table shows, under its title.
 pub fn usual_title(results: &Results) -> String {
     format!(
-        "usual times (seed 003, q_max {}): t_max = t_min + the fitted error law's q_max quantile; empirical: the plain q_max quantile; overhead = Σ max(0, t − t_max) / Σ t",
+        "usual times (Kluge et al. 2005, q_max {}): t_max = t_min + the fitted error law's q_max quantile; empirical: the plain q_max quantile; overhead = Σ max(0, t − t_max) / Σ t",
         results.meta.qmax
     )
 }

@@ -1,7 +1,7 @@
 //! Plots as SVG files: the overview heatmap (MPINPC's Figure 3), one bar
 //! chart of medians with interquartile ranges per check (its Figure 5), and
 //! per check the histograms of the candidates' times with their fitted
-//! usual-time models (seed 003), one small panel per candidate.
+//! usual-time models (Kluge et al. 2005), one small panel per candidate.
 //! Written by hand: no fonts, no system libraries, text stays text.
 
 use super::model::{self as details, overview, ranked, seconds, size_label, Mark};
@@ -514,7 +514,7 @@ fn usual_svg(results: &Results, check: &Verdict) -> Option<String> {
     }
     let title = format!("Usual times: {}", details::title(check));
     let subtitle = format!(
-        "seed 003: t = t_min + error; t_max = t_min + the fitted error's {} quantile · {}",
+        "Kluge et al. (2005): t = t_min + error; t_max = t_min + the fitted error's {} quantile · {}",
         results.meta.qmax,
         run_line(results)
     );

@@ -7,7 +7,7 @@
 //! reproduce SciPy's `wilcoxon(zero_method='wilcox')` and `binomtest`
 //! (`tests/fixtures/paired_tests.json`); [`power`] says what a test can
 //! detect with a given number of rounds. [`usual`] fits the usual time of
-//! one candidate and the overhead above it (seed 003's model), checked against
+//! one candidate and the overhead above it (Kluge et al. 2005), checked against
 //! SciPy in `tests/fixtures/usual.json`. [`change_point`] finds where a
 //! series of launches changed (E-divisive means, a permutation test).
 //!

@@ -15,12 +15,12 @@
 //!    the ticks, i.e. the Freedman–Diaconis width rounded *down* to whole
 //!    ticks. Whole ticks, because other widths alias with the timer's grid
 //!    (windows of alternately 2 and 3 ticks); rounded down, so that data
-//!    spread over a few ticks keep the seed's window = resolution, where the
-//!    Poisson model means what the seed says. The IQR ignores outliers.
+//!    spread over a few ticks keep the paper's window = resolution, where the
+//!    Poisson model means what the paper says. The IQR ignores outliers.
 //! 3. **Fits** by maximum likelihood on the window indices k_i (both closed
 //!    form):
 //!    - Poisson, P(k) = λᵏ e^{−λ} / k!, λ in *windows*: λ̂ = k̄.
-//!    - Exponential discretised per window (a geometric law), the seed's
+//!    - Exponential discretised per window (a geometric law), the paper's
 //!      P(k) = (1 − e^{−λw}) e^{−λwk}, λ a *rate in 1/s*:
 //!      λ̂ = ln(1 + 1/k̄) / w. Unlike the Poisson law it is the same λ for
 //!      any window width.
@@ -28,7 +28,7 @@
 //!    Confidence intervals are Wald intervals from the Fisher information.
 //! 4. **Model choice**: the higher log-likelihood of the window indices
 //!    (a tie, as when all errors are in window 0, goes to Poisson). Both
-//!    models have one parameter, so this is also the AIC's choice. The seed
+//!    models have one parameter, so this is also the AIC's choice. The paper
 //!    takes the lower χ², but each model's χ² pools its own bins and has its
 //!    own degrees of freedom, while the likelihood scores every window alike.
 //! 5. **Goodness of fit**: Pearson's χ² on pooled bins, df = bins − 2 (one
@@ -69,7 +69,8 @@ pub enum Model {
     Exponential,
 }
 
-/// The usual time of one candidate: seed 003's model fitted to its times.
+/// The usual time of one candidate: the model of Kluge, Knüpfer & Nagel
+/// (2005) fitted to its times.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Usual {
     /// The model with the higher log-likelihood.
@@ -168,7 +169,7 @@ pub struct Histogram {
     pub expected_beyond: f64,
 }
 
-/// Fits seed 003's model with windows from [`window_ticks`]. None when
+/// Fits Kluge et al.'s (2005) model with windows from [`window_ticks`]. None when
 /// fewer than [`MIN_OBSERVATIONS`], a non-finite time, a resolution not
 /// > 0, or q_max outside (0, 1) (q_max = 1 would accept any time).
 pub fn fit(observations: &[f64], resolution_s: f64, qmax: f64) -> Option<Usual> {
@@ -187,7 +188,7 @@ pub fn fit_with_windows(
     fit_counted(observations, &ticks, m, qmax)
 }
 
-/// [`fit`] with windows of `window_ticks` ticks (1: the seed's window =
+/// [`fit`] with windows of `window_ticks` ticks (1: Kluge et al.'s window =
 /// resolution).
 pub fn fit_windowed(
     observations: &[f64],

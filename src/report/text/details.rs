@@ -170,7 +170,8 @@ mod tests {
         let results = fixture::results_with_usual();
         let text = render(&results);
         assert_eq!(
-            text.matches("usual times (seed 003, q_max 0.95)").count(),
+            text.matches("usual times (Kluge et al. 2005, q_max 0.95)")
+                .count(),
             3,
             "{text}"
         );
