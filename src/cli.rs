@@ -8,6 +8,7 @@ use crate::report::Format;
 use crate::settings::{CacheState, PinMode, SyncRequest, TimedForms, UniversalMode};
 use crate::units::{
     parse_bytes, parse_duration, parse_duration_or_zero, parse_fraction, parse_sizes,
+    parse_sizes_or_zero,
 };
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -396,6 +397,10 @@ fn parse_size_list(text: &str) -> Result<SizeList, String> {
     parse_sizes(text).map(SizeList)
 }
 
+fn parse_size_list_or_zero(text: &str) -> Result<SizeList, String> {
+    parse_sizes_or_zero(text).map(SizeList)
+}
+
 /// `--in-place`, as the input's `in_place` spells it.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InPlaceArg {
@@ -494,8 +499,9 @@ pub struct VerifyArgs {
     /// Only competitors of these families: mockup, lane, hier, circulant, library (comma-separated).
     #[arg(long, value_delimiter = ',', value_enum)]
     pub family: Vec<FamilyArg>,
-    /// Sizes instead of the built-in set, as `run --sizes` takes them: `8,1KiB,4K:1M`.
-    #[arg(long, value_parser = parse_size_list, value_name = "LIST")]
+    /// Sizes instead of the built-in set, as `run --sizes` takes them (`8,1KiB,4K:1M`), and
+    /// 0 (a call with no elements).
+    #[arg(long, value_parser = parse_size_list_or_zero, value_name = "LIST")]
     pub sizes: Option<SizeList>,
     /// Roots to try: ranks or `first`, `middle`, `last` (comma-separated; default first,middle,last).
     #[arg(long, value_delimiter = ',')]

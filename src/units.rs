@@ -183,12 +183,26 @@ pub fn add_sizes(sizes: &mut Vec<u64>, entry: Vec<u64>) -> Result<(), String> {
 /// A comma-separated list of sizes and ranges, in bytes, in the order
 /// given: `8,1K:4K,64KiB` is 8, 1024, 2048, 4096 and 65536.
 pub fn parse_sizes(text: &str) -> Result<Vec<u64>, String> {
+    size_list(text, false)
+}
+
+/// [`parse_sizes`] where `0` may stand as a size of its own (a call with
+/// no elements): what `verify` checks, and `run` does not measure.
+pub fn parse_sizes_or_zero(text: &str) -> Result<Vec<u64>, String> {
+    size_list(text, true)
+}
+
+fn size_list(text: &str, zero: bool) -> Result<Vec<u64>, String> {
     let mut sizes = Vec::new();
     for entry in text.split(',') {
         if entry.trim().is_empty() {
             return Err(format!("the size list `{text}` has an empty entry"));
         }
-        add_sizes(&mut sizes, parse_size_entry(entry)?)?;
+        let entry = match entry.trim() {
+            "0" | "0B" if zero => vec![0],
+            entry => parse_size_entry(entry)?,
+        };
+        add_sizes(&mut sizes, entry)?;
     }
     Ok(sizes)
 }
@@ -275,6 +289,8 @@ mod tests {
                     .into()
             )
         );
+        assert_eq!(parse_sizes_or_zero("0,1,7:8"), Ok(vec![0, 1, 7]));
+        assert!(parse_sizes("0,1").is_err());
         assert_eq!(
             parse_size("0"),
             Err("size `0` must be a positive whole number of bytes".into())

@@ -621,7 +621,13 @@ fn usual_times_qmax_and_the_tmax_filter_on_known_errors() {
     let unfiltered_mean = out["checks"][0]["candidates"][0]["median_s"]
         .as_f64()
         .unwrap();
-    assert!((fd["median_s"].as_f64().unwrap() - unfiltered_mean).abs() < 2e-9);
+    // Dropping 4 of 400 calls moves the median by at most two order
+    // statistics: a few ns where the calls lie about 1 ns apart.
+    assert!(
+        (fd["median_s"].as_f64().unwrap() - unfiltered_mean).abs() < 5e-9,
+        "{} {unfiltered_mean}",
+        fd["median_s"]
+    );
 
     // --details and Markdown show them; the plot is well-formed.
     let details = String::from_utf8(analyze(&dir, &["--details"]).stdout).unwrap();

@@ -492,9 +492,14 @@ fn fault_during_a_run(name: &str, fault: Fault, link: &str) {
     let raw = common::raw_text(&out_dir);
     let rows: Vec<&str> = raw.lines().skip(1).collect();
     assert!(
-        rows.iter().all(|l| l.split(',').count() == 10),
+        rows.iter().all(|l| l.split(',').count() == 11),
         "whole rows"
     );
+    // Each row starts with the run's id.
+    let rows: Vec<&str> = rows
+        .iter()
+        .map(|l| l.split_once(',').map_or(*l, |(_, rest)| rest))
+        .collect();
     for size in ["8", "64"] {
         let prefix = format!("allreduce,{size},");
         assert!(rows.iter().any(|l| l.starts_with(&prefix)), "{size} B kept");

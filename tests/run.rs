@@ -63,7 +63,7 @@ fn runs_on_one_to_five_processes_and_writes_the_files() {
         let writes = between["results_writes"].as_u64().unwrap();
         let wall_s = meta["wall_s"].as_f64().unwrap();
         assert!(
-            writes >= 1 && writes as f64 <= 1.0 + wall_s / 5.0,
+            (1..=4).contains(&writes),
             "{writes} writes in {wall_s} s: {between}"
         );
         let parts = seconds("raw_s") + seconds("decide_s") + seconds("results_s");
@@ -145,7 +145,7 @@ fn runs_on_one_to_five_processes_and_writes_the_files() {
         let mut lines = raw.lines();
         assert_eq!(
             lines.next().unwrap(),
-            "collective,size_bytes,count,datatype,op,root,candidate,round,valid,ns"
+            "run,collective,size_bytes,count,datatype,op,root,candidate,round,valid,ns"
         );
         let rows: Vec<&str> = lines.collect();
         let count = |field: &str| -> u64 {
@@ -466,12 +466,12 @@ fn resident_bytes(np: usize, name: &str, extra: &[&str]) -> u64 {
 
 #[test]
 fn cold_cache_and_memory_limits_are_honoured() {
-    // 1 MiB per process on 2 processes: 3 MiB of buffers, 5 MiB of
-    // verification, 6 MiB of in-place verification, 4 MiB for the library
-    // fit 19 MiB above the processes' resident set; a competitor's 2 MiB of
-    // scratch do not.
+    // 1 MiB per process on 2 processes: 3 MiB of buffers, 3 MiB of
+    // verification (the send buffer and the expected output), 2 MiB of
+    // in-place verification, 4 MiB for the library fit 13 MiB above the
+    // processes' resident set; a competitor's 2 MiB of scratch do not.
     let limit =
-        (resident_bytes(2, "cold-memory-resident", &["--cache", "cold"]) + (19 << 20)).to_string();
+        (resident_bytes(2, "cold-memory-resident", &["--cache", "cold"]) + (13 << 20)).to_string();
     let dir = scratch("cold-memory");
     let input = input(
         &dir,

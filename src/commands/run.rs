@@ -98,7 +98,7 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
     let mut decisions = Decisions::default();
     let mut progress = leader.then(|| Progress::start(plan.expected().as_secs_f64()));
     let mut between = BetweenCases::default();
-    let mut partial_results = Throttle::new(PARTIAL_RESULTS_EVERY_S);
+    let mut partial_results = Throttle::new(PARTIAL_RESULTS_SHARE, PARTIAL_RESULTS_EVERY_S);
     for (i, case) in plan.cases.iter().enumerate() {
         if harness.stopped || harness.wrong {
             break;
@@ -131,12 +131,14 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
             // What a killed run leaves: the verdicts of the cases so far,
             // as of a few seconds ago at most (the raw file has every case).
             if partial_results.due(mpi::time()) {
+                let writing = mpi::time();
                 meta.between_cases = between.clone();
                 let partial = decisions.results(meta.clone(), false, &options);
                 if let Err(e) = store::results::write(&args.output, &partial) {
                     report::warning(&format!("cannot write results.json: {e}"));
                 }
                 between.results_writes += 1;
+                partial_results.cost(mpi::time() - writing);
             }
             between.results_s += mpi::time() - decided;
         }
@@ -182,35 +184,50 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
     agree(ctx, exit)
 }
 
-/// How old the partial `results.json` may grow before rank 0 rewrites it
-/// after a case. Rewriting it renders every verdict so far and syncs the
-/// file to disk while the other ranks wait: after every case that took
-/// 38 ms a case at 100 cases of 2 × 50 ms (2 ranks, a loaded machine),
-/// more than the rest of rank 0's work between cases.
+/// How rank 0 rewrites the partial `results.json` after a case: at most
+/// this share of the time between writes goes to writing it, and it is
+/// never older than `PARTIAL_RESULTS_EVERY_S`. Rewriting it renders every
+/// verdict so far and syncs the file to disk while the other ranks wait:
+/// after every case that took 38 ms a case at 100 cases of 2 × 50 ms (2
+/// ranks, a loaded machine), more than the rest of rank 0's work between
+/// cases; where cases are long and the file is cheap it is still written
+/// after every case, so that a killed run keeps every verdict.
+const PARTIAL_RESULTS_SHARE: f64 = 0.05;
 const PARTIAL_RESULTS_EVERY_S: f64 = 5.0;
 
-/// Whether something done now and then is due: when first asked, then
-/// once `interval_s` has passed since it was last due.
+/// Whether something done now and then is due: when first asked, then once
+/// the time since it was last due is `1 / share` times what it last cost,
+/// or `interval_s`, whichever is shorter.
 struct Throttle {
+    share: f64,
     interval_s: f64,
     last: Option<f64>,
+    cost_s: f64,
 }
 
 impl Throttle {
-    fn new(interval_s: f64) -> Throttle {
+    fn new(share: f64, interval_s: f64) -> Throttle {
         Throttle {
+            share,
             interval_s,
             last: None,
+            cost_s: 0.0,
         }
     }
 
     /// Whether it is due at `now` (seconds); if so, it counts as done.
     fn due(&mut self, now: f64) -> bool {
-        let due = self.last.is_none_or(|last| now - last >= self.interval_s);
+        let wait = (self.cost_s / self.share).min(self.interval_s);
+        let due = self.last.is_none_or(|last| now - last >= wait);
         if due {
             self.last = Some(now);
         }
         due
+    }
+
+    /// What doing it took, this time.
+    fn cost(&mut self, seconds: f64) {
+        self.cost_s = seconds;
     }
 }
 
@@ -296,11 +313,27 @@ mod tests {
     use super::Throttle;
 
     #[test]
-    fn a_throttle_is_due_first_then_once_per_interval() {
-        let mut every = Throttle::new(5.0);
+    fn a_throttle_is_due_first_then_once_its_cost_is_a_small_share() {
+        // A write of 10 ms at a 5 % share: due again 0.2 s later.
+        let mut cheap = Throttle::new(0.05, 5.0);
+        let mut due = Vec::new();
+        for now in [100.0, 100.1, 100.2, 100.3, 100.45] {
+            let d = cheap.due(now);
+            if d {
+                cheap.cost(0.01);
+            }
+            due.push(d);
+        }
+        assert_eq!(due, [true, false, true, false, true]);
+        // A write of 1 s: never older than the interval.
+        let mut dear = Throttle::new(0.05, 5.0);
         let due: Vec<bool> = [100.0, 101.0, 104.9, 105.0, 106.0, 112.0]
             .into_iter()
-            .map(|now| every.due(now))
+            .map(|now| {
+                let d = dear.due(now);
+                dear.cost(1.0);
+                d
+            })
             .collect();
         assert_eq!(due, [true, false, false, true, false, true]);
     }
