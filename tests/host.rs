@@ -25,19 +25,6 @@ const SPLIT_WARNING: &str = "MPI_Comm_split_type says";
 /// The part of the timer's warning that names it (see `analyse::timer`).
 const TIMER_WARNING: &str = "of the measured granularity of the timer MPI_Wtime";
 
-/// The CPUs online on this machine.
-fn online_cpus() -> usize {
-    let online = std::fs::read_to_string("/sys/devices/system/cpu/online").unwrap();
-    online
-        .trim()
-        .split(',')
-        .map(|part| match part.split_once('-') {
-            Some((a, b)) => b.parse::<usize>().unwrap() - a.parse::<usize>().unwrap() + 1,
-            None => 1,
-        })
-        .sum()
-}
-
 /// `pgcheck run` of [`ALLREDUCE`] on `np` ranks, the host-lie library
 /// preloaded with `lie` unless it is `None`; its outcome, results.json and
 /// output directory.

@@ -16,11 +16,6 @@ checks:
     competitors: [allreduce_as_reduce_bcast]
 ";
 
-/// The online CPUs of this host.
-fn online_cpus() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
 /// `pgcheck run` on `launch`'s ranks of an input that starts with
 /// `header`, with `extra` options: the outcome, `results.json` and
 /// `report.md`.

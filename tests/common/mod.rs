@@ -108,6 +108,19 @@ pub fn is_open_mpi() -> bool {
     })
 }
 
+/// The CPUs online on this machine.
+pub fn online_cpus() -> usize {
+    let online = std::fs::read_to_string("/sys/devices/system/cpu/online").unwrap();
+    online
+        .trim()
+        .split(',')
+        .map(|part| match part.split_once('-') {
+            Some((a, b)) => b.parse::<usize>().unwrap() - a.parse::<usize>().unwrap() + 1,
+            None => 1,
+        })
+        .sum()
+}
+
 /// A test that cannot run on this machine: says SKIPPED with `reason` on
 /// stderr, and fails when the environment variable `CI` is set, so that a
 /// skip never counts as a pass there.
