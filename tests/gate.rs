@@ -200,7 +200,11 @@ fn the_gate_example_gates_as_documented() {
         command
             .args(SETTINGS)
             .args(REPORT_ONLY)
-            .args(["--alpha", "0.001"])
+            // The example's workflow is the subject, not the gate's
+            // sensitivity (tested above): three baseline launches a second
+            // apart understate how launches vary, and a 1.25× jump at 8 B
+            // was flagged once; only more than 1.5× counts here.
+            .args(["--alpha", "0.001", "--tolerance", "50%"])
             .env("PGCHECK", env!("CARGO_BIN_EXE_pgcheck"))
             .env("INPUT", &input)
             .env("NP", "2")
