@@ -159,7 +159,7 @@ pub fn nanoseconds(seconds: f64) -> String {
 fn push_nanoseconds(text: &mut String, seconds: f64) {
     let picoseconds = (seconds * 1e12).round();
     // Beyond 2^53 ps (2.5 hours) integers no longer hold every picosecond.
-    if !(picoseconds.abs() < 9.0e15) {
+    if picoseconds.is_nan() || picoseconds.abs() >= 9.0e15 {
         use std::fmt::Write as _;
         let start = text.len();
         write!(text, "{:.3}", seconds * 1e9).expect("writing to a String");
@@ -178,7 +178,7 @@ fn push_nanoseconds(text: &mut String, seconds: f64) {
     if fraction > 0 {
         text.push('.');
         let mut digits = 3;
-        while fraction % 10 == 0 {
+        while fraction.is_multiple_of(10) {
             fraction /= 10;
             digits -= 1;
         }
@@ -299,7 +299,7 @@ fn plain_rows(run: &str, case: &CaseData, header: bool) -> std::io::Result<Vec<u
             seconds,
         })?;
     }
-    writer.into_inner().map_err(|e| e.into_error().into())
+    writer.into_inner().map_err(|e| e.into_error())
 }
 
 /// The rows of `raw.csv.gz` (before compression) for `case`, with the
