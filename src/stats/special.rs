@@ -89,6 +89,46 @@ fn lentz(b0: f64, terms: impl Fn(usize) -> (f64, f64)) -> f64 {
     f
 }
 
+/// ln P(χ²_df > x): finite where the probability itself underflows
+/// (x of a few thousand), so that a p-value far below 1e-308 can still be
+/// told from another. ln Q(df/2, x/2), the regularised upper incomplete
+/// gamma function, from its continued fraction where x/2 > df/2 + 1 and
+/// from ln(1 − P) with P's series elsewhere (there Q is not small).
+pub(crate) fn chi_squared_log_sf(x: f64, df: f64) -> f64 {
+    if x.is_nan() || df.is_nan() || df <= 0.0 {
+        return f64::NAN;
+    }
+    if x <= 0.0 {
+        return 0.0;
+    }
+    if x == f64::INFINITY {
+        return f64::NEG_INFINITY;
+    }
+    let (a, x) = (df / 2.0, x / 2.0);
+    // ln(e^(−x) x^a / Γ(a)), the factor both forms share.
+    let ln_front = -x + a * x.ln() - ln_gamma(a);
+    if x > a + 1.0 {
+        // Q = front / (x + 1 − a − 1·(1 − a)/(x + 3 − a − 2·(2 − a)/(x + 5 − a − …))).
+        let fraction = lentz(x + 1.0 - a, |n| {
+            let n = n as f64;
+            (-n * (n - a), x + 2.0 * n + 1.0 - a)
+        });
+        ln_front - fraction.ln()
+    } else {
+        // P = front / a · Σ x^n / ((a + 1)…(a + n)).
+        let mut term = 1.0;
+        let mut sum = 1.0;
+        for n in 1..MAX_ITERATIONS {
+            term *= x / (a + n as f64);
+            sum += term;
+            if term < EPSILON * sum {
+                break;
+            }
+        }
+        (-(ln_front - a.ln() + sum.ln()).exp()).ln_1p()
+    }
+}
+
 /// Student's t survival function P(T > t) with `df` degrees of freedom.
 pub(super) fn students_t_sf(t: f64, df: f64) -> f64 {
     if t.is_nan() || df.is_nan() || df <= 0.0 {

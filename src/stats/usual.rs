@@ -152,6 +152,8 @@ pub struct Gof {
     pub statistic: f64,
     pub df: usize,
     pub p_value: f64,
+    /// ln of the p-value, finite where `p_value` underflows to 0.
+    pub log_p_value: f64,
 }
 
 /// What a plot needs: windows 0, 1, … (or bins of several windows) with
@@ -529,6 +531,7 @@ fn chi_square(bins: &[PooledBin]) -> Option<Gof> {
         statistic,
         df,
         p_value,
+        log_p_value: super::special::chi_squared_log_sf(statistic, df as f64),
     })
 }
 

@@ -17,8 +17,12 @@ const SPECIAL_TOLERANCE: f64 = 1e-9;
 /// outlier), where SciPy agrees with mpmath to 1e-14. Added to the Poisson
 /// bins' tolerance per window of λ.
 const POISSON_BIN_TOLERANCE_PER_LAMBDA: f64 = 1e-12;
-/// Below this SciPy's p-values are at or past underflow: only "tiny" is checked.
+/// Below this SciPy's p-values are at or past underflow: there p is only
+/// checked to be as tiny, and ln p (which mpmath gives for every case)
+/// carries the comparison.
 const SMALLEST_CHECKED_P: f64 = 1e-300;
+/// ln p against mpmath's, relative (absolute below |ln p| = 1).
+const LOG_P_TOLERANCE: f64 = 1e-10;
 
 fn fixture() -> Value {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/usual.json");
@@ -69,7 +73,7 @@ fn model(name: &str) -> Model {
     }
 }
 
-fn check_fit(what: &str, fit: &ModelFit, expected: &Value) {
+fn check_fit(what: &str, fit: &ModelFit, expected: &Value, far_tail: &mut usize) {
     match expected["lambda"].as_f64() {
         Some(lambda) => {
             assert_close(
@@ -128,6 +132,15 @@ fn check_fit(what: &str, fit: &ModelFit, expected: &Value) {
                 SPECIAL_TOLERANCE,
             );
             assert_p(&format!("{what} p"), gof.p_value, number(&want["p"]));
+            let log_p = number(&want["log_p"]);
+            assert!(
+                (gof.log_p_value - log_p).abs() <= LOG_P_TOLERANCE * log_p.abs().max(1.0),
+                "{what} ln p: got {}, mpmath {log_p}",
+                gof.log_p_value
+            );
+            if number(&want["p"]) < SMALLEST_CHECKED_P {
+                *far_tail += 1;
+            }
         }
         (got, _) => panic!("{what}: χ² {got:?}, SciPy {}", expected["gof"]),
     }
@@ -138,6 +151,7 @@ fn usual_matches_scipy() {
     let root = fixture();
     let cases = root["cases"].as_array().expect("cases");
     assert!(cases.len() >= 25, "{}", cases.len());
+    let mut far_tail = 0;
     for case in cases {
         let name = case["name"].as_str().expect("name");
         let t = observations(case);
@@ -152,7 +166,12 @@ fn usual_matches_scipy() {
         let sum: u64 = windows.occupied.iter().map(|&(k, c)| k * c).sum();
         assert_eq!(sum, integer(&e["sum_k"]), "{name} Σk");
         for (key, fitted) in e["fits"].as_object().expect("fits") {
-            check_fit(&format!("{name} {key}"), &windows.fit(model(key)), fitted);
+            check_fit(
+                &format!("{name} {key}"),
+                &windows.fit(model(key)),
+                fitted,
+                &mut far_tail,
+            );
         }
 
         let u = match case["forced_window_ticks"].as_u64() {
@@ -220,4 +239,9 @@ fn usual_matches_scipy() {
             assert_close(&what, got, number(want), SPECIAL_TOLERANCE);
         }
     }
+    // The χ² tails past underflow are compared, not skipped.
+    assert!(
+        far_tail >= 5,
+        "only {far_tail} p-values below 1e-300 checked"
+    );
 }
