@@ -92,6 +92,19 @@ impl Control {
         tree::all_gather_blocks(&self.comm, all, bounds);
     }
 
+    /// Every rank's blocks to every rank ([`tree::all_to_all_blocks`]):
+    /// verification's shared scan and exscan references.
+    pub fn all_to_all_blocks<T: Equivalence + Copy>(
+        &self,
+        outgoing: &[T],
+        out_bounds: &[usize],
+        incoming: &mut [T],
+        in_bounds: &[usize],
+    ) {
+        let _wait = watchdog::waiting();
+        tree::all_to_all_blocks(&self.comm, outgoing, out_bounds, incoming, in_bounds);
+    }
+
     /// Every rank's block on `root` ([`tree::gather_blocks`]): there `buf`
     /// is the whole vector with the root's block in place, elsewhere the
     /// rank's block alone.

@@ -44,23 +44,31 @@ impl Inputs {
     }
 }
 
-/// Who needs the output of a reduction over every rank that the ranks
-/// compute together, each its share ([`share_bounds`]): alone, a rank
-/// would fold p × count inputs; together, each folds about count.
+/// How the ranks compute a reduction's output together, each its share
+/// of the elements ([`share_bounds`]): alone, a rank would fold up to
+/// p × count inputs; together, each folds about count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Sharing {
-    /// allreduce: every rank.
+    /// allreduce: every rank needs the reduction over every rank.
     Everyone,
-    /// reduce: the root; MPI defines no output elsewhere.
+    /// reduce: the root needs it; MPI defines no output elsewhere.
     Root(usize),
+    /// scan and exscan: each rank needs its own prefix; a rank folds its
+    /// share of the elements for every rank's prefix at once
+    /// ([`prefix_blocks`]), and the blocks go to their ranks (an
+    /// all-to-all).
+    Prefix,
 }
 
-/// Whether the ranks share the reference of `collective`: allreduce and
-/// reduce. Every other collective's output costs a rank about its own
-/// inputs (or, for scan and exscan, the ranks' before it) and is
-/// computed alone.
+/// Whether the ranks share the reference of `collective`: allreduce,
+/// reduce, scan and exscan, whose outputs fold up to p ranks' inputs.
+/// Every other collective's output costs a rank about its own output and
+/// is computed alone.
 pub fn is_shared(collective: Collective) -> bool {
-    matches!(collective, Collective::Allreduce | Collective::Reduce)
+    matches!(
+        collective,
+        Collective::Allreduce | Collective::Reduce | Collective::Scan | Collective::Exscan
+    )
 }
 
 /// How the ranks share the reference of `shape.collective`; `None` where
@@ -68,6 +76,7 @@ pub fn is_shared(collective: Collective) -> bool {
 pub fn sharing(shape: &Shape) -> Option<Sharing> {
     is_shared(shape.collective).then_some(match shape.collective {
         Collective::Allreduce => Sharing::Everyone,
+        Collective::Scan | Collective::Exscan => Sharing::Prefix,
         _ => Sharing::Root(shape.root),
     })
 }
@@ -85,6 +94,51 @@ pub fn share_bounds(count: usize, size: usize) -> Vec<usize> {
 pub fn reduce_into<T: Element>(inputs: &Inputs, size: usize, first: usize, out: &mut [T]) {
     for (x, i) in out.iter_mut().zip(first..) {
         *x = inputs.fold(0..size, i);
+    }
+}
+
+/// Elements `share` of every rank's scan (or exscan) output, each rank's
+/// block after the one before: rank r's block is
+/// `blocks[bounds[r]..bounds[r + 1]]` of the returned bounds, empty where
+/// MPI defines no output (exscan's rank 0). One pass over the ranks: each
+/// prefix extends the one before it by a rank.
+pub fn prefix_blocks<T: Element>(
+    inputs: &Inputs,
+    collective: Collective,
+    size: usize,
+    share: std::ops::Range<usize>,
+) -> (Vec<T>, Vec<usize>) {
+    let exclusive = collective == Collective::Exscan;
+    let len = share.len();
+    let mut blocks = Vec::with_capacity(size * len);
+    let mut bounds = vec![0];
+    let mut prefix: Vec<T> = share.clone().map(|i| inputs.send(0, i)).collect();
+    for r in 0..size {
+        // Rank r's prefix, which holds ranks 0..=r's inputs for scan and
+        // 0..r's for exscan, whose rank 0 has none.
+        if r > 0 && !exclusive {
+            fold_rank(inputs, &mut prefix, r, share.clone());
+        }
+        if !(exclusive && r == 0) {
+            blocks.extend_from_slice(&prefix);
+        }
+        if r > 0 && exclusive {
+            fold_rank(inputs, &mut prefix, r, share.clone());
+        }
+        bounds.push(blocks.len());
+    }
+    (blocks, bounds)
+}
+
+/// `prefix` (elements `share`) combined with rank `r`'s inputs.
+fn fold_rank<T: Element>(
+    inputs: &Inputs,
+    prefix: &mut [T],
+    r: usize,
+    share: std::ops::Range<usize>,
+) {
+    for (x, i) in prefix.iter_mut().zip(share) {
+        *x = T::combine(inputs.op, *x, inputs.send(r, i));
     }
 }
 
@@ -377,7 +431,7 @@ mod tests {
                                     Some(Sharing::Everyone) => shares.clone(),
                                     Some(Sharing::Root(root)) if root == r => shares.clone(),
                                     Some(Sharing::Root(_)) => Vec::new(),
-                                    None => panic!("{at}: not shared"),
+                                    other => panic!("{at}: shared as {other:?}"),
                                 };
                                 assert_eq!(assembled, expected::<i64>(&s, &inputs), "{at}");
                             }
@@ -389,8 +443,43 @@ mod tests {
         // Every other collective is computed alone.
         for collective in Collective::ALL {
             let shared = sharing(&shape(collective, 4, 0, 0, 8)).is_some();
-            let reduces_all = matches!(collective, Collective::Allreduce | Collective::Reduce);
-            assert_eq!(shared, reduces_all, "{collective}");
+            let folds_many = matches!(
+                collective,
+                Collective::Allreduce | Collective::Reduce | Collective::Scan | Collective::Exscan
+            );
+            assert_eq!(shared, folds_many, "{collective}");
+        }
+    }
+
+    /// Scan's and exscan's blocks, folded by each rank for its share and
+    /// sent to their ranks, put together on every rank the output it
+    /// computes alone.
+    #[test]
+    fn the_shared_prefixes_equal_each_ranks_own() {
+        for collective in [Collective::Scan, Collective::Exscan] {
+            for p in 1..=9usize {
+                for count in [0, 1, 2, p.saturating_sub(1), p, p + 1, 7, 100] {
+                    for op in [Op::Sum, Op::Prod, Op::Bor, Op::Band, Op::Bxor, Op::Min] {
+                        let inputs = Inputs::new(collective, op, p);
+                        let bounds = share_bounds(count, p);
+                        let sent: Vec<(Vec<i64>, Vec<usize>)> = (0..p)
+                            .map(|q| {
+                                prefix_blocks(&inputs, collective, p, bounds[q]..bounds[q + 1])
+                            })
+                            .collect();
+                        for r in 0..p {
+                            let s = shape(collective, p, r, 0, count);
+                            assert_eq!(sharing(&s), Some(Sharing::Prefix));
+                            let assembled: Vec<i64> = sent
+                                .iter()
+                                .flat_map(|(blocks, b)| blocks[b[r]..b[r + 1]].iter().copied())
+                                .collect();
+                            let at = format!("{collective} p={p} count={count} {op:?} rank {r}");
+                            assert_eq!(assembled, expected::<i64>(&s, &inputs), "{at}");
+                        }
+                    }
+                }
+            }
         }
     }
 

@@ -91,6 +91,36 @@ fn main() {
                 all[i]
             ));
         }
+        // All-to-all: the block from q to r holds (q, r, i) for i below
+        // `len` shortened by q + r, so block lengths differ and some are
+        // empty; each side computes the other's lengths.
+        let length = |from: usize, to: usize| len.saturating_sub(from + to);
+        let item = |from: usize, to: usize, i: usize| (from * 1000 + to) as f64 + i as f64 / 1e6;
+        let bounds_of = |lengths: &dyn Fn(usize) -> usize| -> Vec<usize> {
+            std::iter::once(0)
+                .chain((0..size).scan(0, |end, r| {
+                    *end += lengths(r);
+                    Some(*end)
+                }))
+                .collect()
+        };
+        let out_bounds = bounds_of(&|to| length(rank, to));
+        let in_bounds = bounds_of(&|from| length(from, rank));
+        let outgoing: Vec<f64> = (0..size)
+            .flat_map(|to| (0..length(rank, to)).map(move |i| item(rank, to, i)))
+            .collect();
+        let mut incoming = vec![-1.0; in_bounds[size]];
+        tree::all_to_all_blocks(&comm, &outgoing, &out_bounds, &mut incoming, &in_bounds);
+        for from in 0..size {
+            for i in 0..length(from, rank) {
+                let got = incoming[in_bounds[from] + i];
+                if got != item(from, rank, i) {
+                    fail(format!(
+                        "all_to_all_blocks of {len}: from {from}, element {i} is {got}"
+                    ));
+                }
+            }
+        }
         for root in 0..size {
             let mut buf: Vec<f64> = match rank == root {
                 true => (0..len)

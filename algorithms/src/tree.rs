@@ -152,6 +152,39 @@ pub fn all_gather_blocks<T: Equivalence>(
     }
 }
 
+/// Every process's blocks to every process (an all-to-all): the block
+/// for process r is `outgoing[out_bounds[r]..out_bounds[r + 1]]`, and the
+/// block from process q lands in `incoming[in_bounds[q]..in_bounds[q + 1]]`
+/// (both p + 1 bounds; a block may be empty, as long as sender and
+/// receiver agree on its length). p − 1 pairwise exchanges: in step k a
+/// process sends to the one k after it and receives from the one k before.
+pub fn all_to_all_blocks<T: Equivalence + Copy>(
+    comm: &SimpleCommunicator,
+    outgoing: &[T],
+    out_bounds: &[usize],
+    incoming: &mut [T],
+    in_bounds: &[usize],
+) {
+    let size = comm.size() as usize;
+    let me = comm.rank() as usize;
+    assert_eq!(out_bounds.len(), size + 1, "one outgoing block per process");
+    assert_eq!(in_bounds.len(), size + 1, "one incoming block per process");
+    let block = |bounds: &[usize], r: usize| bounds[r]..bounds[r + 1];
+    incoming[block(in_bounds, me)].copy_from_slice(&outgoing[block(out_bounds, me)]);
+    for step in 1..size {
+        let to = (me + step) % size;
+        let from = (me + size - step) % size;
+        send_receive_into_with_tags(
+            &outgoing[block(out_bounds, to)],
+            &comm.process_at_rank(absolute(to, 0, size)),
+            TAG,
+            &mut incoming[block(in_bounds, from)],
+            &comm.process_at_rank(absolute(from, 0, size)),
+            TAG,
+        );
+    }
+}
+
 /// Two disjoint parts of `all`: `read` to read and `write` to write.
 fn disjoint<T>(
     all: &mut [T],

@@ -95,30 +95,60 @@ impl<T: Element> Check<T> {
 /// folded here and the others' received over the control plane.
 /// Collective over the control plane.
 fn expected<T: Element>(ctx: &Context, shape: &Shape, inputs: &Inputs) -> Vec<T> {
-    let Some(sharing) = reference::sharing(shape) else {
-        return reference::expected(shape, inputs);
-    };
+    match reference::sharing(shape) {
+        None => reference::expected(shape, inputs),
+        Some(reference::Sharing::Prefix) => prefix(ctx, shape, inputs),
+        Some(reference::Sharing::Everyone) => reduction(ctx, shape, inputs, None),
+        Some(reference::Sharing::Root(root)) => reduction(ctx, shape, inputs, Some(root)),
+    }
+}
+
+/// Allreduce's output (`root` None) or reduce's at `root`: this rank folds
+/// its share, and the shares are gathered where the output is defined.
+fn reduction<T: Element>(
+    ctx: &Context,
+    shape: &Shape,
+    inputs: &Inputs,
+    root: Option<usize>,
+) -> Vec<T> {
     let (p, r) = (shape.size, shape.rank);
     let bounds = reference::share_bounds(shape.count, p);
     let mine = bounds[r]..bounds[r + 1];
-    let needed = match sharing {
-        reference::Sharing::Everyone => true,
-        reference::Sharing::Root(root) => r == root,
-    };
+    let needed = root.is_none_or(|root| r == root);
     let mut want = vec![T::default(); if needed { shape.count } else { mine.len() }];
     let share = match needed {
         true => &mut want[mine.clone()],
         false => &mut want[..],
     };
     reference::reduce_into(inputs, p, mine.start, share);
-    match sharing {
-        reference::Sharing::Everyone => ctx.control.all_gather_blocks(&mut want, &bounds),
-        reference::Sharing::Root(root) => ctx.control.gather_blocks(root, &mut want, &bounds),
+    match root {
+        None => ctx.control.all_gather_blocks(&mut want, &bounds),
+        Some(root) => ctx.control.gather_blocks(root, &mut want, &bounds),
     }
     if !needed {
         return Vec::new();
     }
     debug_assert_eq!(want.len(), shape.defined_output().len());
+    want
+}
+
+/// Scan's or exscan's output on this rank: this rank folds its share of
+/// the elements for every rank's prefix, and each rank receives its own.
+fn prefix<T: Element>(ctx: &Context, shape: &Shape, inputs: &Inputs) -> Vec<T> {
+    let (p, r) = (shape.size, shape.rank);
+    let bounds = reference::share_bounds(shape.count, p);
+    let mine = bounds[r]..bounds[r + 1];
+    let (blocks, out_bounds) = reference::prefix_blocks(inputs, shape.collective, p, mine);
+    let defined = shape.defined_output().len();
+    // Each rank's share of this rank's prefix, or nothing where MPI
+    // defines no output here (exscan's rank 0).
+    let in_bounds = match defined {
+        0 => vec![0; p + 1],
+        _ => bounds,
+    };
+    let mut want = vec![T::default(); defined];
+    ctx.control
+        .all_to_all_blocks(&blocks, &out_bounds, &mut want, &in_bounds);
     want
 }
 

@@ -61,7 +61,17 @@ impl Footprint {
         };
         Footprint {
             buffers: bytes(send + recv),
-            verification: bytes(checks * (send + shape.defined_output().len())),
+            // Scan's and exscan's shared reference also holds, while it is
+            // built, this rank's share of every rank's prefix: about count.
+            verification: bytes(
+                checks * (send + shape.defined_output().len())
+                    + match crate::reference::sharing(&shape) {
+                        Some(crate::reference::Sharing::Prefix) => {
+                            processes * count.div_ceil(processes.max(1))
+                        }
+                        _ => 0,
+                    },
+            ),
             in_place: match collective.has_in_place() {
                 true => bytes(shape.in_place_len()),
                 false => 0,
