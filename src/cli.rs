@@ -369,26 +369,6 @@ pub struct CheckArgs {
     pub in_place: Option<InPlaceArg>,
 }
 
-impl CheckArgs {
-    /// The check as a file's check is written, with the element options of
-    /// `setup`; `None` without --collective.
-    pub fn check(&self, setup: &SetupArgs) -> Option<crate::config::RawCheck> {
-        Some(crate::config::RawCheck {
-            collective: self.collective?,
-            sizes: self.sizes.clone().map(|s| s.0).unwrap_or_default(),
-            root: self.root,
-            competitors: match &self.competitors[..] {
-                [all] if all == "all" => None,
-                list => Some(list.to_vec()),
-            },
-            datatype: setup.datatype.map(Into::into),
-            op: setup.op.map(Into::into),
-            blocks: self.blocks,
-            in_place: self.in_place.map(Into::into),
-        })
-    }
-}
-
 /// A list of sizes in bytes (`--sizes`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SizeList(pub Vec<u64>);
@@ -602,52 +582,6 @@ mod tests {
             names.push(name);
         }
         assert_eq!(names.len(), 8, "{names:?}");
-    }
-
-    #[test]
-    fn run_takes_one_check_instead_of_a_file() {
-        let cli = Cli::try_parse_from([
-            "pgcheck",
-            "run",
-            "--collective",
-            "bcast",
-            "--sizes",
-            "8,1K:4K",
-            "--root",
-            "1",
-            "--competitors",
-            "bcast_as_scatter_allgather",
-            "--datatype",
-            "int32",
-        ])
-        .unwrap();
-        let Command::Run(args) = cli.command else {
-            panic!("run")
-        };
-        assert_eq!(args.input, None);
-        let check = args.check.check(&args.setup).unwrap();
-        assert_eq!(check.collective, Collective::Bcast);
-        assert_eq!(check.sizes, [8, 1024, 2048, 4096]);
-        assert_eq!(check.root, Some(1));
-        assert_eq!(
-            check.competitors,
-            Some(vec!["bcast_as_scatter_allgather".to_string()])
-        );
-        assert_eq!(check.datatype, Some(Datatype::Int32));
-        // Without --competitors: all, as the default input has it.
-        let cli = Cli::try_parse_from([
-            "pgcheck",
-            "run",
-            "--collective",
-            "allreduce",
-            "--sizes",
-            "8",
-        ])
-        .unwrap();
-        let Command::Run(args) = cli.command else {
-            panic!("run")
-        };
-        assert_eq!(args.check.check(&args.setup).unwrap().competitors, None);
     }
 
     #[test]

@@ -78,6 +78,42 @@ impl Exit {
     }
 }
 
+/// How a command ended, as plain data: the commands say what happened,
+/// [`status`] alone says which exit status that is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// The command did what it was asked; nothing to gate (`list`,
+    /// `clocks`, `compare`, `history`, `tune`, `--help`, `--version`).
+    Done,
+    /// The command line or the input was wrong; the error was reported.
+    InputError,
+    /// A file could not be written; the error was reported.
+    CannotWrite,
+    /// A rank panicked; the job is aborted.
+    Panicked,
+    /// `verify` ran: how many cases had a candidate with a wrong result.
+    Verified { wrong_cases: usize },
+    /// A finished analysis (`run`, `analyze`) with the status [`gate`]
+    /// chose for it.
+    Gated(Exit),
+    /// Rank 0's status code, which every other rank of an MPI command
+    /// takes as its own.
+    AsRankZero { code: i32 },
+}
+
+/// The exit status of how a command ended.
+pub fn status(ending: Ending) -> Exit {
+    match ending {
+        Ending::Done => Exit::Pass,
+        Ending::InputError => Exit::Input,
+        Ending::CannotWrite | Ending::Panicked => Exit::Internal,
+        Ending::Verified { wrong_cases: 0 } => Exit::Pass,
+        Ending::Verified { .. } => Exit::Verification,
+        Ending::Gated(exit) => exit,
+        Ending::AsRankZero { code } => Exit::from_code(code),
+    }
+}
+
 /// What the gate fails on, as the command line says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Gate {
@@ -407,6 +443,24 @@ mod tests {
         assert_eq!(exit(&one, FailOn::Violated, false), Exit::Violation);
         assert_eq!(exit(&one, FailOn::MediumHigh, false), Exit::Violation);
         assert_eq!(exit(&one, FailOn::High, false), Exit::Pass);
+    }
+
+    #[test]
+    fn each_ending_has_its_status() {
+        let cases = [
+            (Ending::Done, Exit::Pass),
+            (Ending::InputError, Exit::Input),
+            (Ending::CannotWrite, Exit::Internal),
+            (Ending::Panicked, Exit::Internal),
+            (Ending::Verified { wrong_cases: 0 }, Exit::Pass),
+            (Ending::Verified { wrong_cases: 2 }, Exit::Verification),
+            (Ending::Gated(Exit::Undecided), Exit::Undecided),
+            (Ending::AsRankZero { code: 1 }, Exit::Violation),
+            (Ending::AsRankZero { code: 10 }, Exit::Internal),
+        ];
+        for (ending, exit) in cases {
+            assert_eq!(status(ending), exit, "{ending:?}");
+        }
     }
 
     #[test]

@@ -1,12 +1,13 @@
-//! `pgcheck`: command line → command (config → plan → measure → analyse →
-//! report) → exit status.
+//! `pgcheck`: command line → settings → command (config → plan → measure →
+//! analyse → report) → how it ended → exit status.
 
 use clap::Parser;
 use mpi::traits::*;
-use pgcheck::cli::{Cli, Command};
+use pgcheck::cli::Cli;
 use pgcheck::commands::{self, input_error};
 use pgcheck::config;
-use pgcheck::exit::Exit;
+use pgcheck::exit::{self, Ending};
+use pgcheck::settings::Command;
 use std::rc::Rc;
 
 /// This process's rank as the launcher tells it, before MPI starts; `None`
@@ -21,8 +22,8 @@ fn main() {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            // Help and version go to stdout with status 0, errors to stderr
-            // with the usage status; rank 0 speaks for all. Under a launcher
+            // Help and version go to stdout and pass, errors to stderr
+            // as usage errors; rank 0 speaks for all. Under a launcher
             // every rank waits in MPI_Finalize until rank 0 has spoken, so
             // that no early exit gets the job killed before the message.
             let launched = launcher_rank().is_some();
@@ -31,56 +32,57 @@ fn main() {
                 let _ = e.print();
             }
             drop(universe);
-            std::process::exit(if e.use_stderr() {
-                Exit::Input.code()
-            } else {
-                0
-            });
+            let ending = match e.use_stderr() {
+                true => Ending::InputError,
+                false => Ending::Done,
+            };
+            std::process::exit(exit::status(ending).code());
         }
     };
     let leader = launcher_rank().unwrap_or(0) == 0;
-    let exit = match cli.command {
+    let ending = match Command::of(cli.command) {
         // Offline commands need no MPI; rank 0 speaks for all.
         Command::List => {
             let _tools = discover_library_algorithms();
             commands::list::list(leader)
         }
-        Command::Analyze(args) if leader => commands::analyze::analyze(&args),
-        Command::Analyze(_) => Exit::Pass,
-        Command::Compare(args) if leader => commands::compare::compare(&args),
-        Command::Compare(_) => Exit::Pass,
-        Command::History(args) if leader => commands::history::history(&args),
-        Command::History(_) => Exit::Pass,
-        Command::Tune(args) if leader => commands::tune::tune(&args),
-        Command::Tune(_) => Exit::Pass,
+        Command::Analyze(settings) if leader => commands::analyze::analyze(&settings),
+        Command::Compare(settings) if leader => commands::compare::compare(&settings),
+        Command::History(settings) if leader => commands::history::history(&settings),
+        Command::Tune(settings) if leader => commands::tune::tune(&settings),
+        Command::Analyze(_) | Command::Compare(_) | Command::History(_) | Command::Tune(_) => {
+            Ending::Done
+        }
         command => with_mpi(command),
     };
-    std::process::exit(exit.code());
+    std::process::exit(exit::status(ending).code());
 }
 
 /// The commands that run on every rank.
-fn with_mpi(command: Command) -> Exit {
+fn with_mpi(command: Command) -> Ending {
     let universe = mpi::initialize().expect("MPI initialises");
     let tools = discover_library_algorithms();
     commands::abort_on_panic();
     let comm = Rc::new(universe.world().duplicate());
     let leader = comm.rank() == 0;
-    let exit = match command {
-        Command::Run(args) => match run_input(&args) {
+    let ending = match command {
+        Command::Run(settings) => match commands::run::input(&settings) {
             Err(e) => input_error(leader, &e.0),
-            Ok(config) => match commands::context(&comm, &args.setup, Some(&config)) {
+            Ok(config) => match commands::context(&comm, &settings.setup, Some(&config)) {
                 Err(e) => input_error(leader, &e),
-                Ok(ctx) => commands::run::run(&ctx, &config, &args),
+                Ok(ctx) => commands::run::run(&ctx, &config, &settings),
             },
         },
-        Command::Verify(args) => match args.input.as_deref().map(config::load).transpose() {
-            Err(e) => input_error(leader, &e.0),
-            Ok(config) => match commands::context(&comm, &args.setup, config.as_ref()) {
-                Err(e) => input_error(leader, &e),
-                Ok(ctx) => commands::verify::verify(&ctx, config.as_ref(), &args),
-            },
-        },
-        Command::Clocks(args) => commands::clocks::clocks(&comm, &args),
+        Command::Verify(settings) => {
+            match settings.input.as_deref().map(config::load).transpose() {
+                Err(e) => input_error(leader, &e.0),
+                Ok(config) => match commands::context(&comm, &settings.setup, config.as_ref()) {
+                    Err(e) => input_error(leader, &e),
+                    Ok(ctx) => commands::verify::verify(&ctx, config.as_ref(), &settings),
+                },
+            }
+        }
+        Command::Clocks(settings) => commands::clocks::clocks(&comm, &settings),
         Command::List
         | Command::Analyze(_)
         | Command::Compare(_)
@@ -93,16 +95,7 @@ fn with_mpi(command: Command) -> Exit {
     // MPI_T ends before MPI: Open MPI 4.1 crashes in an MPI_T_finalize after MPI_Finalize.
     drop(tools);
     drop(universe);
-    exit
-}
-
-/// The input of `run`: its file, or the check its options give.
-fn run_input(args: &pgcheck::cli::RunArgs) -> Result<config::Config, config::InputError> {
-    match (&args.input, args.check.check(&args.setup)) {
-        (Some(path), _) => config::load(path),
-        (None, Some(check)) => config::from_options(check),
-        (None, None) => unreachable!("clap requires an input file or --collective"),
-    }
+    ending
 }
 
 /// Starts the MPI tools interface for the run and registers the library's

@@ -1,17 +1,14 @@
 //! `pgcheck analyze`: a saved run's observations, decided again without MPI
 //! (another test, alpha, correction or baseline).
 
-use super::{
-    baseline_verdicts, compare_with_baseline, finish, input_error, options, Against, Baseline,
-};
+use super::{baseline_verdicts, compare_with_baseline, finish, input_error, Against, Baseline};
 use crate::analyse::Results;
-use crate::cli::AnalyzeArgs;
-use crate::exit::Exit;
+use crate::exit::Ending;
+use crate::settings::command::Analyze;
 use crate::store;
 
-/// Re-analyses the run in `args.dir`; writes the reports to `--output` or
-/// `<dir>/reanalysis`.
-pub fn analyze(args: &AnalyzeArgs) -> Exit {
+/// Re-analyses the run in `args.dir`; writes the reports to `args.output`.
+pub fn analyze(args: &Analyze) -> Ending {
     let saved = match store::load(&args.dir) {
         Ok(saved) => saved,
         Err(e) => return input_error(true, &e),
@@ -22,7 +19,7 @@ pub fn analyze(args: &AnalyzeArgs) -> Exit {
     };
     let previous = saved.results.as_ref();
     let mut meta = previous.map(|p| p.meta.clone()).unwrap_or_default();
-    let options = options(&args.analysis, &args.report, &meta);
+    let options = args.analysis.options(&meta);
     options.record(&mut meta);
     let complete = previous.is_none_or(|p| p.complete);
     let mut results = Results::of(meta, complete, &saved.cases, &options);
@@ -38,15 +35,12 @@ pub fn analyze(args: &AnalyzeArgs) -> Exit {
         &mut results,
         against,
         &saved.cases[..],
-        &args.report,
+        args.report.tolerance,
         &options,
     );
-    let dir = args
-        .output
-        .clone()
-        .unwrap_or_else(|| args.dir.join("reanalysis"));
-    if let Err(e) = std::fs::create_dir_all(&dir) {
+    let dir = &args.output;
+    if let Err(e) = std::fs::create_dir_all(dir) {
         return input_error(true, &format!("output directory {}: {e}", dir.display()));
     }
-    finish(&mut results, &args.report, &dir)
+    finish(&mut results, &args.report, dir)
 }

@@ -1,21 +1,16 @@
 //! `pgcheck clocks`: how well `roundtime`'s clock synchronisation works here.
 
-use crate::cli::ClocksArgs;
 use crate::control::Control;
-use crate::exit::Exit;
+use crate::exit::Ending;
 use crate::measure::clock;
 use crate::report;
+use crate::settings::command::Clocks;
 use mpi::topology::SimpleCommunicator;
 
 /// Synchronises, then shows every rank's offset now and after a wait.
-pub fn clocks(comm: &SimpleCommunicator, args: &ClocksArgs) -> Exit {
+pub fn clocks(comm: &SimpleCommunicator, args: &Clocks) -> Ending {
     let control = Control::new(comm);
-    let quality = clock::quality(
-        &control,
-        args.exchanges,
-        args.drift.as_secs_f64(),
-        args.wait.as_secs_f64(),
-    );
+    let quality = clock::quality(&control, args.exchanges, args.drift_s, args.wait_s);
     if control.rank() == 0 {
         report::show(&report::text::clocks::render(
             quality.sync_s,
@@ -24,5 +19,5 @@ pub fn clocks(comm: &SimpleCommunicator, args: &ClocksArgs) -> Exit {
             &quality.later,
         ));
     }
-    Exit::Pass
+    Ending::Done
 }

@@ -2,15 +2,16 @@
 //! machines) side by side, without MPI: their results.json → a comparison →
 //! the table, Markdown or SVG, and the files.
 
-use super::{colour, input_error};
-use crate::cli::{CompareArgs, CompareFormat};
-use crate::exit::Exit;
+use super::input_error;
+use crate::cli::CompareFormat;
+use crate::exit::Ending;
 use crate::report::{self, compare::Comparison};
+use crate::settings::command::Compare;
 use crate::store;
 
 /// Compares the runs of `args.runs`; a run that cannot be read, or runs
 /// without a case in common, are input errors.
-pub fn compare(args: &CompareArgs) -> Exit {
+pub fn compare(args: &Compare) -> Ending {
     let mut runs = Vec::new();
     for path in &args.runs {
         match store::load_results(path) {
@@ -23,16 +24,16 @@ pub fn compare(args: &CompareArgs) -> Exit {
         Err(e) => return input_error(true, &e),
     };
     report::show(&match args.format {
-        CompareFormat::Table => report::compare::text::render(&comparison, colour(args.color)),
+        CompareFormat::Table => report::compare::text::render(&comparison, args.color),
         CompareFormat::Markdown => report::compare::markdown::render(&comparison),
         CompareFormat::Svg => report::compare::svg::render(&comparison),
     });
     if let Some(dir) = &args.output {
         if let Err(e) = store::write_comparison(dir, &comparison) {
             report::error(&format!("cannot write {e}"));
-            return Exit::Internal;
+            return Ending::CannotWrite;
         }
         report::remark(&format!("files in {}\n", dir.display()));
     }
-    Exit::Pass
+    Ending::Done
 }

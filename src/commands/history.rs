@@ -4,19 +4,14 @@
 
 use super::input_error;
 use crate::analyse::history::History;
-use crate::cli::HistoryArgs;
-use crate::exit::Exit;
+use crate::exit::Ending;
 use crate::report::{self, history::Format};
-use crate::stats::change_point::Settings;
+use crate::settings::command;
 use crate::store;
-
-/// The permutation tests' seed: fixed, so that the same runs give the same
-/// p-values every time.
-const SEED: u64 = 0;
 
 /// The history of the runs `args.runs` names; no run, or one that cannot
 /// be read, is an input error.
-pub fn history(args: &HistoryArgs) -> Exit {
+pub fn history(args: &command::History) -> Ending {
     let paths = match store::runs(&args.runs) {
         Ok(paths) => paths,
         Err(e) => return input_error(true, &e),
@@ -32,12 +27,7 @@ pub fn history(args: &HistoryArgs) -> Exit {
             Err(e) => return input_error(true, &e),
         }
     }
-    let settings = Settings {
-        alpha: args.alpha,
-        permutations: args.permutations,
-        seed: SEED,
-    };
-    let history = match History::of(runs, &settings) {
+    let history = match History::of(runs, &args.change_points) {
         Ok(history) => history,
         Err(e) => return input_error(true, &e),
     };
@@ -56,9 +46,9 @@ pub fn history(args: &HistoryArgs) -> Exit {
     if let Some(dir) = &args.output {
         if let Err(e) = store::write_history(dir, &history) {
             report::error(&format!("cannot write {e}"));
-            return Exit::Internal;
+            return Ending::CannotWrite;
         }
         report::remark(&format!("files in {}\n", dir.display()));
     }
-    Exit::Pass
+    Ending::Done
 }

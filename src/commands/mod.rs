@@ -1,5 +1,8 @@
 //! One module per subcommand, each a straight pipeline: config → plan →
-//! measure → analyse → report. What several share is here.
+//! measure → analyse → report. Each takes its settings
+//! ([`crate::settings::command`]) and returns how it ended
+//! ([`Ending`]), which [`crate::exit::status`] maps to the exit status.
+//! What several share is here.
 
 pub mod analyze;
 pub mod clocks;
@@ -13,13 +16,12 @@ pub mod verify;
 use crate::analyse::defaults::Defaults;
 use crate::analyse::launches::Launch;
 use crate::analyse::{self, Options, Results, Verdict};
-use crate::cli::{AnalysisArgs, ColorChoice, ReportArgs, SetupArgs};
 use crate::config::Config;
-use crate::exit::{self, Exit};
+use crate::exit::{self, Ending};
 use crate::measure::Context;
-use crate::meta::Meta;
 use crate::plan::{self, World};
-use crate::report::{self, View};
+use crate::report;
+use crate::settings::command::{Report, Setup};
 use crate::store;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
@@ -35,23 +37,27 @@ pub fn abort_on_panic() {
         let rank = SimpleCommunicator::world().rank();
         crate::measure::watchdog::ending();
         report::error(&format!("rank {rank} failed; aborting the job"));
-        SimpleCommunicator::world().abort(Exit::Internal.code());
+        SimpleCommunicator::world().abort(exit::status(Ending::Panicked).code());
     }));
 }
 
 /// Reports an input error once, from rank 0.
-pub fn input_error(leader: bool, message: &str) -> Exit {
+pub fn input_error(leader: bool, message: &str) -> Ending {
     if leader {
         report::error(message);
     }
-    Exit::Input
+    Ending::InputError
 }
 
-/// Tells every rank rank 0's exit status.
-fn agree(ctx: &Context, exit: Exit) -> Exit {
-    let mut code = [exit.code()];
+/// Tells every rank rank 0's exit status: rank 0 keeps its ending, the
+/// others end as it does.
+fn agree(ctx: &Context, ending: Ending) -> Ending {
+    let mut code = [exit::status(ending).code()];
     ctx.control.broadcast(&mut code);
-    Exit::from_code(code[0])
+    match ctx.rank() {
+        0 => ending,
+        _ => Ending::AsRankZero { code: code[0] },
+    }
 }
 
 /// The processes and their node topology (real, or virtual with `ppn`):
@@ -59,7 +65,7 @@ fn agree(ctx: &Context, exit: Exit) -> Exit {
 /// the file set it.
 pub fn context(
     comm: &Rc<SimpleCommunicator>,
-    setup: &SetupArgs,
+    setup: &Setup,
     config: Option<&Config>,
 ) -> Result<Context, String> {
     let ppn = setup.ppn.or(config.and_then(|c| c.ppn));
@@ -87,7 +93,7 @@ pub fn context(
 }
 
 /// The process world as the plan sees it; collective.
-fn world(ctx: &Context, setup: &SetupArgs) -> World {
+fn world(ctx: &Context, setup: &Setup) -> World {
     let on_this_host = crate::measure::machine::ranks_on_this_host(ctx);
     World {
         processes: ctx.size(),
@@ -96,47 +102,6 @@ fn world(ctx: &Context, setup: &SetupArgs) -> World {
             .max_memory
             .unwrap_or_else(|| plan::default_max_memory(on_this_host)),
         resident_bytes: crate::measure::resident_bytes(ctx),
-    }
-}
-
-/// `--datatype`/`--op` as the plan takes them.
-fn elements(setup: &SetupArgs) -> (Option<crate::element::Datatype>, Option<crate::element::Op>) {
-    (setup.datatype.map(Into::into), setup.op.map(Into::into))
-}
-
-/// How to decide, as the options say; the noise floor and the timer
-/// resolution come from measuring (`meta`).
-fn options(a: &AnalysisArgs, report: &ReportArgs, meta: &Meta) -> Options {
-    Options {
-        alpha: a.alpha,
-        test: a.test,
-        correction: a.correction,
-        outliers: a.outliers,
-        noise_floor_s: meta.noise_floor_s,
-        margin: a.margin,
-        qmax: a.qmax,
-        timer_resolution_s: meta.timer_resolution_s,
-        fail_on: report.fail_on.severity(),
-    }
-}
-
-/// How the report is shown: colour only for a person at a terminal.
-fn view(args: &ReportArgs) -> View {
-    View {
-        format: args.format,
-        details: args.details,
-        color: colour(args.color),
-    }
-}
-
-/// Whether to colour standard output: `auto` only for a person at a terminal.
-fn colour(choice: ColorChoice) -> bool {
-    match choice {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => {
-            std::env::var_os("NO_COLOR").is_none() && report::interactive(&std::io::stdout())
-        }
     }
 }
 
@@ -153,11 +118,11 @@ enum Baseline {
 }
 
 impl Baseline {
-    fn read(args: &ReportArgs) -> Result<Option<Baseline>, String> {
-        if args.baseline.is_empty() {
+    fn read(report: &Report) -> Result<Option<Baseline>, String> {
+        if report.baseline.is_empty() {
             return Ok(None);
         }
-        let runs = store::runs(&args.baseline).map_err(|e| format!("--baseline: {e}"))?;
+        let runs = store::runs(&report.baseline).map_err(|e| format!("--baseline: {e}"))?;
         if let [one] = &runs[..] {
             let saved = store::load_baseline(one)?;
             return Ok(Some(Baseline::One {
@@ -203,7 +168,7 @@ fn compare_with_baseline<B: Defaults + ?Sized, C: Defaults + ?Sized>(
     results: &mut Results,
     baseline: Option<Against<B>>,
     cases: &C,
-    args: &ReportArgs,
+    tolerance: f64,
     options: &Options,
 ) {
     results.baseline = baseline.map(|against| match against {
@@ -212,7 +177,7 @@ fn compare_with_baseline<B: Defaults + ?Sized, C: Defaults + ?Sized>(
             old,
             cases,
             (verdicts, &results.checks),
-            args.tolerance,
+            tolerance,
             options,
         ),
         Against::Launches(launches) => {
@@ -222,7 +187,7 @@ fn compare_with_baseline<B: Defaults + ?Sized, C: Defaults + ?Sized>(
                 .expect("several launches");
             analyse::baseline::Comparison {
                 violations: analyse::baseline::violation_changes(&latest.checks, &results.checks),
-                ..analyse::launches::compare(launches, &results.checks, args.tolerance, options)
+                ..analyse::launches::compare(launches, &results.checks, tolerance, options)
             }
         }
     });
@@ -230,24 +195,18 @@ fn compare_with_baseline<B: Defaults + ?Sized, C: Defaults + ?Sized>(
 
 /// Rank 0's end of an analysis: the gate's exit status, the report,
 /// failures on standard error, the files.
-fn finish(results: &mut Results, args: &ReportArgs, dir: &Path) -> Exit {
-    let (exit, status) = exit::gate(
-        results,
-        exit::Gate {
-            fail_on: args.fail_on,
-            allow_undecided: args.allow_undecided,
-        },
-    );
+fn finish(results: &mut Results, settings: &Report, dir: &Path) -> Ending {
+    let (exit, status) = exit::gate(results, settings.gate);
     results.exit = Some(status.clone());
-    report::show(&report::render(results, &view(args)));
+    report::show(&report::render(results, &settings.view));
     for line in report::failures(results) {
         report::error(&line);
     }
     if let Err(e) = store::write_reports(dir, results) {
         report::error(&format!("cannot write {e}"));
-        return Exit::Internal;
+        return Ending::CannotWrite;
     }
     report::remark(&report::wall_time(&results.meta, dir));
     report::remark(&report::exit_line(&status));
-    exit
+    Ending::Gated(exit)
 }

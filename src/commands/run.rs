@@ -1,30 +1,36 @@
 //! `pgcheck run`: measure every candidate of every check, decide, report.
 
 use super::{
-    agree, baseline_verdicts, compare_with_baseline, elements, finish, input_error, options, world,
-    Against, Baseline,
+    agree, baseline_verdicts, compare_with_baseline, finish, input_error, world, Against, Baseline,
 };
 use crate::analyse::defaults::Spilled;
 use crate::analyse::Decisions;
-use crate::cli::RunArgs;
-use crate::config::Config;
-use crate::exit::Exit;
+use crate::config::{self, Config};
+use crate::exit::Ending;
 use crate::measure::{self, Context, Events, Harness};
 use crate::meta::BetweenCases;
 use crate::plan::{self, Plan};
 use crate::report::{self, progress::Progress};
-use crate::settings::Settings;
+use crate::settings::command::{Input, Run};
+use crate::settings::CacheState;
 use crate::store;
-use std::time::Duration;
+
+/// The input of `run`: its file, or the check its options give.
+pub fn input(args: &Run) -> Result<Config, config::InputError> {
+    match &args.input {
+        Input::File(path) => config::load(path),
+        Input::Check(check) => config::from_options(check.clone()),
+    }
+}
 
 /// Runs the check of `config` on every rank; rank 0 reports.
-pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
+pub fn run(ctx: &Context, config: &Config, args: &Run) -> Ending {
     let leader = ctx.rank() == 0;
     let plan = match plan_of(ctx, config, args) {
         Ok(p) => p,
         Err(e) => return input_error(leader, &e),
     };
-    let a = &args.analysis;
+    let a = &args.analysis.given;
     let powerless = plan::powerless(&plan, a.test, a.correction, a.alpha);
     match &powerless {
         Some(why) if !args.allow_powerless => return input_error(leader, why),
@@ -82,7 +88,7 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
             meta.warnings.push(why);
         }
     }
-    let options = options(a, &args.report, &meta);
+    let options = args.analysis.options(&meta);
     options.record(&mut meta);
     // Rank 0 alone keeps the baseline: its verdicts, and its `default`
     // samples out of memory.
@@ -155,7 +161,7 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
     if let Some(progress) = progress {
         progress.finish();
     }
-    let exit = if leader {
+    let ending = if leader {
         let complete = !harness.stopped && !harness.wrong;
         let mut results = decisions.results(meta, complete, &options);
         let defaults = decisions.defaults();
@@ -166,10 +172,10 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
                 Prepared::Launches(launches) => Against::Launches(launches),
             }),
             defaults,
-            &args.report,
+            args.report.tolerance,
             &options,
         );
-        let exit = finish(&mut results, &args.report, &args.output);
+        let ending = finish(&mut results, &args.report, &args.output);
         if harness.stopped {
             report::remark(&format!(
                 "pgcheck: interrupted after {} of {} cases; the files hold what was measured\n",
@@ -177,11 +183,11 @@ pub fn run(ctx: &Context, config: &Config, args: &RunArgs) -> Exit {
                 plan.cases.len()
             ));
         }
-        exit
+        ending
     } else {
-        Exit::Pass
+        Ending::Done
     };
-    agree(ctx, exit)
+    agree(ctx, ending)
 }
 
 /// How rank 0 rewrites the partial `results.json` after a case: at most
@@ -256,33 +262,13 @@ fn record_costs(meta: &mut crate::meta::Meta, harness: &Harness) {
 }
 
 /// The plan: the input with the command line's overrides, on this world.
-fn plan_of(ctx: &Context, config: &Config, args: &RunArgs) -> Result<Plan, String> {
-    let (datatype, op) = elements(&args.setup);
-    let config = plan::with_elements(config, datatype, op).map_err(|e| e.0)?;
-    let settings = Settings {
-        budget: args
-            .budget
-            .or(config.budget)
-            .unwrap_or(Duration::from_secs(1)),
-        rounds: args.rounds.or(config.rounds).unwrap_or(10),
-        seed: args.seed,
-        warmup: args.warmup,
-        sync: args.sync.or(config.sync).unwrap_or_default(),
-        cache: args.cache,
-        resync_s: args.resync.as_secs_f64(),
-        universal: args.universal,
-        check_share: args.check_share,
-        // Clocks of different nodes drift apart; those of one node do not.
-        drift_s: args.drift.map_or_else(
-            || match &ctx.topology {
-                Ok(t) if t.nodes > 1 && !t.virtual_nodes => 0.1,
-                _ => 0.0,
-            },
-            |d| d.as_secs_f64(),
-        ),
-    };
+fn plan_of(ctx: &Context, config: &Config, args: &Run) -> Result<Plan, String> {
+    let config =
+        plan::with_elements(config, args.setup.datatype, args.setup.op).map_err(|e| e.0)?;
+    let nodes_apart = matches!(&ctx.topology, Ok(t) if t.nodes > 1 && !t.virtual_nodes);
+    let settings = args.measuring(&config, nodes_apart);
     let mut world = world(ctx, &args.setup);
-    if args.cache == crate::settings::CacheState::Cold {
+    if args.cache == CacheState::Cold {
         world.resident_bytes += measure::cold_cache_bytes();
     }
     plan::from_config(&config, settings, &world).map_err(|e| e.0)
@@ -290,7 +276,7 @@ fn plan_of(ctx: &Context, config: &Config, args: &RunArgs) -> Result<Plan, Strin
 
 /// Creates the output directory on rank 0 and tells every rank whether it
 /// could.
-fn create_output(ctx: &Context, args: &RunArgs) -> Result<(), String> {
+fn create_output(ctx: &Context, args: &Run) -> Result<(), String> {
     let dir = &args.output;
     let mut ok = 1u8;
     let mut message = String::new();

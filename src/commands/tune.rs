@@ -2,14 +2,14 @@
 //! library's tuning file, and what it changed and why.
 
 use super::input_error;
-use crate::cli::TuneArgs;
-use crate::exit::Exit;
+use crate::exit::Ending;
 use crate::report;
+use crate::settings::command::Tune;
 use crate::store;
 use crate::tuning::{self, mpich, open_mpi};
 
 /// Writes the tuning file of the run in `args.dir` to `args.output`.
-pub fn tune(args: &TuneArgs) -> Exit {
+pub fn tune(args: &Tune) -> Ending {
     let path = args.dir.join("results.json");
     let results = match store::results::read(&path) {
         Ok(r) => r,
@@ -39,7 +39,7 @@ pub fn tune(args: &TuneArgs) -> Exit {
         return input_error(true, &e.to_string());
     }
     report::show(&report::text::tune::render(&tuning, &file, &how));
-    Exit::Pass
+    Ending::Done
 }
 
 /// What `tune` writes for MPICH and how it is loaded.

@@ -1,29 +1,19 @@
 //! `pgcheck verify`: every selected candidate run once and compared with the
 //! independent reference; no timing.
 
-use super::{agree, elements, input_error, world};
+use super::{agree, input_error, world};
 use crate::case::CaseData;
-use crate::cli::VerifyArgs;
 use crate::config::Config;
-use crate::exit::Exit;
+use crate::exit::Ending;
 use crate::measure::{self, Context};
-use crate::plan::verify::{self, Selection};
+use crate::plan::verify;
 use crate::report;
+use crate::settings::command::Verify;
 
 /// Verifies on every rank; rank 0 prints the pass/fail table.
-pub fn verify(ctx: &Context, config: Option<&Config>, args: &VerifyArgs) -> Exit {
+pub fn verify(ctx: &Context, config: Option<&Config>, args: &Verify) -> Ending {
     let leader = ctx.rank() == 0;
-    let (datatype, op) = elements(&args.setup);
-    let selection = Selection {
-        collectives: args.collective.clone(),
-        competitors: args.competitor.clone(),
-        families: args.family.iter().map(|&f| f.into()).collect(),
-        sizes: args.sizes.clone().map(|s| s.0).unwrap_or_default(),
-        roots: args.roots.clone(),
-        datatype,
-        op,
-    };
-    let plan = match verify::plan(config, &selection, &world(ctx, &args.setup)) {
+    let plan = match verify::plan(config, &args.selection, &world(ctx, &args.setup)) {
         Ok(p) => p,
         Err(e) => return input_error(leader, &e),
     };
@@ -33,15 +23,12 @@ pub fn verify(ctx: &Context, config: Option<&Config>, args: &VerifyArgs) -> Exit
         .iter()
         .map(|case| measure::verify_case(ctx, case))
         .collect();
-    let exit = if leader {
-        let (text, failures) = report::text::verify::render(&cases);
+    let ending = if leader {
+        let (text, wrong_cases) = report::text::verify::render(&cases);
         report::show(&text);
-        match failures {
-            0 => Exit::Pass,
-            _ => Exit::Verification,
-        }
+        Ending::Verified { wrong_cases }
     } else {
-        Exit::Pass
+        Ending::Done
     };
-    agree(ctx, exit)
+    agree(ctx, ending)
 }

@@ -36,7 +36,7 @@ pub(super) struct RawConfig {
 
 /// One entry of `checks` as written, or the options of
 /// `run --collective …`; `None` is not given.
-#[derive(Deserialize)]
+#[derive(Clone, Deserialize)]
 #[serde(
     deny_unknown_fields,
     expecting = "a check: a mapping with `collective` and `sizes`"

@@ -71,7 +71,7 @@ impl Harness {
             lead: 0.0,
             flush: match settings.cache {
                 CacheState::Warm => Vec::new(),
-                CacheState::Cold => vec![0u8; last_level_cache_bytes() * 2],
+                CacheState::Cold => vec![0u8; super::host::last_level_cache_bytes() * 2],
             },
             flush_s: 0.0,
             signalled: std::sync::Arc::default(),
@@ -191,30 +191,6 @@ impl Harness {
         }
         std::hint::black_box(&self.flush);
     }
-}
-
-/// The size of the last-level cache, from sysfs; 32 MiB when unknown.
-pub(super) fn last_level_cache_bytes() -> usize {
-    let parse = |text: &str| {
-        let text = text.trim();
-        let (digits, unit) = text.split_at(
-            text.find(|c: char| !c.is_ascii_digit())
-                .unwrap_or(text.len()),
-        );
-        let n: usize = digits.parse().ok()?;
-        Some(match unit {
-            "K" => n << 10,
-            "M" => n << 20,
-            _ => n,
-        })
-    };
-    (0..8)
-        .rev()
-        .find_map(|i| {
-            let path = format!("/sys/devices/system/cpu/cpu0/cache/index{i}/size");
-            std::fs::read_to_string(path).ok().and_then(|t| parse(&t))
-        })
-        .unwrap_or(32 << 20)
 }
 
 /// The median time of a small broadcast of the control plane from rank 0,

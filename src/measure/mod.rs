@@ -1,12 +1,14 @@
 //! Running candidates: verification against the independent reference
 //! ([`crate::reference`]), and timing in interleaved rounds within a fixed
-//! budget; also what the run runs on ([`machine`]), and ranks bound to
-//! cores before anything is timed ([`pin`]). The only stage that times MPI.
+//! budget; also what the run runs on ([`machine`], this process's memory
+//! and its host's cache in [`host`]), and ranks bound to cores before
+//! anything is timed ([`pin`]). The only stage that times MPI.
 
 pub mod clock;
 pub mod cpus;
 mod environment;
 mod harness;
+pub mod host;
 pub mod machine;
 mod observe;
 pub mod pin;
@@ -15,6 +17,7 @@ mod verify;
 pub mod watchdog;
 
 pub use harness::Harness;
+pub use host::peak_rss_bytes;
 pub use machine::machine;
 pub use observe::LATE_CAP;
 use observe::{assemble, observe_until, Checked, Pace, Sampler};
@@ -130,25 +133,6 @@ pub fn barrier_floor(ctx: &Context, repetitions: usize) -> f64 {
     }
     control.max(&mut max);
     crate::stats::describe::median(&max)
-}
-
-/// The largest resident set this process has had, in bytes (`getrusage`);
-/// 0 where unknown.
-pub fn peak_rss_bytes() -> u64 {
-    // SAFETY: getrusage only writes the struct it is given.
-    let usage = unsafe {
-        let mut usage: libc::rusage = std::mem::zeroed();
-        if libc::getrusage(libc::RUSAGE_SELF, &mut usage) != 0 {
-            return 0;
-        }
-        usage
-    };
-    let maxrss = u64::try_from(usage.ru_maxrss).unwrap_or(0);
-    // Kibibytes on Linux and the BSDs, bytes on macOS.
-    match cfg!(target_os = "macos") {
-        true => maxrss,
-        false => maxrss * 1024,
-    }
 }
 
 /// A candidate ready to run, and what it has gathered.

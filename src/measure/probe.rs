@@ -2,7 +2,7 @@
 //! collective takes in each case, and how much memory the processes hold.
 
 use super::watchdog::{self, Phase};
-use super::{harness, setup, Context};
+use super::{host, setup, Context};
 use crate::candidates;
 use crate::collective::Shape;
 use crate::element::Element;
@@ -64,23 +64,17 @@ fn largest_f64(ctx: &Context, local: f64) -> f64 {
 /// The largest resident set of any process now, in bytes (Linux's
 /// `/proc/self/statm`; 0 elsewhere). Collective.
 pub fn resident_bytes(ctx: &Context) -> u64 {
-    // SAFETY: sysconf reads a constant of the system.
-    let page = u64::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096);
-    let local = std::fs::read_to_string("/proc/self/statm")
-        .ok()
-        .and_then(|s| s.split_whitespace().nth(1)?.parse::<u64>().ok())
-        .map_or(0, |pages| pages * page);
-    largest(ctx, local)
+    largest(ctx, host::resident_bytes())
 }
 
 /// The largest peak resident set of any process so far, in bytes. Collective.
 pub fn largest_peak_rss_bytes(ctx: &Context) -> u64 {
-    largest(ctx, super::peak_rss_bytes())
+    largest(ctx, host::peak_rss_bytes())
 }
 
 /// Bytes the run allocates once for a cold cache (`--cache cold`).
 pub fn cold_cache_bytes() -> u64 {
-    harness::last_level_cache_bytes() as u64 * 2
+    host::last_level_cache_bytes() as u64 * 2
 }
 
 /// Exact below 2⁵³ bytes.

@@ -1,5 +1,11 @@
-//! How to measure: the settings every stage shares (a leaf module, so that
-//! the command line, the input file and the plan can all name them).
+//! Settings: how to measure, the vocabulary every stage shares (here, so
+//! that the command line, the input file and the plan can all name it), and
+//! the command line converted once into what each subcommand runs with
+//! ([`command`]).
+
+pub mod command;
+
+pub use command::Command;
 
 use crate::meta::{Meta, SharedCpus};
 use std::time::Duration;

@@ -1,0 +1,58 @@
+//! This process and its host as the operating system shows them: the
+//! memory the process holds and has held, and the size of the host's
+//! last-level cache. Local reads, no MPI; [`super::probe`] takes their
+//! largest over the ranks.
+
+/// The largest resident set this process has had, in bytes (`getrusage`);
+/// 0 where unknown.
+pub fn peak_rss_bytes() -> u64 {
+    // SAFETY: getrusage only writes the struct it is given.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        if libc::getrusage(libc::RUSAGE_SELF, &mut usage) != 0 {
+            return 0;
+        }
+        usage
+    };
+    let maxrss = u64::try_from(usage.ru_maxrss).unwrap_or(0);
+    // Kibibytes on Linux and the BSDs, bytes on macOS.
+    match cfg!(target_os = "macos") {
+        true => maxrss,
+        false => maxrss * 1024,
+    }
+}
+
+/// This process's resident set now, in bytes (Linux's `/proc/self/statm`;
+/// 0 elsewhere).
+pub fn resident_bytes() -> u64 {
+    // SAFETY: sysconf reads a constant of the system.
+    let page = u64::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096);
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .map_or(0, |pages| pages * page)
+}
+
+/// The size of the last-level cache, from sysfs; 32 MiB when unknown.
+pub fn last_level_cache_bytes() -> usize {
+    let parse = |text: &str| {
+        let text = text.trim();
+        let (digits, unit) = text.split_at(
+            text.find(|c: char| !c.is_ascii_digit())
+                .unwrap_or(text.len()),
+        );
+        let n: usize = digits.parse().ok()?;
+        Some(match unit {
+            "K" => n << 10,
+            "M" => n << 20,
+            _ => n,
+        })
+    };
+    (0..8)
+        .rev()
+        .find_map(|i| {
+            let path = format!("/sys/devices/system/cpu/cpu0/cache/index{i}/size");
+            std::fs::read_to_string(path).ok().and_then(|t| parse(&t))
+        })
+        .unwrap_or(32 << 20)
+}
