@@ -472,28 +472,26 @@ pub fn to_decide(meta: &Meta, check: &Verdict) -> String {
     }
     // Rounds each undecided competitor needs, and whether it would
     // violate (s > m) or hold.
-    let needs: Vec<(f64, bool)> = undecided
+    let needs: Vec<(f64, bool, &CandidateSummary)> = undecided
         .iter()
-        .filter_map(|c| Some((c.sensitivity?, c.slowdown?)))
-        .map(|(sensitivity, slowdown)| {
+        .filter_map(|c| Some((c.sensitivity?, c.slowdown?, *c)))
+        .map(|(sensitivity, slowdown, c)| {
             let detectable = (sensitivity / m).ln().max(0.0);
             let distance = (slowdown / m).ln().abs();
             let scale = (detectable / distance).powi(2);
-            (meta.rounds as f64 * scale, slowdown > m)
+            (meta.rounds as f64 * scale, slowdown > m, c)
         })
         .collect();
-    let violating: Vec<f64> = needs.iter().filter(|n| n.1).map(|n| n.0).collect();
-    let rounds = match violating.is_empty() {
-        false => violating.into_iter().fold(f64::INFINITY, f64::min),
-        true => needs.iter().map(|n| n.0).fold(0.0, f64::max),
+    let by_rounds = |a: &&(f64, bool, &CandidateSummary), b: &&(f64, bool, &CandidateSummary)| {
+        a.0.total_cmp(&b.0)
     };
-    let Some(shown) = check
-        .competitor
-        .as_deref()
-        .and_then(|name| undecided.iter().find(|c| c.name == name))
-        .or(undecided.first())
-    else {
-        return "not every competitor was compared".into();
+    // The first violation decides the case; else the last competitor to hold.
+    let deciding = match needs.iter().filter(|n| n.1).min_by(by_rounds) {
+        Some(first) => Some(first),
+        None => needs.iter().max_by(by_rounds),
+    };
+    let Some(&(rounds, _, shown)) = deciding else {
+        return "not every competitor was measured".into();
     };
     let at = format!(
         "{} at {:.3}× against the margin {m}",
