@@ -366,7 +366,10 @@ fn the_terminal_report_fits_the_width() {
         }
         let out = command.output().unwrap();
         let text = String::from_utf8(out.stdout).unwrap();
-        assert!(text.contains("MPI_Scatter") && text.contains("verdict"), "{text}");
+        assert!(
+            text.contains("MPI_Scatter") && text.contains("verdict"),
+            "{text}"
+        );
         let widest = text.lines().map(|l| l.chars().count()).max().unwrap();
         assert!(
             widest <= width,
