@@ -1,10 +1,13 @@
 //! Everything rank 0 shows: the plan, progress, the report in every format
-//! (one module each, from the content of [`model`]), errors and warnings.
+//! (the terminal and Markdown write one [`document`] that [`sections`]
+//! builds from the content of [`model`]; SVG, CSV and JSON render their
+//! own), errors and warnings.
 //! The only stage that prints; it decides no exit status and writes no file
 //! (`store` writes what these modules render).
 
 pub mod compare;
 pub mod csv;
+pub mod document;
 #[cfg(test)]
 pub(crate) mod fixture;
 pub mod history;
@@ -12,6 +15,7 @@ pub mod json;
 pub mod markdown;
 pub mod model;
 pub mod progress;
+pub mod sections;
 pub mod svg;
 pub mod text;
 
@@ -159,6 +163,12 @@ pub fn interactive(stream: &impl std::io::IsTerminal) -> bool {
         && std::env::var("TERM").is_ok_and(|t| t != "dumb")
 }
 
+/// Whether standard output gets colour when no option says: only for a
+/// person at a terminal, and not under `NO_COLOR`.
+pub fn colour_auto() -> bool {
+    std::env::var_os("NO_COLOR").is_none() && interactive(&std::io::stdout())
+}
+
 /// The format of the report on standard output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -168,7 +178,8 @@ pub enum Format {
     Csv,
 }
 
-/// How the report is shown.
+/// How the report is shown; `color` is the one decision on colour and
+/// borders, the width comes from the terminal (`text::width`).
 #[derive(Clone, Debug)]
 pub struct View {
     pub format: Format,
@@ -179,7 +190,7 @@ pub struct View {
 /// The report for standard output.
 pub fn render(results: &Results, view: &View) -> String {
     match view.format {
-        Format::Table => text::render(results, view.details, view.color),
+        Format::Table => text::render(results, view.details, &text::Look::stdout(view.color)),
         Format::Markdown => markdown::render(results),
         Format::Json => json::render(results),
         Format::Csv => {

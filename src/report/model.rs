@@ -3,12 +3,16 @@
 //! Figure 2), the candidates ranked (its Figure 5), titles, verdict lines,
 //! notes, and how numbers are written.
 
+use super::document::Line;
 use crate::analyse::guidelines::Finding;
 use crate::analyse::{
     CandidateSummary, CaseKey, Conclusion, NoiseVerdict, Outcome, Results, Severity, Verdict,
 };
+use crate::analyse::{Correction, Test};
 use crate::candidates::native::is_library_call;
 use crate::collective::Collective;
+use crate::meta::Meta;
+use crate::stats::power;
 use crate::stats::usual::Model;
 
 /// Seconds in the unit that suits them: `12.34 µs`, `1.234 ms`.
@@ -263,29 +267,29 @@ pub fn size_label(bytes: u64) -> String {
         .unwrap_or_else(|| format!("{bytes} B"))
 }
 
-/// The columns of the per-collective table (MPINPC's Figure 2, with the
-/// verdict and the sensitivity behind it).
-pub const FIGURE2: [&str; 13] = [
-    "size [B]",
-    "count",
-    "N",
-    "ppn",
-    "n",
-    "default",
-    "slowdown",
-    "competitor",
-    "its median",
-    "p-value",
-    "severity",
-    "verdict",
-    "sensitivity",
-];
+/// A candidate's name under its collective's heading: without the
+/// collective's prefix (`reduce_bcast` under MPI_Allreduce). Machine
+/// formats keep the whole name.
+pub fn short_name(collective: Collective, name: &str) -> String {
+    name.strip_prefix(collective.name())
+        .and_then(|rest| rest.strip_prefix("_as_"))
+        .unwrap_or(name)
+        .to_string()
+}
 
-/// One check as a row of the per-collective table: the competitor that
-/// sets the severity, else the fastest. A slowdown marked `~`: the medians
-/// differ by less than the synchronisation's own cost. A candidate that
-/// failed verification marks the row with `!`.
-pub fn figure2_row(results: &Results, check: &Verdict) -> Vec<String> {
+/// What the per-collective table's columns mean, under the settings.
+pub const SLOWDOWN: &str = "slowdown = median of default's per-round medians / the competitor's; \
+     verdict: violated · severity, holds, or inconclusive (≥ s×): this run could flag only \
+     slowdowns of at least s×";
+
+/// One check as the cells of the per-collective table (MPINPC's Figure 2)
+/// after its size: n, default's median, slowdown, the competitor that sets
+/// the severity (else the fastest), p-value, verdict (the competitor's
+/// median is default's over the slowdown, so not shown again). A
+/// slowdown marked `~`: the medians differ by less than the
+/// synchronisation's own cost. A candidate that failed verification marks
+/// the verdict with `!`.
+pub fn figure2_row(check: &Verdict) -> Vec<Line> {
     let default = check.default_candidate();
     let below_noise = check
         .candidates
@@ -298,30 +302,45 @@ pub fn figure2_row(results: &Results, check: &Verdict) -> Vec<String> {
             .and_then(|d| d.round_median_s)
             .map_or("-".into(), seconds),
     };
+    let verdict = Line::mark(Mark::of(check), verdict_label(check));
     vec![
-        check.key.size_bytes.to_string(),
-        check.key.count.to_string(),
-        results.meta.nodes.to_string(),
-        results.meta.ppn.to_string(),
-        default.map_or(0, |d| d.n).to_string(),
-        default_median,
-        check.slowdown.map_or("-".into(), |s| {
+        Line::plain(default.map_or(0, |d| d.n).to_string()),
+        Line::plain(default_median),
+        Line::plain(check.slowdown.map_or("-".into(), |s| {
             format!("{s:.3}{}", if below_noise { "~" } else { "" })
-        }),
-        check.competitor.clone().unwrap_or_else(|| "-".into()),
-        check.competitor_median_s.map_or("-".into(), seconds),
-        check.p_value.map_or("-".into(), |p| format!("{p:.2e}")),
-        match check.conclusion {
-            Conclusion::LibraryWrong | Conclusion::Unmeasured => "-".into(),
-            _ => check.severity.label().into(),
+        })),
+        match &check.competitor {
+            Some(name) => Line::code(short_name(check.key.collective, name)),
+            None => Line::plain("-"),
         },
-        format!(
-            "{}{}",
-            check.conclusion.label(),
-            if wrong { " !" } else { "" }
-        ),
-        sensitivity(check),
+        Line::plain(check.p_value.map_or("-".into(), |p| format!("{p:.2e}"))),
+        if wrong { verdict.and(" !") } else { verdict },
     ]
+}
+
+/// The verdict in one word and what qualifies it: `violated · medium-high`,
+/// `holds`, `inconclusive (≥ 1.45×)` (the smallest slowdown this run could
+/// have flagged), `inconclusive (powerless)`, `inconclusive (timer)`.
+pub fn verdict_label(check: &Verdict) -> String {
+    match check.conclusion {
+        Conclusion::Violated => format!("violated · {}", check.severity.label()),
+        Conclusion::Inconclusive if check.timer_bound => "inconclusive (timer)".into(),
+        Conclusion::Inconclusive => match (check.sensitivity, check.powerless) {
+            (Some(s), _) => format!("inconclusive (≥ {})", factor(s)),
+            (None, true) => "inconclusive (powerless)".into(),
+            (None, false) => "inconclusive".into(),
+        },
+        conclusion => conclusion.label().into(),
+    }
+}
+
+/// A factor to three figures at least: `1.07×`, `23.4×`, `124×`.
+fn factor(s: f64) -> String {
+    match s {
+        s if s < 10.0 => format!("{s:.2}×"),
+        s if s < 100.0 => format!("{s:.1}×"),
+        s => format!("{s:.0}×"),
+    }
 }
 
 /// The smallest slowdown the case could have flagged: `1.07×`, or `none`
@@ -334,42 +353,180 @@ pub fn sensitivity(check: &Verdict) -> String {
     }
 }
 
-/// The lines under a table: every candidate that failed verification, every
-/// case without a verdict, and candidates with many invalid observations.
-pub fn notes(checks: &[&Verdict]) -> String {
-    let mut out = String::new();
+/// The notes under a collective's table, a line per case and kind: every
+/// candidate that failed verification, every case without a verdict,
+/// late starts above [`LATE_WARNING`] with what to do, and what would
+/// decide an inconclusive case.
+pub fn notes(meta: &Meta, checks: &[&Verdict]) -> Vec<String> {
+    let mut notes = Vec::new();
     for check in checks {
         let case = format!("{} B", check.key.size_bytes);
+        let collective = check.key.collective;
         for c in check.candidates.iter().filter(|c| c.outcome.is_wrong()) {
             let (who, why) = (who_failed(&c.name), c.outcome.reason());
-            out += &format!("! {case}: {who}: {}\n", why.unwrap_or(""));
+            notes.push(format!("! {case}: {who}: {}", why.unwrap_or("")));
         }
-        let lost: Vec<String> = check
+        let late: Vec<String> = check
             .candidates
             .iter()
-            .filter(|c| c.invalid_share() > INVALID_WARNING)
-            .map(|c| format!("{} {:.0} %", c.name, 100.0 * c.invalid_share()))
+            .filter(|c| c.invalid_share() > LATE_WARNING)
+            .map(|c| {
+                format!(
+                    "{} {:.0} %",
+                    short_name(collective, &c.name),
+                    100.0 * c.invalid_share()
+                )
+            })
             .collect();
-        if !lost.is_empty() {
-            out += &format!(
-                "  {case}: observations lost to late starts: {}\n",
-                lost.join(", ")
-            );
+        if !late.is_empty() {
+            notes.push(format!(
+                "{case}: late starts discarded more than {:.0} % of the observations ({}), which may favour calls that started on time: {}",
+                100.0 * LATE_WARNING,
+                late.join(", "),
+                late_advice(meta)
+            ));
         }
         if check.conclusion == Conclusion::Unmeasured {
-            out += &format!(
-                "! {case}: no verdict, default not measured: {}\n",
+            notes.push(format!(
+                "! {case}: no verdict, default not measured: {}",
                 check.reason.as_deref().unwrap_or("")
-            );
+            ));
+        }
+        if check.conclusion == Conclusion::Inconclusive {
+            notes.push(format!("{case}: inconclusive: {}", to_decide(meta, check)));
         }
     }
-    out
+    notes
 }
 
-/// Above this share of invalid observations a candidate is mentioned: its
+/// Above this share of late starts a candidate's case gets a note: its
 /// sample may be biased towards calls that happened to start on time. The
 /// roundtime slots are sized to stay below it.
-pub const INVALID_WARNING: f64 = crate::measure::LATE_CAP;
+pub const LATE_WARNING: f64 = crate::measure::LATE_CAP;
+
+/// What lowers late starts on this run's machine.
+fn late_advice(meta: &Meta) -> String {
+    let mut advice = Vec::new();
+    if meta.placement.oversubscribed() {
+        advice.push(format!(
+            "fewer ranks per core ({} ranks share {} CPUs)",
+            meta.placement.most_ranks_on_a_node, meta.placement.cpus_on_that_node
+        ));
+    } else {
+        advice.push("a quieter machine".to_string());
+    }
+    if meta.sync == "roundtime" {
+        advice.push(
+            "--sync barrier (no late starts, but it flatters one-way collectives)".to_string(),
+        );
+    }
+    advice.join(", or ")
+}
+
+/// What would decide an inconclusive case, predicted from its
+/// competitors' sensitivities.
+///
+/// A competitor is undecided when neither its test of "more than the
+/// margin m faster" nor that of "less than m faster" is significant. Its
+/// sensitivity S is the smallest slowdown its test would have flagged;
+/// for the rank tests on per-round medians (`rounds`, `paired`, `sign`)
+/// the detectable distance ln(S/m) shrinks like 1/√rounds when each round
+/// keeps its time (its median keeps its spread). Its observed slowdown s
+/// is then decided at about rounds × (ln(S/m) / |ln(s/m)|)², with the
+/// budget grown alike. The case is violated as soon as one competitor with
+/// s > m is decided, and holds once every one is.
+pub fn to_decide(meta: &Meta, check: &Verdict) -> String {
+    if check.timer_bound {
+        return check
+            .reason
+            .clone()
+            .unwrap_or_else(|| "the medians are too few timer ticks apart".into());
+    }
+    let m = meta.margin;
+    let undecided: Vec<_> = check
+        .measured_competitors()
+        .filter(|c| c.p_value.is_some() && !c.significant)
+        .filter(|c| !c.p_equivalence.is_some_and(|p| p < meta.alpha))
+        .collect();
+    let round_test = matches!(
+        <Test as clap::ValueEnum>::from_str(&meta.test, true),
+        Ok(Test::Rounds | Test::Paired | Test::Sign)
+    );
+    if undecided.iter().any(|c| c.sensitivity.is_none()) {
+        let needed = <Test as clap::ValueEnum>::from_str(&meta.test, true)
+            .ok()
+            .zip(<Correction as clap::ValueEnum>::from_str(&meta.correction, true).ok())
+            .and_then(|(test, correction)| {
+                let competitors = check.measured_competitors().count().max(1);
+                let threshold = correction.first_threshold(meta.alpha, competitors);
+                test.min_p(1)?;
+                power::rounds_needed(|r| test.min_p(r).unwrap_or(1.0), threshold)
+            });
+        return match needed {
+            Some(r) => format!(
+                "no slowdown could be flagged with {} rounds; the test needs at least {r} (--rounds {r})",
+                meta.rounds
+            ),
+            None => format!("no slowdown could be flagged with {} rounds", meta.rounds),
+        };
+    }
+    // Rounds each undecided competitor needs, and whether it would
+    // violate (s > m) or hold.
+    let needs: Vec<(f64, bool, &CandidateSummary)> = undecided
+        .iter()
+        .filter_map(|c| Some((c.sensitivity?, c.slowdown?, *c)))
+        .map(|(sensitivity, slowdown, c)| {
+            let detectable = (sensitivity / m).ln().max(0.0);
+            let distance = (slowdown / m).ln().abs();
+            let scale = (detectable / distance).powi(2);
+            (meta.rounds as f64 * scale, slowdown > m, c)
+        })
+        .collect();
+    let by_rounds = |a: &&(f64, bool, &CandidateSummary), b: &&(f64, bool, &CandidateSummary)| {
+        a.0.total_cmp(&b.0)
+    };
+    // The first violation decides the case; else the last competitor to hold.
+    let deciding = match needs.iter().filter(|n| n.1).min_by(by_rounds) {
+        Some(first) => Some(first),
+        None => needs.iter().max_by(by_rounds),
+    };
+    let Some(&(rounds, _, shown)) = deciding else {
+        return "not every competitor was measured".into();
+    };
+    let at = format!(
+        "{} at {:.3}× against the margin {m}",
+        short_name(check.key.collective, &shown.name),
+        shown.slowdown.unwrap_or(f64::NAN)
+    );
+    if !rounds.is_finite() || rounds > power::MAX_ROUNDS as f64 {
+        return format!(
+            "{at}: too close to the margin to decide within {} rounds",
+            power::MAX_ROUNDS
+        );
+    }
+    let rounds = (rounds.ceil() as usize).max(meta.rounds + 1);
+    let factor = rounds as f64 / meta.rounds as f64;
+    match round_test {
+        true => format!(
+            "{at}; about {rounds} rounds would decide it (--rounds {rounds} --budget {}: \
+             the sensitivity's distance to the margin shrinks like 1/√rounds)",
+            budget(meta.budget_s * factor)
+        ),
+        false => format!(
+            "{at}; about {factor:.1} times the observations would decide it (--budget {})",
+            budget(meta.budget_s * factor)
+        ),
+    }
+}
+
+/// A budget as `--budget` takes it: `240ms`, `1.5s`.
+fn budget(s: f64) -> String {
+    match s < 1.0 {
+        // Rounded up, but not for the last bits of a product.
+        true => format!("{:.0}ms", (s * 1e3 - 1e-6).ceil()),
+        false => format!("{:.1}s", (s * 10.0 - 1e-6).ceil() / 10.0),
+    }
+}
 
 /// A check's candidates: the measured ones fastest first, then the ones
 /// without observations (wrong, skipped, or never measured).
@@ -378,19 +535,27 @@ pub struct Ranked<'a> {
     pub unmeasured: Vec<&'a CandidateSummary>,
 }
 
+/// Ranked by the median of the per-round medians, which slowdowns
+/// compare, so that a faster rank is never labelled slower.
 pub fn ranked(check: &Verdict) -> Ranked<'_> {
     let (mut measured, unmeasured): (Vec<_>, Vec<_>) =
-        check.candidates.iter().partition(|c| c.median_s.is_some());
+        check.candidates.iter().partition(|c| median(c).is_some());
     // Stable, so that equal medians keep the order the run listed them in.
     measured.sort_by(|a, b| {
-        a.median_s
-            .partial_cmp(&b.median_s)
+        median(a)
+            .partial_cmp(&median(b))
             .expect("medians are numbers")
     });
     Ranked {
         measured,
         unmeasured,
     }
+}
+
+/// The median a candidate is ranked and shown by: of its per-round
+/// medians; of all observations only in results without them.
+pub fn median(candidate: &CandidateSummary) -> Option<f64> {
+    candidate.round_median_s.or(candidate.median_s)
 }
 
 /// The status and reason of a candidate without observations.
@@ -435,78 +600,90 @@ pub fn title_of(key: &CaseKey) -> String {
     title
 }
 
-/// The verdict in words: `severity medium-high (by allreduce_as_…)`.
+/// The verdict in words: `violated · medium-high (set by …), sensitivity
+/// 1.20×`, `inconclusive (≥ 1.45×)`.
 pub fn verdict_line(check: &Verdict) -> String {
-    if check.default_candidate().and_then(|d| d.median_s).is_none() {
+    if check.default_candidate().and_then(median).is_none() {
         return "no verdict: default not measured".into();
     }
-    match &check.violated_by {
-        Some(by) => format!(
-            "{}, severity {} (set by {by}), sensitivity {}",
-            check.conclusion.label(),
-            check.severity.label(),
-            sensitivity(check)
-        ),
-        None => format!(
-            "{}, severity {}, sensitivity {}",
-            check.conclusion.label(),
-            check.severity.label(),
-            sensitivity(check)
-        ),
+    let mut line = verdict_label(check);
+    if let Some(by) = &check.violated_by {
+        line += &format!(" (set by {})", short_name(check.key.collective, by));
     }
+    if check.conclusion != Conclusion::Inconclusive {
+        line += &format!(", sensitivity {}", sensitivity(check));
+    }
+    line
 }
 
-/// Whether any candidate of the check carries a corrected p-value.
-pub fn has_adjusted(check: &Verdict) -> bool {
-    check.candidates.iter().any(|c| c.p_adjusted.is_some())
+/// Whether any candidate of the check lost observations to late starts:
+/// only then the `invalid` column.
+pub fn has_invalid(check: &Verdict) -> bool {
+    check.candidates.iter().any(|c| c.invalid > 0)
 }
 
-/// The columns of [`row`].
-pub fn header(adjusted: bool) -> Vec<&'static str> {
-    let mut header = vec![
-        "rank",
-        "candidate",
-        "median",
-        "q1",
-        "q3",
-        "n",
-        "min/round",
-        "invalid",
-        "slowdown",
-        "p-value",
-    ];
-    if adjusted {
-        header.push("p adjusted");
+/// The columns of [`row`], fastest first: the order is the rank.
+pub fn header(invalid: bool) -> Vec<&'static str> {
+    let mut header = vec!["candidate", "median", "q1–q3", "n", "min/round"];
+    if invalid {
+        header.push("invalid");
     }
-    header.push("marks");
+    header.extend(["slowdown", "p-value"]);
     header
 }
 
 /// Columns right-aligned in [`row`]: everything numeric.
 pub fn is_numeric(column: &str) -> bool {
-    !matches!(column, "candidate" | "marks")
+    column != "candidate"
 }
 
-/// One measured candidate at `rank` (1 = fastest).
-pub fn row(candidate: &CandidateSummary, rank: usize, adjusted: bool) -> Vec<String> {
+/// One measured candidate: its median (of its per-round medians), the
+/// quartiles of its observations, n, the fewest in a round, late starts,
+/// slowdown with its marks, and the p-value the verdict used (corrected
+/// within the case when it was).
+pub fn row(candidate: &CandidateSummary, invalid: bool) -> Vec<String> {
     let time = |s: Option<f64>| s.map_or("-".into(), seconds);
-    let p = |p: Option<f64>| p.map_or("-".into(), |p| format!("{p:.2e}"));
+    let quartiles = match (candidate.q1_s, candidate.q3_s) {
+        (Some(q1), Some(q3)) => {
+            // One unit for both, the third quartile's.
+            let q3_text = seconds(q3);
+            let unit = q3_text.rsplit(' ').next().unwrap_or("");
+            let scale = match unit {
+                "µs" => 1e6,
+                "ms" => 1e3,
+                _ => 1.0,
+            };
+            let decimals = q3_text
+                .split(' ')
+                .next()
+                .and_then(|n| n.split('.').nth(1))
+                .map_or(0, str::len);
+            format!("{:.*}–{q3_text}", decimals, q1 * scale)
+        }
+        _ => "-".into(),
+    };
     let mut row = vec![
-        rank.to_string(),
         candidate.name.clone(),
-        time(candidate.median_s),
-        time(candidate.q1_s),
-        time(candidate.q3_s),
+        time(median(candidate)),
+        quartiles,
         candidate.n.to_string(),
         candidate.min_round_n.to_string(),
-        format!("{:.1} %", 100.0 * candidate.invalid_share()),
-        candidate.slowdown.map_or("-".into(), |s| format!("{s:.3}")),
-        p(candidate.p_value),
     ];
-    if adjusted {
-        row.push(p(candidate.p_adjusted));
+    if invalid {
+        row.push(format!("{:.1} %", 100.0 * candidate.invalid_share()));
     }
-    row.push(marks(candidate));
+    let marks = marks(candidate);
+    row.push(match (candidate.slowdown, marks.is_empty()) {
+        (Some(s), true) => format!("{s:.3}"),
+        (Some(s), false) => format!("{s:.3} {marks}"),
+        (None, _) => "-".into(),
+    });
+    row.push(
+        candidate
+            .p_adjusted
+            .or(candidate.p_value)
+            .map_or("-".into(), |p| format!("{p:.2e}")),
+    );
     row
 }
 
@@ -524,8 +701,11 @@ fn marks(candidate: &CandidateSummary) -> String {
 
 /// What the marks and the slowdown mean, printed under the tables.
 pub const LEGEND: &str =
-    "slowdown = median of default's per-round medians / the candidate's: above 1 the candidate is faster; \
+    "fastest first by median: of the candidate's per-round medians; q1–q3: quartiles of all its observations; \
+     min/round: the fewest observations of a round; \
+     slowdown = default's median / the candidate's: above 1 the candidate is faster; \
      * significantly faster than default; ~ differs from default by less than the noise floor; \
+     p-value: corrected within the case when the run corrected; \
      invalid: observations discarded for a late start";
 
 /// Which universal guideline a finding is about.
@@ -662,5 +842,190 @@ pub fn fine_seconds(s: f64) -> String {
     match s {
         s if s.is_finite() && s < 1e-6 => format!("{:.1} ns", s * 1e9),
         s => seconds(s),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::fixture;
+
+    /// The fixture's 8 KiB allreduce made inconclusive: its fastest
+    /// competitor 1.1× faster, sensitivity `sensitivity`, neither test
+    /// significant.
+    fn inconclusive(sensitivity: Option<f64>) -> (Meta, Verdict) {
+        let results = fixture::results();
+        let mut meta = results.meta.clone();
+        meta.test = "rounds".into();
+        meta.margin = 1.05;
+        let mut check = results.checks[1].clone();
+        check.conclusion = Conclusion::Inconclusive;
+        check.severity = Severity::Ok;
+        check.violated_by = None;
+        check.sensitivity = sensitivity;
+        check.powerless = sensitivity.is_none();
+        for c in &mut check.candidates {
+            c.significant = false;
+            c.p_equivalence = Some(0.5);
+            c.sensitivity = sensitivity;
+        }
+        let fast = check
+            .candidates
+            .iter_mut()
+            .find(|c| c.name == "allreduce_as_reducescatter_allgather")
+            .unwrap();
+        fast.slowdown = Some(1.1);
+        check.competitor = Some(fast.name.clone());
+        (meta, check)
+    }
+
+    #[test]
+    fn one_verdict_column_says_verdict_and_what_qualifies_it() {
+        let results = fixture::results();
+        let labels: Vec<String> = results.checks.iter().map(verdict_label).collect();
+        assert_eq!(
+            labels,
+            [
+                "holds",
+                "violated · medium-high",
+                "violated · very-high",
+                "unmeasured"
+            ]
+        );
+        let (_, check) = inconclusive(Some(1.449));
+        assert_eq!(verdict_label(&check), "inconclusive (≥ 1.45×)");
+        let (_, check) = inconclusive(None);
+        assert_eq!(verdict_label(&check), "inconclusive (powerless)");
+        let mut timer = check.clone();
+        timer.timer_bound = true;
+        assert_eq!(verdict_label(&timer), "inconclusive (timer)");
+        // No `ok` beside an inconclusive verdict, in the cell nor the line.
+        let (_, check) = inconclusive(Some(1.2));
+        let cell = figure2_row(&check).last().unwrap().words();
+        assert_eq!(cell, "inconclusive (≥ 1.20×) !");
+        assert!(
+            !verdict_line(&check).contains("ok"),
+            "{}",
+            verdict_line(&check)
+        );
+    }
+
+    #[test]
+    fn late_starts_get_one_line_per_case_above_five_percent() {
+        let results = fixture::results();
+        let mut meta = results.meta.clone();
+        meta.sync = "roundtime".into();
+        let mut check = results.checks[1].clone();
+        let lost = |check: &mut Verdict, name: &str, invalid: usize| {
+            let c = check
+                .candidates
+                .iter_mut()
+                .find(|c| c.name == name)
+                .unwrap();
+            c.invalid = invalid;
+        };
+        // 5 of 105 (4.8 %): no line.
+        lost(&mut check, "default", 5);
+        let late = |meta: &Meta, check: &Verdict| {
+            notes(meta, &[check])
+                .into_iter()
+                .filter(|n| n.contains("late starts"))
+                .collect::<Vec<_>>()
+        };
+        assert!(late(&meta, &check).is_empty());
+        // 6 of 106 and 30 of 130: one line for the case, both named.
+        lost(&mut check, "default", 6);
+        lost(&mut check, "allreduce_as_reduce_bcast", 30);
+        let lines = late(&meta, &check);
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(
+            lines[0].starts_with("8192 B: late starts discarded more than 5 % of the observations (default 6 %, reduce_bcast 23 %)"),
+            "{}",
+            lines[0]
+        );
+        assert!(lines[0].contains("--sync barrier"), "{}", lines[0]);
+        meta.placement.most_ranks_on_a_node = 8;
+        meta.placement.cpus_on_that_node = 2;
+        assert!(
+            late(&meta, &check)[0].contains("fewer ranks per core (8 ranks share 2 CPUs)"),
+            "{:?}",
+            late(&meta, &check)
+        );
+    }
+
+    /// 10 rounds, margin 1.05, sensitivity 1.2, slowdown 1.1: the rounds
+    /// that bring ln(S/m) down to ln(s/m), 10 × (ln(1.2/1.05) /
+    /// ln(1.1/1.05))² = 82.4.
+    #[test]
+    fn an_inconclusive_case_says_what_would_decide_it() {
+        let (meta, check) = inconclusive(Some(1.2));
+        let advice = to_decide(&meta, &check);
+        assert!(
+            advice.starts_with("reducescatter_allgather at 1.100× against the margin 1.05; about 83 rounds would decide it (--rounds 83 --budget 8.3s"),
+            "{advice}"
+        );
+        let notes = notes(&meta, &[&check]);
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.starts_with("8192 B: inconclusive: ")),
+            "{notes:?}"
+        );
+        // Closer to the margin, more rounds; too close, none suffice.
+        let mut closer = check.clone();
+        for c in &mut closer.candidates {
+            if c.slowdown == Some(1.1) {
+                c.slowdown = Some(1.07);
+            }
+        }
+        let rounds = |advice: String| -> usize {
+            advice
+                .split("about ")
+                .nth(1)
+                .unwrap()
+                .split(' ')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        assert!(rounds(to_decide(&meta, &closer)) > 83);
+        for c in &mut closer.candidates {
+            if c.slowdown == Some(1.07) {
+                c.slowdown = Some(1.0501);
+            }
+        }
+        assert!(to_decide(&meta, &closer).contains("too close to the margin"));
+        // Without a sensitivity: the rounds the test needs at all.
+        let (meta, check) = inconclusive(None);
+        let advice = to_decide(&meta, &check);
+        assert!(
+            advice.starts_with(
+                "no slowdown could be flagged with 10 rounds; the test needs at least"
+            ),
+            "{advice}"
+        );
+        // Tests on all observations: more observations, not rounds.
+        let (mut meta, check) = inconclusive(Some(1.2));
+        meta.test = "mwu".into();
+        assert!(
+            to_decide(&meta, &check)
+                .contains("about 8.3 times the observations would decide it (--budget 8.3s)"),
+            "{}",
+            to_decide(&meta, &check)
+        );
+    }
+
+    #[test]
+    fn names_lose_their_collective_s_prefix_only() {
+        assert_eq!(
+            short_name(Collective::Allreduce, "allreduce_as_reduce_bcast"),
+            "reduce_bcast"
+        );
+        assert_eq!(short_name(Collective::Allreduce, "default"), "default");
+        assert_eq!(
+            short_name(Collective::Bcast, "allreduce_as_x"),
+            "allreduce_as_x"
+        );
     }
 }

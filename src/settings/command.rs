@@ -177,9 +177,7 @@ fn colour(choice: ColorChoice) -> bool {
     match choice {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
-        ColorChoice::Auto => {
-            std::env::var_os("NO_COLOR").is_none() && report::interactive(&std::io::stdout())
-        }
+        ColorChoice::Auto => report::colour_auto(),
     }
 }
 

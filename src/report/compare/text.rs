@@ -3,19 +3,14 @@
 //! described under it.
 
 use super::{Cell as Entry, Comparison};
-use crate::report::text::{grid::paint, style};
+use crate::report::text::{grid::paint, style, Look};
 use comfy_table::{Attribute, Cell, CellAlignment, Table};
 
 /// The table and the runs' lines; `color` paints the severities and puts
 /// the fastest medians in bold (the `*` stays, for a reader without colour).
 pub fn render(comparison: &Comparison, color: bool) -> String {
     let mut table = Table::new();
-    style(&mut table);
-    if color {
-        table.enforce_styling();
-    } else {
-        table.force_no_tty();
-    }
+    style(&mut table, &Look::stdout(color));
     let mut header = vec![Cell::new("case")];
     for run in &comparison.runs {
         header.push(

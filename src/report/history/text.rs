@@ -3,12 +3,12 @@
 
 use super::{changes_cell, first_and_last, launches_label, notes, run_line};
 use crate::analyse::history::History;
-use crate::report::text::style;
+use crate::report::text::{style, Look};
 use comfy_table::{Cell, CellAlignment, Table};
 
 pub fn render(history: &History) -> String {
     let mut table = Table::new();
-    style(&mut table);
+    style(&mut table, &Look::auto());
     table.force_no_tty();
     table.set_header(vec![
         Cell::new("case"),

@@ -1,13 +1,13 @@
 //! `pgcheck clocks`: residual clock offsets after synchronisation.
 
-use super::style;
+use super::{style, Look};
 use comfy_table::{Cell, CellAlignment, Table};
 
 /// Offsets of every rank's global clock to rank 0, in µs, right after
 /// synchronising and `wait` seconds later.
 pub fn render(sync_s: f64, wait_s: f64, now: &[f64], later: &[f64]) -> String {
     let mut table = Table::new();
-    style(&mut table);
+    style(&mut table, &Look::auto());
     table.set_header(vec![
         "rank".to_string(),
         "offset after sync [µs]".to_string(),

@@ -1,45 +1,9 @@
-//! The overview grid (MPINPC's Figure 3): collectives × sizes, each cell the
-//! severity of the worst competitor significantly faster by more than the margin.
+//! The colours of the overview grid's marks (MPINPC's Figure 3) on a
+//! terminal, which every marked cell (a verdict, a severity) shares.
 
-use super::style;
-use crate::analyse::Results;
 use crate::analyse::Severity;
-use crate::report::model::*;
-use comfy_table::{Attribute, Cell, CellAlignment, Color, Table};
-
-/// The overview grid as a text table; `color` adds ANSI colours per severity,
-/// without it the output holds no escape codes at all.
-pub fn render(results: &Results, color: bool) -> String {
-    let overview = overview(results);
-    if overview.rows.is_empty() {
-        return String::new();
-    }
-    let mut table = Table::new();
-    style(&mut table);
-    if color {
-        table.enforce_styling();
-    } else {
-        table.force_no_tty();
-    }
-    table.style_text_only();
-    let mut header = vec![Cell::new("collective")];
-    header.extend(
-        overview
-            .sizes
-            .iter()
-            .map(|&s| Cell::new(size_label(s)).set_alignment(CellAlignment::Center)),
-    );
-    table.set_header(header);
-    for row in &overview.rows {
-        let mut cells = vec![Cell::new(&row.label)];
-        cells.extend(row.marks.iter().zip(&row.wrong).map(|(&mark, &wrong)| {
-            let label = format!("{}{}", mark.label(), if wrong { " !" } else { "" });
-            paint(Cell::new(label).set_alignment(CellAlignment::Center), mark)
-        }));
-        table.add_row(cells);
-    }
-    format!("\nOverview: severity of the worst competitor significantly faster by more than the margin (ok: holds within the margin; inconclusive: this run could not tell; WRONG: the library's result; !: a competitor failed verification)\n{table}\n")
-}
+use crate::report::model::Mark;
+use comfy_table::{Attribute, Cell, Color};
 
 /// Green for ok, yellow to orange for the middling severities, red for the
 /// high ones, reversed bold red for very-high.
@@ -68,7 +32,19 @@ pub(crate) fn paint(cell: Cell, mark: Mark) -> Cell {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analyse::Results;
     use crate::report::fixture;
+    use crate::report::model::{overview, size_label};
+    use crate::report::text::Look;
+
+    /// The overview at the end of the terminal report.
+    fn render(results: &Results, color: bool) -> String {
+        let text = crate::report::text::render(results, false, &Look { color, width: 100 });
+        match text.find("\nOverview\n") {
+            Some(at) => text[at..].to_string(),
+            None => String::new(),
+        }
+    }
 
     #[test]
     fn lists_every_cell_with_its_label() {
@@ -167,5 +143,14 @@ mod tests {
         let mut results = fixture::results();
         results.checks.clear();
         assert_eq!(render(&results, true), "");
+        assert!(!crate::report::text::render(
+            &results,
+            false,
+            &Look {
+                color: false,
+                width: 100
+            }
+        )
+        .contains("Overview"));
     }
 }

@@ -1,26 +1,606 @@
-//! Plain text for the terminal: `run`'s and `analyze`'s report (the verdict
-//! tables, the universal guidelines, the baseline comparison, optional
-//! details, the overview grid), the tables of `verify`, `list` and
-//! `clocks`, and what `tune` changed.
+//! Plain text for the terminal: a writer of the document
+//! `sections::terminal` builds for `run`'s and `analyze`'s report, and the
+//! tables of `verify`, `list` and `clocks`, and what `tune` changed. Every
+//! table and line fits the width of the [`Look`].
 
 pub mod clocks;
-pub mod details;
 pub mod grid;
 pub mod list;
-pub mod table;
 pub mod tune;
 pub mod verify;
 
 use crate::analyse::Results;
-pub use table::style;
+use crate::report::document::{Align, Block};
+use comfy_table::{presets, Cell, CellAlignment, ContentArrangement, Table};
 
-/// The whole terminal report; `color` for the grid's severities.
-pub fn render(results: &Results, details: bool, color: bool) -> String {
-    let mut text = table::render(results);
-    text += &table::render_guidelines(results);
-    text += &table::render_baseline(results);
-    if details {
-        text += &details::render(results);
+/// How text looks on standard output, decided once: colour and box
+/// borders for a person at a terminal, and the width to fit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Look {
+    pub color: bool,
+    pub width: u16,
+}
+
+/// The width when neither `COLUMNS` nor a terminal says: what a log or a
+/// CI page shows without scrolling.
+pub const DEFAULT_WIDTH: u16 = 100;
+
+/// The narrowest width honoured: tables need some room.
+const MIN_WIDTH: u16 = 40;
+
+impl Look {
+    /// The look for standard output: colour as `color` decides, the
+    /// width of the terminal.
+    pub fn stdout(color: bool) -> Look {
+        Look {
+            color,
+            width: width(),
+        }
     }
-    text + &grid::render(results, color)
+
+    /// The look for standard output without a `--color` option.
+    pub fn auto() -> Look {
+        Look::stdout(crate::report::colour_auto())
+    }
+}
+
+/// The width to fit: `COLUMNS` when set, else the terminal's when a
+/// person watches standard output, else [`DEFAULT_WIDTH`].
+pub fn width() -> u16 {
+    let columns = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<u16>().ok());
+    let terminal = || {
+        crate::report::interactive(&std::io::stdout())
+            .then(|| Table::new().width())
+            .flatten()
+    };
+    columns
+        .or_else(terminal)
+        .unwrap_or(DEFAULT_WIDTH)
+        .max(MIN_WIDTH)
+}
+
+/// The whole terminal report; `details` adds every candidate of every check.
+pub fn render(results: &Results, details: bool, look: &Look) -> String {
+    write(&crate::report::sections::terminal(results, details), look)
+}
+
+/// The blocks as lines of at most `look.width` columns: a blank line
+/// before each heading, tables boxed.
+pub fn write(blocks: &[Block], look: &Look) -> String {
+    let width = usize::from(look.width);
+    let mut out = String::new();
+    for block in blocks {
+        match block {
+            Block::Heading(_, line) => {
+                out += "\n";
+                out += &wrap(&line.words(), width, "");
+            }
+            Block::Paragraph(line) => out += &wrap(&line.words(), width, ""),
+            Block::Warning(line) => out += &wrap(&format!("WARNING: {}", line.words()), width, ""),
+            Block::List(items) => {
+                for item in items {
+                    out += &wrap(&format!("  {}", item.words()), width, "    ");
+                }
+            }
+            Block::Table(t) => out += &format!("{}\n", table(t, look)),
+            Block::Fold(_, blocks) => out += &write(blocks, look),
+        }
+    }
+    out
+}
+
+/// A document table as a comfy table arranged to the width; marked cells
+/// painted when the look has colour.
+fn table(t: &crate::report::document::Table, look: &Look) -> Table {
+    let mut table = Table::new();
+    style(&mut table, look);
+    let alignment = |align: Align| match align {
+        Align::Left => CellAlignment::Left,
+        Align::Right => CellAlignment::Right,
+        Align::Center => CellAlignment::Center,
+    };
+    table.set_header(
+        t.columns
+            .iter()
+            .map(|(name, align)| Cell::new(name).set_alignment(alignment(*align))),
+    );
+    for row in &t.rows {
+        table.add_row(row.iter().zip(&t.columns).map(|(line, (_, align))| {
+            let cell = Cell::new(line.words()).set_alignment(alignment(*align));
+            match (look.color, line.first_mark()) {
+                (true, Some(mark)) => grid::paint(cell, mark),
+                _ => cell,
+            }
+        }));
+    }
+    tighten(&mut table);
+    table
+}
+
+/// Two spaces between columns instead of three, once the columns exist:
+/// the room of a wider cell before anything wraps.
+pub fn tighten(table: &mut Table) {
+    for (i, column) in table.column_iter_mut().enumerate() {
+        column.set_padding(if i == 0 { (1, 1) } else { (0, 1) });
+    }
+}
+
+/// The look of every table: box borders and colour for a person at a
+/// terminal, ASCII otherwise, so that logs and CI summaries stay plain;
+/// cells wrapped to the look's width.
+pub fn style(table: &mut Table, look: &Look) {
+    table.load_preset(match look.color {
+        true => presets::UTF8_BORDERS_ONLY,
+        false => presets::ASCII_BORDERS_ONLY_CONDENSED,
+    });
+    if look.color {
+        table.enforce_styling();
+    } else {
+        table.force_no_tty();
+    }
+    table.style_text_only();
+    table
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_width(look.width);
+}
+
+/// `text` broken at spaces into lines of at most `width` characters (a
+/// word longer than that stands alone); each line keeps its leading
+/// spaces, continued lines start with `indent`.
+pub fn wrap(text: &str, width: usize, indent: &str) -> String {
+    let mut out = String::new();
+    for paragraph in text.lines() {
+        let words = paragraph.trim_start();
+        let mut line = paragraph[..paragraph.len() - words.len()].to_string();
+        let mut first = true;
+        for word in words.split(' ').filter(|w| !w.is_empty()) {
+            if !first && line.chars().count() + 1 + word.chars().count() > width {
+                out += &line;
+                out.push('\n');
+                line = indent.to_string();
+                first = true;
+            }
+            if !first {
+                line.push(' ');
+            }
+            line += word;
+            first = false;
+        }
+        out += &line;
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyse::{
+        self, CaseData, CaseKey, Correction, Options, Outcome, Outliers, Sample, Test,
+    };
+    use crate::candidates::native::DEFAULT;
+    use crate::report::fixture;
+    use crate::report::model::{model_name, seconds, title, LEGEND};
+
+    /// The run-in headings of two checks' candidates.
+    const ALLREDUCE_8K: &str = "MPI_Allreduce, 8 KiB (8192 × byte, bor): ";
+    const BCAST_8: &str = "MPI_Bcast, 8 B (8 × byte), root 2: ";
+
+    const PLAIN: Look = Look {
+        color: false,
+        width: 100,
+    };
+
+    fn report(results: &Results) -> String {
+        render(results, false, &PLAIN)
+    }
+
+    fn details(results: &Results) -> String {
+        render(results, true, &PLAIN)
+    }
+
+    fn position(text: &str, word: &str) -> usize {
+        text.find(word)
+            .unwrap_or_else(|| panic!("{word} missing in\n{text}"))
+    }
+
+    /// Ten rounds of three observations around `center` seconds.
+    fn sample(name: &str, center: f64, outcome: Outcome) -> Sample {
+        let (mut seconds, mut rounds) = (Vec::new(), Vec::new());
+        if outcome == Outcome::Measured {
+            for round in 0..10u32 {
+                for k in 0..3 {
+                    let wobble = 1.0 + 0.01 * f64::from((round * 7 + k * 3) % 5);
+                    seconds.push(center * wobble);
+                    rounds.push(round);
+                }
+            }
+        }
+        Sample {
+            name: name.into(),
+            outcome,
+            seconds,
+            rounds,
+            invalid_rounds: Vec::new(),
+        }
+    }
+
+    fn case(size_bytes: u64, samples: Vec<Sample>) -> CaseData {
+        CaseData {
+            key: CaseKey::allreduce_bytes(size_bytes),
+            samples,
+            smaller: None,
+        }
+    }
+
+    /// The report of what the analysis found, not of a hand-made verdict.
+    #[test]
+    fn rows_and_notes_say_what_the_analysis_found() {
+        let wrong = |why: &str| Outcome::Wrong(why.into());
+        let cases = vec![
+            case(
+                8,
+                vec![
+                    sample(DEFAULT, 20e-6, Outcome::Measured),
+                    sample("fast", 10e-6, Outcome::Measured),
+                ],
+            ),
+            case(
+                64,
+                vec![
+                    sample(DEFAULT, 0.0, wrong("rank 3, element 8: expected 1, got 0")),
+                    sample("fast", 10e-6, Outcome::Measured),
+                ],
+            ),
+            case(
+                512,
+                vec![
+                    sample(DEFAULT, 10e-6, Outcome::Measured),
+                    sample("broken", 0.0, wrong("rank 1, element 0: expected 5, got 4")),
+                    sample("same", 10e-6, Outcome::Measured),
+                ],
+            ),
+        ];
+        let options = Options {
+            alpha: 0.05,
+            test: Test::Paired,
+            correction: Correction::Holm,
+            outliers: Outliers::None,
+            noise_floor_s: 0.0,
+            margin: analyse::DEFAULT_MARGIN,
+            qmax: analyse::DEFAULT_QMAX,
+            timer_resolution_s: 0.0,
+            fail_on: None,
+        };
+        let results = Results {
+            meta: crate::meta::Meta::default(),
+            complete: true,
+            checks: analyse::verdicts(&cases, &options),
+            guidelines: Default::default(),
+            baseline: None,
+            failure: None,
+            exit: None,
+        };
+        let text = report(&results);
+        let row = |size: &str| {
+            text.lines()
+                .find(|l| l.trim_start_matches('|').trim_start().starts_with(size))
+                .unwrap_or_else(|| panic!("no row {size}:\n{text}"))
+        };
+        assert!(row("8 ").contains("violated · medium-high"), "{text}");
+        assert!(
+            row("8 ").contains("2.000") && row("8 ").contains("fast"),
+            "{text}"
+        );
+        assert!(
+            row("64 ").contains("WRONG") && row("64 ").contains("library wrong"),
+            "{text}"
+        );
+        assert!(row("512 ").contains("holds !"), "{text}");
+        assert!(
+            text.contains("! 64 B: the library's collective is wrong: rank 3, element 8"),
+            "{text}"
+        );
+        assert!(
+            text.contains("! 512 B: broken failed verification"),
+            "{text}"
+        );
+        let lines = crate::report::failures(&results);
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(lines[0].starts_with("the library's collective is wrong: MPI_Allreduce 64 B"));
+    }
+
+    #[test]
+    fn the_baseline_shows_violations_removed_remaining_and_new() {
+        let text = render(
+            &fixture::results(),
+            false,
+            &Look {
+                color: false,
+                width: 300,
+            },
+        );
+        let text = &text[position(&text, "\nBaseline\n")..];
+        assert!(
+            text.contains("Violations: 1 removed, 1 remaining, 0 new."),
+            "{text}"
+        );
+        for part in [
+            "removed",
+            "violated by allreduce_as_library_ring (1.500×, medium)",
+            "only a new algorithm beats the library:",
+            "Only in the baseline: MPI_Gather, 8 B per process (8 × byte), root 0",
+        ] {
+            assert!(text.contains(part), "{part} missing in\n{text}");
+        }
+        // The removed case comes first.
+        assert!(text.find("allreduce_as_library_ring") < text.find("bcast_as_library_binomial"));
+    }
+
+    #[test]
+    fn the_noise_verdict_heads_the_report() {
+        use crate::analyse::NoiseVerdict;
+        assert!(!report(&fixture::results()).contains("noise:"));
+        let mut results = fixture::results_with_usual();
+        let text = report(&results);
+        let first = text.lines().next().unwrap();
+        assert!(
+            first.starts_with("WARNING: noisy run: median case sensitivity 1.200× > 1.1× asked"),
+            "{text}"
+        );
+        let noise = results.meta.noise.as_mut().unwrap();
+        noise.verdict = NoiseVerdict::Quiet;
+        noise.reason = "median case sensitivity 1.010× ≤ 1.05×".into();
+        let text = report(&results);
+        assert!(!text.contains("WARNING"), "{text}");
+        let quiet = "noise: quiet: median case sensitivity 1.010× ≤ 1.05×";
+        assert!(
+            text.lines().any(|l| l == quiet)
+                && text.find("slowdown = ") < text.find(quiet)
+                && text.find(quiet) < text.find("MPI_Allreduce"),
+            "{text}"
+        );
+    }
+
+    /// Constant columns leave the table: N and ppn are in the settings
+    /// line, count only where it is not the size, competitors without
+    /// their collective's prefix; one verdict column.
+    #[test]
+    fn the_table_holds_only_what_varies() {
+        let mut results = fixture::results();
+        let text = report(&results);
+        assert!(text.starts_with("8 processes (2 nodes × 4 ppn)"), "{text}");
+        let header = text.lines().find(|l| l.contains("size [B]")).unwrap();
+        for gone in ["count", " N ", "ppn", "severity", "sensitivity"] {
+            assert!(!header.contains(gone), "{gone} in {header}");
+        }
+        assert!(header.contains("verdict"), "{header}");
+        let row = text.lines().find(|l| l.contains(" 8192 ")).unwrap();
+        assert!(
+            row.contains(" reducescatter_allgather ") && !row.contains("allreduce_as_"),
+            "{row}"
+        );
+        results.checks[1].key.count = 2048;
+        let text = report(&results);
+        let header = text.lines().find(|l| l.contains("size [B]")).unwrap();
+        assert!(header.contains("count"), "{header}");
+        let bcast = &text[position(&text, "MPI_Bcast")..];
+        let header = bcast.lines().find(|l| l.contains("size [B]")).unwrap();
+        assert!(!header.contains("count"), "only where it differs: {header}");
+    }
+
+    #[test]
+    fn fastest_first_then_the_unmeasured_with_reasons() {
+        let text = details(&fixture::results());
+        let check = &text[position(&text, ALLREDUCE_8K)..position(&text, BCAST_8)];
+        let order = [
+            "reducescatter_allgather",
+            "default",
+            "reduce_bcast",
+            "allreduce_lane: wrong: rank 3: element 17 is 4, expected 5",
+            "allreduce_hier: skipped: needs a commutative operator",
+        ];
+        let positions: Vec<usize> = order.iter().map(|w| position(check, w)).collect();
+        assert!(
+            positions.windows(2).all(|w| w[0] < w[1]),
+            "order wrong in\n{check}"
+        );
+        let row = |name: &str| {
+            check
+                .lines()
+                .find(|l| l.starts_with('|') && l.contains(&format!(" {name} ")))
+                .unwrap()
+        };
+        let fastest = row("reducescatter_allgather");
+        assert!(
+            fastest.contains("55.00 µs") && fastest.contains("1.818 *"),
+            "{fastest}"
+        );
+        assert!(fastest.contains("52.25–60.50 µs"), "{fastest}");
+        // The corrected p-value the verdict used, not the raw 1.00e-6.
+        assert!(fastest.contains("3.00e-6") && !fastest.contains("1.00e-6"));
+        assert!(row("default").contains("1.000"), "{check}");
+        assert!(!check.contains("invalid"), "no late starts, no column");
+        let words = check.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            words.contains(
+                "violated · medium-high (set by reducescatter_allgather), sensitivity 1.20×"
+            ),
+            "{check}"
+        );
+    }
+
+    /// Ranks and the median shown are the per-round medians that
+    /// slowdowns compare, not the median of all observations.
+    #[test]
+    fn ranks_by_the_median_slowdown_compares() {
+        let mut results = fixture::results();
+        for c in &mut results.checks[1].candidates {
+            if c.name == "allreduce_as_reduce_bcast" {
+                // Slower over all observations than default (100 µs),
+                // faster by its rounds.
+                c.median_s = Some(130e-6);
+                c.round_median_s = Some(90e-6);
+                c.slowdown = Some(100.0 / 90.0);
+            }
+        }
+        let text = details(&results);
+        let check = &text[position(&text, ALLREDUCE_8K)..position(&text, BCAST_8)];
+        assert!(
+            position(check, " reduce_bcast ") < position(check, " default "),
+            "{check}"
+        );
+        let row = check
+            .lines()
+            .find(|l| l.starts_with('|') && l.contains(" reduce_bcast "))
+            .unwrap();
+        assert!(
+            row.contains("90.00 µs") && !row.contains("130.00 µs"),
+            "{row}"
+        );
+    }
+
+    #[test]
+    fn titles_name_size_type_op_and_root() {
+        let results = fixture::results();
+        assert_eq!(
+            title(&results.checks[1]),
+            "MPI_Allreduce, 8 KiB (8192 × byte, bor)"
+        );
+        assert_eq!(
+            title(&results.checks[2]),
+            "MPI_Bcast, 8 B (8 × byte), root 2"
+        );
+        assert_eq!(
+            title(&results.checks[3]),
+            "MPI_Scatter, 1 MiB per process (1048576 × byte), root 0"
+        );
+    }
+
+    #[test]
+    fn marks_noise_and_a_default_never_measured() {
+        let text = details(&fixture::results());
+        let close = text
+            .lines()
+            .find(|l| l.contains("reducescatter_allgather") && l.contains("10.20 µs"));
+        assert!(
+            close.is_some_and(|l| l.contains('~') && !l.contains('*')),
+            "{text}"
+        );
+        assert!(text.contains("default: skipped: interrupted"), "{text}");
+        assert!(text.contains("root 0: no verdict: default not measured"));
+        assert!(text.contains(&LEGEND[..60]));
+    }
+
+    #[test]
+    fn the_raw_p_value_without_correction_and_late_starts_when_any() {
+        let mut results = fixture::results();
+        for check in &mut results.checks {
+            for candidate in &mut check.candidates {
+                candidate.p_adjusted = None;
+                candidate.invalid = 10;
+            }
+        }
+        let text = details(&results);
+        let row = text
+            .lines()
+            .find(|l| l.starts_with('|') && l.contains("55.00 µs"))
+            .unwrap();
+        assert!(row.contains("1.00e-6") && row.contains("9.1 %"), "{row}");
+        assert!(text.contains("invalid"), "{text}");
+    }
+
+    #[test]
+    fn usual_times_follow_each_check_s_candidates() {
+        assert!(!details(&fixture::results()).contains("usual times"));
+        let results = fixture::results_with_usual();
+        let text = render(
+            &results,
+            true,
+            &Look {
+                color: false,
+                width: 200,
+            },
+        );
+        assert_eq!(
+            text.matches("usual times (Kluge et al. 2005, q_max 0.95)")
+                .count(),
+            3,
+            "{text}"
+        );
+        let check = &text[position(&text, ALLREDUCE_8K)..position(&text, BCAST_8)];
+        let usual = &check[position(check, "usual times")..];
+        for name in ["default", "reduce_bcast", "reducescatter_allgather"] {
+            let row = usual
+                .lines()
+                .find(|l| l.contains(&format!(" {name} ")))
+                .unwrap();
+            let full = match name {
+                "default" => name.to_string(),
+                _ => format!("allreduce_as_{name}"),
+            };
+            let u = &results.checks[1]
+                .candidates
+                .iter()
+                .find(|c| c.name == full)
+                .unwrap()
+                .usual
+                .as_ref()
+                .unwrap()
+                .fit;
+            assert!(row.contains(model_name(u.model)), "{row}");
+            assert!(row.contains(&seconds(u.tmax_s)), "{row}");
+            assert!(row.contains(&format!("{} of 200", u.above_tmax)), "{row}");
+        }
+        assert!(
+            !usual.contains("allreduce_lane"),
+            "no usual time when wrong"
+        );
+    }
+
+    /// Every line of the report, with details, fits the width asked for.
+    #[test]
+    fn every_line_fits_the_width() {
+        let results = fixture::results_with_usual();
+        for width in [100u16, 80] {
+            for color in [false, true] {
+                let look = Look { color, width };
+                let text = render(&results, true, &look);
+                for line in text.lines() {
+                    let visible = strip_ansi(line).chars().count();
+                    assert!(
+                        visible <= usize::from(width),
+                        "{visible} > {width} columns: {line}\n{text}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// The line without ANSI escape sequences.
+    fn strip_ansi(line: &str) -> String {
+        let mut out = String::new();
+        let mut escape = false;
+        for c in line.chars() {
+            match (escape, c) {
+                (false, '\x1b') => escape = true,
+                (true, 'm') => escape = false,
+                (true, _) => {}
+                (false, c) => out.push(c),
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn wrap_breaks_at_spaces_and_indents_what_follows() {
+        assert_eq!(wrap("aa bb cc", 5, "  "), "aa bb\n  cc\n");
+        assert_eq!(
+            wrap("  a-very-long-word b", 6, "    "),
+            "  a-very-long-word\n    b\n"
+        );
+        assert_eq!(wrap("short", 100, ""), "short\n");
+    }
 }

@@ -1,14 +1,20 @@
 //! `pgcheck verify`'s pass/fail table.
 
-use super::style;
+use super::{style, wrap, Look};
 use crate::candidates::native::DEFAULT;
 use crate::case::{CaseData, Outcome};
 use comfy_table::Table;
 use std::collections::BTreeMap;
 
-/// One row per (collective, candidate): how many cases passed, the first
-/// failure. Returns the text and the number of failed cases.
+/// One row per (collective, candidate): how many cases passed; under the
+/// table, the first failure or the reason for skipping of each, so that the
+/// table fits the terminal. Returns the text and the number of failed cases.
 pub fn render(runs: &[CaseData]) -> (String, usize) {
+    render_to(runs, &Look::auto())
+}
+
+/// [`render`] in a given look.
+pub fn render_to(runs: &[CaseData], look: &Look) -> (String, usize) {
     #[derive(Default)]
     struct Tally {
         passed: usize,
@@ -47,7 +53,7 @@ pub fn render(runs: &[CaseData]) -> (String, usize) {
         }
     }
     let mut table = Table::new();
-    style(&mut table);
+    style(&mut table, look);
     table.set_header(vec![
         "collective",
         "candidate",
@@ -55,8 +61,8 @@ pub fn render(runs: &[CaseData]) -> (String, usize) {
         "passed",
         "failed",
         "skipped",
-        "detail",
     ]);
+    let mut details = String::new();
     let (mut failures, mut skipped) = (0, 0);
     for ((collective, candidate), t) in &tallies {
         failures += t.failed;
@@ -68,11 +74,13 @@ pub fn render(runs: &[CaseData]) -> (String, usize) {
         } else {
             "skipped"
         };
-        let detail = t
-            .first_failure
-            .clone()
-            .or_else(|| t.skip_reason.clone())
-            .unwrap_or_default();
+        if let Some(detail) = t.first_failure.as_ref().or(t.skip_reason.as_ref()) {
+            details += &wrap(
+                &format!("{candidate} ({collective}), {result}: {detail}"),
+                usize::from(look.width),
+                "    ",
+            );
+        }
         table.add_row(vec![
             collective.clone(),
             candidate.clone(),
@@ -80,9 +88,9 @@ pub fn render(runs: &[CaseData]) -> (String, usize) {
             t.passed.to_string(),
             t.failed.to_string(),
             t.skipped.to_string(),
-            detail,
         ]);
     }
+    super::tighten(&mut table);
     let mut summary = format!(
         "verify: {} cases, {failures} candidate runs failed, {skipped} skipped\n",
         runs.len(),
@@ -98,5 +106,5 @@ pub fn render(runs: &[CaseData]) -> (String, usize) {
             }
         }
     }
-    (format!("{table}\n{summary}"), failures)
+    (format!("{table}\n{details}{summary}"), failures)
 }

@@ -1,0 +1,633 @@
+//! `run`'s and `analyze`'s report as one document (`document`): every
+//! section is built here once, from the pieces of `model`, and the terminal
+//! and Markdown documents are the same sections in each format's order.
+//! Markdown, a CI summary read alone, leads with a headline and the run's
+//! facts and folds every candidate away; the terminal, read under the plan,
+//! leads with the run's settings and ends with the overview grid.
+
+use super::document::{Align, Block, Icon, Line, Table};
+use super::model::{self, seconds, size_label, Mark, Universal, LEGEND};
+use crate::analyse::baseline::{Comparison, Transition};
+use crate::analyse::{CaseKey, Conclusion, NoiseVerdict, Results, Severity, Verdict};
+use crate::collective::Collective;
+
+/// The Markdown report: headline, facts, overview, a section per
+/// collective with its candidates folded, violations, universal
+/// guidelines, baseline.
+pub fn markdown(results: &Results) -> Vec<Block> {
+    let mut blocks = headline(results);
+    blocks.push(Block::Table(facts(results)));
+    if results.checks.is_empty() {
+        blocks.push(Block::Paragraph("No checks ran.".into()));
+        return blocks;
+    }
+    blocks.extend(overview(results));
+    for (collective, checks) in model::by_collective(results) {
+        blocks.extend(collective_section(results, collective, &checks));
+        let mut fold: Vec<Block> = checks
+            .iter()
+            .flat_map(|check| candidates(results, check))
+            .collect();
+        fold.push(Block::Paragraph(LEGEND.into()));
+        blocks.push(Block::Fold(
+            format!("Every candidate of {}", collective.mpi_name()),
+            fold,
+        ));
+    }
+    blocks.extend(violations(results));
+    blocks.extend(universal_guidelines(results));
+    blocks.extend(baseline(results));
+    blocks
+}
+
+/// The terminal report: the run's settings, a table per collective,
+/// universal guidelines, baseline, every candidate with `details`, the
+/// overview grid.
+pub fn terminal(results: &Results, details: bool) -> Vec<Block> {
+    let mut blocks = settings(results);
+    for (collective, checks) in model::by_collective(results) {
+        blocks.extend(collective_section(results, collective, &checks));
+    }
+    blocks.extend(universal_guidelines(results));
+    blocks.extend(baseline(results));
+    if details && !results.checks.is_empty() {
+        for check in &results.checks {
+            blocks.extend(candidates(results, check));
+        }
+        blocks.push(Block::Paragraph(LEGEND.into()));
+    }
+    if !results.checks.is_empty() {
+        blocks.extend(overview(results));
+    }
+    blocks
+}
+
+/// The one line a reader of a CI summary needs first, then the warnings.
+fn headline(results: &Results) -> Vec<Block> {
+    let count = |conclusion: Conclusion| {
+        results
+            .checks
+            .iter()
+            .filter(|c| c.conclusion == conclusion)
+            .count()
+    };
+    let wrong = results
+        .checks
+        .iter()
+        .filter(|c| c.candidates.iter().any(|c| c.outcome.is_wrong()))
+        .count();
+    let mut summary = Line::default();
+    if wrong > 0 {
+        summary = summary
+            .and_icon(Icon::Fail)
+            .and_strong(format!("wrong results in {wrong} case(s)"))
+            .and(", ");
+    }
+    summary = match results.worst() {
+        Severity::Ok => summary.and_icon(Icon::Pass).and("no guideline violations"),
+        worst => summary
+            .and_icon(Icon::Fail)
+            .and("guideline violations, worst ")
+            .and_strong(worst.label()),
+    };
+    summary = summary.and(format!(
+        " ({} hold, {} inconclusive, {} unmeasured)",
+        count(Conclusion::Holds),
+        count(Conclusion::Inconclusive),
+        count(Conclusion::Unmeasured)
+    ));
+    if let Some(b) = &results.baseline {
+        let regressions = b.regressions().count();
+        if regressions > 0 {
+            summary = summary
+                .and(", ")
+                .and_icon(Icon::Fail)
+                .and(format!("{regressions} regression(s) against the baseline"));
+        }
+        if let Some(shift) = b.shift.filter(|s| s.significant) {
+            summary = summary.and(", ").and_icon(Icon::Warning).and(format!(
+                "the whole machine {:.2}× the baseline launches",
+                shift.factor
+            ));
+        }
+    }
+    if !results.complete {
+        summary = summary
+            .and(" (")
+            .and_icon(Icon::Warning)
+            .and("incomplete run)");
+    }
+    let mut blocks = match &results.exit {
+        // The exit status first: what a CI job did with this run.
+        Some(exit) => {
+            let icon = match exit.status {
+                0 => Icon::Pass,
+                9 => Icon::Warning,
+                _ => Icon::Fail,
+            };
+            vec![
+                Block::Heading(
+                    2,
+                    Line::plain("pgcheck: ").and_icon(icon).and(format!(
+                        "exit {} ({}): {}",
+                        exit.status, exit.meaning, exit.reason
+                    )),
+                ),
+                Block::Paragraph(summary),
+            ]
+        }
+        None => {
+            let mut heading = Line::plain("pgcheck: ");
+            heading.0.extend(summary.0);
+            vec![Block::Heading(2, heading)]
+        }
+    };
+    for warning in &results.meta.warnings {
+        blocks.push(Block::Warning(Line::plain(warning.as_str())));
+    }
+    if let Some((NoiseVerdict::Noisy, line)) = model::noise_line(results) {
+        blocks.push(Block::Warning(Line::default().and_strong(line)));
+    }
+    blocks
+}
+
+/// What the run ran on and how it decided, a fact a row.
+fn facts(results: &Results) -> Table {
+    let meta = &results.meta;
+    let mut rows: Vec<(&str, Line)> = vec![
+        (
+            "MPI library",
+            Line::plain(meta.mpi_library.lines().next().unwrap_or("-")),
+        ),
+        (
+            "processes",
+            Line::plain(format!(
+                "{} = {} node(s) × {} ppn{}",
+                meta.processes,
+                meta.nodes,
+                meta.ppn,
+                if meta.virtual_nodes {
+                    " (virtual nodes)"
+                } else {
+                    ""
+                }
+            )),
+        ),
+        (
+            "budget",
+            Line::plain(format!(
+                "{} per candidate and size, {} rounds, {} warm-up",
+                seconds(meta.budget_s),
+                meta.rounds,
+                meta.warmup
+            )),
+        ),
+        (
+            "decision",
+            Line::plain(format!(
+                "{} test, α = {}, correction {}, outliers {}",
+                meta.test, meta.alpha, meta.correction, meta.outliers
+            )),
+        ),
+        (
+            "synchronisation",
+            Line::plain(format!(
+                "{}, noise floor {}",
+                meta.sync_text(),
+                seconds(meta.noise_floor_s)
+            )),
+        ),
+        (
+            "time",
+            Line::plain(format!(
+                "plan {:.1} s, wall {:.1} s",
+                meta.plan_s, meta.wall_s
+            )),
+        ),
+    ];
+    if let Some(placement) = meta.placement.summary(meta.processes) {
+        rows.push(("placement", Line::plain(placement)));
+    }
+    if let Some(noise) = &meta.noise {
+        let verdict = match noise.verdict {
+            NoiseVerdict::Noisy => Line::default().and_strong("noisy"),
+            NoiseVerdict::Quiet => Line::plain("quiet"),
+        };
+        rows.push(("noise", verdict.and(format!(": {}", noise.reason))));
+    }
+    rows.push((
+        "complete",
+        match results.complete {
+            true => Line::plain("yes"),
+            false => Line::default().and_strong("no").and(
+                ": the run ended before its last check (interrupted, or stopped at a wrong result); only what was measured is shown",
+            ),
+        },
+    ));
+    rows.push((
+        "pgcheck",
+        match &meta.git_revision {
+            Some(revision) => Line::plain(format!("{} (", meta.tool_version))
+                .and_code(revision.as_str())
+                .and(")"),
+            None => Line::plain(meta.tool_version.as_str()),
+        },
+    ));
+    if !meta.start_time.is_empty() {
+        rows.push(("started", Line::plain(meta.start_time.as_str())));
+    }
+    if !meta.hosts.is_empty() {
+        rows.push(("hosts", Line::plain(meta.hosts.join(", "))));
+    }
+    if !meta.environment.is_empty() {
+        let mut variables = Line::default();
+        for (i, (k, v)) in meta.environment.iter().enumerate() {
+            if i > 0 {
+                variables = variables.and(" ");
+            }
+            variables = variables.and_code(format!("{k}={v}"));
+        }
+        rows.push(("environment", variables));
+    }
+    let mut table = Table::new([("", Align::Left), ("", Align::Left)]);
+    for (fact, value) in rows {
+        table.push(vec![Line::plain(fact), value]);
+    }
+    table
+}
+
+/// The terminal's opening lines: warnings, what every row shares, what
+/// the columns mean, the noise verdict.
+fn settings(results: &Results) -> Vec<Block> {
+    let m = &results.meta;
+    let mut blocks: Vec<Block> = m
+        .warnings
+        .iter()
+        .map(|w| Block::Warning(Line::plain(w.as_str())))
+        .collect();
+    let noise = model::noise_line(results);
+    if let Some((NoiseVerdict::Noisy, line)) = &noise {
+        blocks.push(Block::Warning(Line::plain(line.as_str())));
+    }
+    blocks.push(Block::Paragraph(Line::plain(format!(
+        "{} processes ({} nodes × {} ppn), sync {}, {} test, {} correction, α = {}, margin {}; noise floor (barrier median) {}: slowdowns marked ~ differ by less",
+        m.processes,
+        m.nodes,
+        m.ppn,
+        m.sync_text(),
+        m.test,
+        m.correction,
+        m.alpha,
+        m.margin,
+        seconds(m.noise_floor_s)
+    ))));
+    blocks.push(Block::Paragraph(model::SLOWDOWN.into()));
+    if let Some((NoiseVerdict::Quiet, line)) = &noise {
+        blocks.push(Block::Paragraph(Line::plain(line.as_str())));
+    }
+    if !results.complete {
+        blocks.push(Block::Paragraph(
+            "INCOMPLETE: the run ended before its last check (interrupted, or stopped at a wrong result); these are the checks it finished".into(),
+        ));
+    }
+    blocks
+}
+
+/// The grid: collectives × sizes, each cell the worst mark of its checks.
+fn overview(results: &Results) -> Vec<Block> {
+    let overview = model::overview(results);
+    let mut columns = vec![("collective".to_string(), Align::Left)];
+    columns.extend(
+        overview
+            .sizes
+            .iter()
+            .map(|&s| (size_label(s), Align::Center)),
+    );
+    let mut table = Table::new(columns);
+    for row in &overview.rows {
+        let mut cells = vec![Line::plain(row.label.as_str())];
+        cells.extend(row.marks.iter().zip(&row.wrong).map(|(&mark, &wrong)| {
+            let cell = Line::mark(mark, mark.label());
+            match wrong {
+                true => cell.and(" !"),
+                false => cell,
+            }
+        }));
+        table.push(cells);
+    }
+    vec![
+        Block::Heading(3, "Overview".into()),
+        Block::Paragraph(
+            "Severity of the worst competitor significantly faster by more than the margin, per collective and size (ok: holds within the margin; inconclusive: this run could not tell; WRONG: the library's result; !: a competitor failed verification).".into(),
+        ),
+        Block::Table(table),
+    ]
+}
+
+/// A collective's heading, its table of checks (MPINPC's Figure 2) and the
+/// notes on its cases.
+fn collective_section(
+    results: &Results,
+    collective: Collective,
+    checks: &[&Verdict],
+) -> Vec<Block> {
+    let mut roots: Vec<usize> = checks.iter().map(|c| c.key.root).collect();
+    roots.sort_unstable();
+    roots.dedup();
+    let several_roots = collective.is_rooted() && roots.len() > 1;
+    // The count only where it is not the size: bytes count themselves.
+    let count = checks
+        .iter()
+        .any(|c| c.key.count as u64 != c.key.size_bytes);
+    let mut columns = Vec::new();
+    if several_roots {
+        columns.push(("root", Align::Right));
+    }
+    columns.push(("size [B]", Align::Right));
+    if count {
+        columns.push(("count", Align::Right));
+    }
+    columns.extend([
+        ("n", Align::Right),
+        ("default", Align::Right),
+        ("slowdown", Align::Right),
+        ("competitor", Align::Left),
+        ("p-value", Align::Right),
+        ("verdict", Align::Left),
+    ]);
+    let mut table = Table::new(columns);
+    for check in checks {
+        let mut row = Vec::new();
+        if several_roots {
+            row.push(Line::plain(check.key.root.to_string()));
+        }
+        row.push(Line::plain(check.key.size_bytes.to_string()));
+        if count {
+            row.push(Line::plain(check.key.count.to_string()));
+        }
+        row.extend(model::figure2_row(check));
+        table.push(row);
+    }
+    let root = match roots.as_slice() {
+        [root] if collective.is_rooted() => format!(", root {root}"),
+        _ => String::new(),
+    };
+    let mut blocks = vec![
+        Block::Heading(3, Line::plain(format!("{}{root}", collective.mpi_name()))),
+        Block::Table(table),
+    ];
+    let notes = model::notes(&results.meta, checks);
+    if !notes.is_empty() {
+        blocks.push(Block::List(notes.into_iter().map(Line::plain).collect()));
+    }
+    blocks
+}
+
+/// MPINPC's Figure 5 for one check: every candidate by the median that
+/// slowdowns compare, the unmeasured ones with their reason, usual times.
+fn candidates(results: &Results, check: &Verdict) -> Vec<Block> {
+    let collective = check.key.collective;
+    let invalid = model::has_invalid(check);
+    let ranked = model::ranked(check);
+    let mut blocks = vec![Block::Heading(
+        4,
+        Line::default()
+            .and_strong(model::title(check))
+            .and(format!(": {}", model::verdict_line(check))),
+    )];
+    if !ranked.measured.is_empty() {
+        let mut table = Table::new(
+            model::header(invalid)
+                .into_iter()
+                .map(|c| (c, Align::numeric(model::is_numeric(c)))),
+        );
+        for c in &ranked.measured {
+            let mut row: Vec<Line> = model::row(c, invalid)
+                .into_iter()
+                .map(Line::plain)
+                .collect();
+            row[0] = Line::code(model::short_name(collective, &c.name));
+            table.push(row);
+        }
+        blocks.push(Block::Table(table));
+    }
+    if !ranked.unmeasured.is_empty() {
+        blocks.push(Block::List(
+            ranked
+                .unmeasured
+                .iter()
+                .map(|c| {
+                    Line::code(model::short_name(collective, &c.name))
+                        .and(format!(": {}", model::why_unmeasured(c)))
+                })
+                .collect(),
+        ));
+    }
+    let mut usual = Table::new(
+        model::USUAL_COLUMNS
+            .iter()
+            .map(|&c| (c, Align::numeric(!matches!(c, "candidate" | "model")))),
+    );
+    for c in &ranked.measured {
+        if let Some(cells) = model::usual_row(c) {
+            let mut row: Vec<Line> = cells.into_iter().map(Line::plain).collect();
+            row[0] = Line::code(model::short_name(collective, &c.name));
+            usual.push(row);
+        }
+    }
+    if !usual.rows.is_empty() {
+        blocks.push(Block::Paragraph(model::usual_title(results).into()));
+        blocks.push(Block::Table(usual));
+    }
+    blocks
+}
+
+/// Every significantly faster competitor, worst first.
+fn violations(results: &Results) -> Vec<Block> {
+    let mut found: Vec<(&Verdict, &crate::analyse::CandidateSummary)> = results
+        .checks
+        .iter()
+        .flat_map(|check| {
+            check
+                .candidates
+                .iter()
+                .filter(|c| c.significant)
+                .map(move |c| (check, c))
+        })
+        .collect();
+    if found.is_empty() {
+        return vec![
+            Block::Heading(3, "Violations".into()),
+            Block::Paragraph(
+                "None: no competitor was significantly faster than the library's own collective."
+                    .into(),
+            ),
+        ];
+    }
+    found.sort_by(|a, b| {
+        b.1.slowdown
+            .partial_cmp(&a.1.slowdown)
+            .expect("slowdowns are numbers")
+    });
+    use Align::{Left, Right};
+    let mut table = Table::new([
+        ("check", Left),
+        ("competitor", Left),
+        ("default", Right),
+        ("competitor's median", Right),
+        ("slowdown", Right),
+        ("p-value", Right),
+        ("severity", Left),
+    ]);
+    for (check, c) in found {
+        let default = check.default_candidate().and_then(|d| d.round_median_s);
+        let slowdown = c.slowdown.unwrap_or(1.0);
+        let severity = Severity::of_slowdown(slowdown);
+        table.push(vec![
+            Line::plain(model::title(check)),
+            Line::code(c.name.as_str()),
+            Line::plain(default.map_or("-".into(), seconds)),
+            Line::plain(c.round_median_s.map_or("-".into(), seconds)),
+            Line::plain(format!("{slowdown:.3}")),
+            Line::plain(
+                c.p_adjusted
+                    .or(c.p_value)
+                    .map_or("-".into(), |p| format!("{p:.2e}")),
+            ),
+            Line::mark(Mark::Severity(severity), severity.label()),
+        ]);
+    }
+    vec![Block::Heading(3, "Violations".into()), Block::Table(table)]
+}
+
+/// PGMPI's monotony and split-robustness of `default`.
+fn universal_guidelines(results: &Results) -> Vec<Block> {
+    let (pairs, findings) = model::universal_findings(results);
+    if pairs == 0 && findings.is_empty() {
+        return Vec::new();
+    }
+    let mut blocks = vec![Block::Heading(3, "Universal guidelines (PGMPI)".into())];
+    if findings.is_empty() {
+        blocks.push(Block::Paragraph(Line::plain(format!(
+            "Monotony holds for all {pairs} pairs of consecutive sizes; split-robustness holds."
+        ))));
+        return blocks;
+    }
+    use Align::{Left, Right};
+    let align = [
+        Left, Left, Right, Right, Left, Right, Right, Right, Right, Left,
+    ];
+    let mut table = Table::new(model::FINDING_COLUMNS.into_iter().zip(align));
+    for (guideline, f) in findings {
+        let name = match guideline {
+            Universal::Monotony => "monotony",
+            Universal::SplitRobustness => "split-robustness",
+        };
+        let mut row = vec![Line::plain(name)];
+        row.extend(model::finding_row(f).into_iter().map(Line::plain));
+        row.push(Line::mark(Mark::Severity(f.severity), f.severity.label()));
+        table.push(row);
+    }
+    blocks.push(Block::Table(table));
+    blocks.push(Block::Paragraph(model::FINDING_ROUNDS.into()));
+    blocks
+}
+
+/// The comparison with `--baseline`: regressions of `default`, the
+/// violations removed, remaining and new, the cases only one run has.
+fn baseline(results: &Results) -> Vec<Block> {
+    let Some(b) = &results.baseline else {
+        return Vec::new();
+    };
+    let mut blocks = vec![
+        Block::Heading(3, "Baseline".into()),
+        Block::Paragraph(
+            Line::plain("Compared with ")
+                .and_code(b.baseline.as_str())
+                .and(format!(
+                    ": {} cases, tolerance {:.1} %.",
+                    b.changes.len(),
+                    b.tolerance * 100.0
+                )),
+        ),
+    ];
+    for note in model::baseline_notes(b) {
+        blocks.push(Block::Paragraph(Line::plain(note)));
+    }
+    use Align::{Left, Right};
+    let mut regressions = Table::new([
+        ("regression", Left),
+        ("baseline", Right),
+        ("now", Right),
+        ("ratio", Right),
+        ("p-value", Right),
+    ]);
+    for c in b.regressions() {
+        let (ratio, p_value) = model::regression_numbers(c);
+        regressions.push(vec![
+            Line::plain(model::title_of(&c.key)),
+            Line::plain(seconds(c.baseline_median_s)),
+            Line::plain(seconds(c.median_s)),
+            Line::plain(ratio),
+            Line::plain(p_value),
+        ]);
+    }
+    blocks.push(match regressions.rows.is_empty() {
+        true => Block::Paragraph("No regression of the library's own collectives.".into()),
+        false => Block::Table(regressions),
+    });
+    blocks.extend(violation_changes(b));
+    let list = |keys: &[CaseKey]| {
+        keys.iter()
+            .map(model::title_of)
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    if !b.only_in_baseline.is_empty() {
+        blocks.push(Block::Paragraph(Line::plain(format!(
+            "Only in the baseline: {}",
+            list(&b.only_in_baseline)
+        ))));
+    }
+    if !b.only_in_current.is_empty() {
+        blocks.push(Block::Paragraph(Line::plain(format!(
+            "Only in this run: {}",
+            list(&b.only_in_current)
+        ))));
+    }
+    blocks
+}
+
+/// The baseline's violations this run removed, those that remain (and
+/// what still beats `default`), and new ones.
+fn violation_changes(b: &Comparison) -> Vec<Block> {
+    let count = |kind| b.violations_of(kind).count();
+    let mut blocks = vec![Block::Paragraph(Line::plain(format!(
+        "Violations: {} removed, {} remaining, {} new.",
+        count(Transition::Removed),
+        count(Transition::Remaining),
+        count(Transition::New)
+    )))];
+    let mut table = Table::new([
+        ("violation", Align::Left),
+        ("case", Align::Left),
+        ("baseline", Align::Left),
+        ("now", Align::Left),
+        ("what beats default now", Align::Left),
+    ]);
+    for kind in Transition::ALL {
+        for v in b.violations_of(kind) {
+            table.push(vec![
+                Line::plain(kind.label()),
+                Line::plain(model::title_of(&v.key)),
+                Line::plain(model::violation_side(&v.baseline)),
+                Line::plain(model::violation_side(&v.now)),
+                Line::plain(model::violation_note(v)),
+            ]);
+        }
+    }
+    if !table.rows.is_empty() {
+        blocks.push(Block::Table(table));
+    }
+    blocks
+}
