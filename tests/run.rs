@@ -632,7 +632,8 @@ fn a_known_slowdown_is_flagged_and_no_slowdown_is_not() {
 /// that results.json holds; the case's ratio axis centres on 1.
 fn plots_show_the_run(out_dir: &std::path::Path, checks: &[serde_json::Value], violated: bool) {
     let read = |name: &str| {
-        let text = std::fs::read_to_string(out_dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let text =
+            std::fs::read_to_string(out_dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
         roxmltree::Document::parse(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
         text
     };
@@ -653,7 +654,10 @@ fn plots_show_the_run(out_dir: &std::path::Path, checks: &[serde_json::Value], v
     );
     let rings = tooltips(&latency, "circle");
     assert_eq!(rings.len(), if violated { 2 } else { 0 }, "{rings:?}");
-    assert!(rings.iter().all(|r| r.starts_with("violated at ")), "{rings:?}");
+    assert!(
+        rings.iter().all(|r| r.starts_with("violated at ")),
+        "{rings:?}"
+    );
     for (check, size) in checks.iter().zip(["512B", "8192B"]) {
         let rounds = read(&format!("rounds-allreduce-{size}.svg"));
         let document = roxmltree::Document::parse(&rounds).unwrap();

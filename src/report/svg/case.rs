@@ -49,21 +49,35 @@ fn bar_fill(candidate: &CandidateSummary) -> &'static str {
     }
 }
 
-/// A candidate's place on the ratio axis: its slowdown (1 for `default`)
-/// and the interquartile range of its times as ratios, `default`'s median
-/// ÷ its q3 and ÷ its q1; None without a measured `default`.
-fn ratios(candidate: &CandidateSummary, default_median: f64) -> Option<(f64, Option<(f64, f64)>)> {
-    let ratio = match candidate.name == DEFAULT {
-        true => 1.0,
-        false => candidate.slowdown.filter(|s| *s > 0.0)?,
-    };
-    let spread = match (candidate.q1_s, candidate.q3_s) {
-        (Some(q1), Some(q3)) if q1 > 0.0 && q3 > 0.0 => {
-            Some((default_median / q3, default_median / q1))
-        }
-        _ => None,
-    };
-    Some((ratio, spread))
+/// A candidate's place on the ratio axis.
+struct Bar<'a> {
+    candidate: &'a CandidateSummary,
+    /// Its slowdown; 1 for `default`.
+    ratio: f64,
+    /// The interquartile range of its times as ratios: `default`'s median
+    /// ÷ its q3 and ÷ its q1.
+    spread: Option<(f64, f64)>,
+}
+
+impl Bar<'_> {
+    /// None without a slowdown (nothing to compare it with).
+    fn of(candidate: &CandidateSummary, default_median: f64) -> Option<Bar<'_>> {
+        let ratio = match candidate.name == DEFAULT {
+            true => 1.0,
+            false => candidate.slowdown.filter(|s| *s > 0.0)?,
+        };
+        let spread = match (candidate.q1_s, candidate.q3_s) {
+            (Some(q1), Some(q3)) if q1 > 0.0 && q3 > 0.0 => {
+                Some((default_median / q3, default_median / q1))
+            }
+            _ => None,
+        };
+        Some(Bar {
+            candidate,
+            ratio,
+            spread,
+        })
+    }
 }
 
 pub(super) fn render(results: &Results, check: &Verdict) -> String {
@@ -74,19 +88,19 @@ pub(super) fn render(results: &Results, check: &Verdict) -> String {
         .default_candidate()
         .and_then(|d| d.round_median_s)
         .filter(|m| *m > 0.0);
-    let bars: Vec<(&CandidateSummary, f64, Option<(f64, f64)>)> = default_median
+    let bars: Vec<Bar> = default_median
         .map(|d| {
             ranked
                 .measured
                 .iter()
-                .filter_map(|c| ratios(c, d).map(|(r, spread)| (*c, r, spread)))
+                .filter_map(|c| Bar::of(c, d))
                 .collect()
         })
         .unwrap_or_default();
-    let labels: Vec<String> = bars.iter().map(|(c, ..)| bar_label(c)).collect();
+    let labels: Vec<String> = bars.iter().map(|b| bar_label(b.candidate)).collect();
     let name_w = bars
         .iter()
-        .map(|(c, ..)| text_width(&c.name, FONT))
+        .map(|b| text_width(&b.candidate.name, FONT))
         .fold(0.0, f64::max)
         + 12.0;
     let label_w = labels
@@ -97,7 +111,7 @@ pub(super) fn render(results: &Results, check: &Verdict) -> String {
     let unplotted = ranked
         .measured
         .iter()
-        .filter(|c| !bars.iter().any(|(b, ..)| b.name == c.name))
+        .filter(|c| !bars.iter().any(|b| b.candidate.name == c.name))
         .map(|c| {
             format!(
                 "{} — median {}, no ratio: {}",
@@ -129,8 +143,8 @@ pub(super) fn render(results: &Results, check: &Verdict) -> String {
         let margin = results.meta.margin;
         let half_range = bars
             .iter()
-            .flat_map(|(_, r, spread)| {
-                [Some(*r), spread.map(|s| s.0), spread.map(|s| s.1)]
+            .flat_map(|b| {
+                [Some(b.ratio), b.spread.map(|s| s.0), b.spread.map(|s| s.1)]
                     .into_iter()
                     .flatten()
             })
@@ -155,7 +169,13 @@ pub(super) fn render(results: &Results, check: &Verdict) -> String {
         if margin > 1.0 {
             let mx = x(margin);
             svg.dashed((mx, top - 6.0), (mx, bottom), "#b71c1c", "4,3");
-            svg.text(mx, top - 14.0, "middle", SMALL, &format!("margin {margin}×"));
+            svg.text(
+                mx,
+                top - 14.0,
+                "middle",
+                SMALL,
+                &format!("margin {margin}×"),
+            );
         }
         svg.text(
             centre,
@@ -164,21 +184,28 @@ pub(super) fn render(results: &Results, check: &Verdict) -> String {
             PLAIN,
             "slowdown against default (log scale): right of 1× faster, left slower",
         );
-        for (i, ((candidate, ratio, spread), label)) in bars.iter().zip(&labels).enumerate() {
+        for (i, (bar, label)) in bars.iter().zip(&labels).enumerate() {
+            let candidate = bar.candidate;
             let mid = top + (i as f64 + 0.5) * ROW_H;
             let is_default = candidate.name == DEFAULT;
             let style = if is_default { BOLD } else { PLAIN };
             svg.text(left - 8.0, mid, "end", style, &candidate.name);
-            let (one, at) = (x(1.0), x(*ratio));
+            let (one, at) = (x(1.0), x(bar.ratio));
             let (from, to) = match is_default {
                 // Default's own bar has no length: a mark at 1.
                 true => (one - 1.5, one + 1.5),
                 false => (one.min(at), one.max(at)),
             };
-            svg.rect(from, mid - BAR_H / 2.0, to - from, BAR_H, bar_fill(candidate));
+            svg.rect(
+                from,
+                mid - BAR_H / 2.0,
+                to - from,
+                BAR_H,
+                bar_fill(candidate),
+            );
             let mut end = to;
-            if let Some((low, high)) = spread {
-                let (x1, x3) = (x(*low), x(*high));
+            if let Some((low, high)) = bar.spread {
+                let (x1, x3) = (x(low), x(high));
                 svg.line((x1, mid), (x3, mid), "#212121", 1.5);
                 for cap in [x1, x3] {
                     svg.line((cap, mid - 5.0), (cap, mid + 5.0), "#212121", 1.5);
@@ -213,10 +240,7 @@ mod tests {
     use crate::report::fixture;
 
     fn svg(results: &Results, i: usize) -> (String, String) {
-        (
-            format!("check {i}"),
-            render(results, &results.checks[i]),
-        )
+        (format!("check {i}"), render(results, &results.checks[i]))
     }
 
     #[test]
@@ -225,7 +249,11 @@ mod tests {
         for i in 0..results.checks.len() {
             let text = texts(&svg(&results, i));
             for candidate in &results.checks[i].candidates {
-                assert!(text.contains(&candidate.name), "{} in {text}", candidate.name);
+                assert!(
+                    text.contains(&candidate.name),
+                    "{} in {text}",
+                    candidate.name
+                );
             }
         }
         let bcast = texts(&svg(&results, 2));

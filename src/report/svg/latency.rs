@@ -141,7 +141,9 @@ fn render(results: &Results, series: &Series) -> Option<String> {
     let (fastest, slowest) = lines
         .iter()
         .flat_map(|(_, points)| points.iter().flat_map(|p| [p.q1, p.q3]))
-        .fold((f64::INFINITY, 0.0f64), |(lo, hi), t| (lo.min(t), hi.max(t)));
+        .fold((f64::INFINITY, 0.0f64), |(lo, hi), t| {
+            (lo.min(t), hi.max(t))
+        });
     let y_pad = match slowest > fastest {
         true => ((slowest / fastest).ln() * 0.08).exp(),
         false => 1.5,
@@ -151,7 +153,7 @@ fn render(results: &Results, series: &Series) -> Option<String> {
     let mut svg = Svg::new();
     svg.text(MARGIN, 22.0, "start", TITLE, &series.title);
     svg.text(MARGIN, 42.0, "start", SMALL, &subtitle);
-    let (left, top) = (MARGIN + AXIS_W, 64.0);
+    let (left, top) = (MARGIN + AXIS_W, 80.0);
     let bottom = top + PLOT_H;
     let x = |size: f64| left + (size.ln() - x_low) / (x_high - x_low) * PLOT_W;
     let y = |s: f64| bottom - (s.ln() - y_low) / (y_high - y_low) * PLOT_H;
@@ -182,7 +184,13 @@ fn render(results: &Results, series: &Series) -> Option<String> {
         false => "message size (log scale)",
     };
     svg.text(left + PLOT_W / 2.0, bottom + 32.0, "middle", PLAIN, x_title);
-    svg.text(left, top - 12.0, "middle", PLAIN, "median time (log scale)");
+    svg.text(
+        MARGIN,
+        top - 16.0,
+        "start",
+        PLAIN,
+        "median time (log scale)",
+    );
 
     let colours_of = line_colours(&lines.iter().map(|(n, _)| *n).collect::<Vec<_>>());
     for ((name, points), (_, colour)) in lines.iter().zip(&colours_of) {
@@ -216,7 +224,12 @@ fn render(results: &Results, series: &Series) -> Option<String> {
             check.slowdown.unwrap_or(f64::NAN),
             check.severity.label()
         );
-        svg.ring((x(check.key.size_bytes as f64), y(median)), 7.0, ring, &tooltip);
+        svg.ring(
+            (x(check.key.size_bytes as f64), y(median)),
+            7.0,
+            ring,
+            &tooltip,
+        );
     }
     let legend_x = left + PLOT_W + 24.0;
     let legend_w = line_legend(&mut svg, legend_x, top + 8.0, &colours_of);

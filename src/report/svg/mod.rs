@@ -494,7 +494,11 @@ mod tests {
         let colours = line_colours(&["a", DEFAULT, "b"]);
         assert_eq!(
             colours,
-            [("a", PALETTE[0]), (DEFAULT, DEFAULT_COLOUR), ("b", PALETTE[1])]
+            [
+                ("a", PALETTE[0]),
+                (DEFAULT, DEFAULT_COLOUR),
+                ("b", PALETTE[1])
+            ]
         );
     }
 }

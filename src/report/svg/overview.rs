@@ -98,7 +98,13 @@ fn cell(svg: &mut Svg, (x, y): (f64, f64), (w, h): (f64, f64), mark: Mark, slowd
                 size: 11.0,
                 ..small
             };
-            svg.text(x + w / 2.0, y + h * 0.72, "middle", number, &format!("{s:.2}×"));
+            svg.text(
+                x + w / 2.0,
+                y + h * 0.72,
+                "middle",
+                number,
+                &format!("{s:.2}×"),
+            );
         }
         None => svg.text(x + w / 2.0, y + h / 2.0, "middle", style, mark.label()),
     }

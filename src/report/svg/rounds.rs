@@ -36,7 +36,9 @@ pub(super) fn render(results: &Results, check: &Verdict) -> Option<String> {
     let (fastest, slowest) = lines
         .iter()
         .flat_map(|(_, medians)| medians.iter().copied())
-        .fold((f64::INFINITY, 0.0f64), |(lo, hi), t| (lo.min(t), hi.max(t)));
+        .fold((f64::INFINITY, 0.0f64), |(lo, hi), t| {
+            (lo.min(t), hi.max(t))
+        });
     let pad = match slowest > fastest {
         true => (slowest - fastest) * 0.08,
         false => fastest * 0.05,
@@ -46,7 +48,7 @@ pub(super) fn render(results: &Results, check: &Verdict) -> Option<String> {
     let mut svg = Svg::new();
     svg.text(MARGIN, 22.0, "start", TITLE, &title);
     svg.text(MARGIN, 42.0, "start", SMALL, &subtitle);
-    let (left, top) = (MARGIN + AXIS_W, 64.0);
+    let (left, top) = (MARGIN + AXIS_W, 80.0);
     let bottom = top + PLOT_H;
     // Rounds 1 … n across the plot, a single round in its middle.
     let x = |index: usize| match rounds {
@@ -73,7 +75,7 @@ pub(super) fn render(results: &Results, check: &Verdict) -> Option<String> {
     svg.line((left, top), (left, bottom), "#212121", 1.0);
     svg.line((left, bottom), (left + PLOT_W, bottom), "#212121", 1.0);
     svg.text(left + PLOT_W / 2.0, bottom + 32.0, "middle", PLAIN, "round");
-    svg.text(left, top - 12.0, "middle", PLAIN, "round median");
+    svg.text(MARGIN, top - 16.0, "start", PLAIN, "round median");
 
     let colours_of = line_colours(&lines.iter().map(|(n, _)| *n).collect::<Vec<_>>());
     for ((name, medians), (_, colour)) in lines.iter().zip(&colours_of) {
@@ -126,7 +128,10 @@ mod tests {
             "the wrong and the skipped candidate have no rounds"
         );
         let document = roxmltree::Document::parse(&xml).unwrap();
-        for line in document.descendants().filter(|n| n.has_tag_name("polyline")) {
+        for line in document
+            .descendants()
+            .filter(|n| n.has_tag_name("polyline"))
+        {
             let points = line.attribute("points").unwrap().split(' ').count();
             assert_eq!(points, 10, "ten rounds");
         }

@@ -12,7 +12,7 @@ use crate::candidates::native::DEFAULT;
 use crate::report::model::{self as details, ranked, seconds};
 
 const PANEL_W: f64 = 360.0;
-const PANEL_H: f64 = 220.0;
+const PANEL_H: f64 = 232.0;
 const PLOT_W: f64 = 300.0;
 const PLOT_H: f64 = 120.0;
 const COLUMNS: usize = 3;
@@ -92,7 +92,13 @@ pub(super) fn render(results: &Results, check: &Verdict) -> Option<String> {
         svg.text(x0, y0 + 8.0, "start", style, &candidate.name);
         let (fit_words, rejected) = fit_text(fit.fit_p, alpha);
         let model = details::model_name(fit.model);
-        svg.text(x0, y0 + 24.0, "start", TINY, &format!("{model} · {fit_words}"));
+        svg.text(
+            x0,
+            y0 + 24.0,
+            "start",
+            TINY,
+            &format!("{model} · {fit_words}"),
+        );
         svg.text(
             x0,
             y0 + 38.0,
@@ -104,7 +110,7 @@ pub(super) fn render(results: &Results, check: &Verdict) -> Option<String> {
                 100.0 * fit.overhead_share
             ),
         );
-        let (left, plot_top) = (x0 + 40.0, y0 + 56.0);
+        let (left, plot_top) = (x0 + 40.0, y0 + 68.0);
         let bottom = plot_top + PLOT_H;
         if h.edges_s.len() < 2 || high <= low {
             continue;
@@ -158,7 +164,7 @@ pub(super) fn render(results: &Results, check: &Verdict) -> Option<String> {
         svg.line((left, bottom), (left + PLOT_W, bottom), "#212121", 1.0);
         svg.text(left - 4.0, plot_top, "end", TINY, &format!("{most:.0}"));
         svg.text(left - 4.0, bottom, "end", TINY, "0");
-        svg.text(left - 4.0, plot_top - 12.0, "end", TINY, "count");
+        svg.text(left, plot_top - 12.0, "middle", TINY, "count");
         for (value, label) in &ticks {
             let tx = x(*value);
             svg.line((tx, bottom), (tx, bottom + 3.0), "#212121", 1.0);
