@@ -323,7 +323,8 @@ pub struct RunArgs {
     pub report: ReportArgs,
     /// Directory for the run's files: raw.csv.gz (or raw.csv, see --raw) with every
     /// observation, results.json (everything decided), summary.csv (one row per case and
-    /// candidate), report.md, overview.svg, and per case check-<collective>-<size>B.svg
+    /// candidate), report.md, overview.svg, per collective latency-<collective>.svg,
+    /// and per case check-<collective>-<size>B.svg, rounds-<collective>-<size>B.svg
     /// and usual-<collective>-<size>B.svg (with -root<r> for rooted collectives).
     /// An earlier run's files of the same names are overwritten.
     #[arg(long, short, default_value = "pgcheck-results")]

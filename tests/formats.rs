@@ -140,7 +140,10 @@ fn every_results_json_conforms_to_its_schema() {
     for entry in std::fs::read_dir(&baseline).unwrap() {
         let name = entry.unwrap().file_name().to_string_lossy().to_string();
         let named = match name.split_once('-') {
-            Some((kind @ ("check" | "usual"), _)) => format!("{kind}-<collective>-<size>B.svg"),
+            Some((kind @ ("check" | "rounds" | "usual"), _)) => {
+                format!("{kind}-<collective>-<size>B.svg")
+            }
+            Some(("latency", _)) => "latency-<collective>.svg".to_string(),
             _ => name.clone(),
         };
         if !entry_is_hidden(&name) {

@@ -622,6 +622,64 @@ fn a_known_slowdown_is_flagged_and_no_slowdown_is_not() {
                 assert_ne!(check["verdict"], "violated", "{check}");
             }
         }
+        plots_show_the_run(&out_dir, checks, violated);
+    }
+}
+
+/// The plots of a run of allreduce at 512 B and 8 KiB, `default` against
+/// one competitor: the latency plot draws both with a ring at each
+/// violated size; each case's rounds plot draws every round's median
+/// that results.json holds; the case's ratio axis centres on 1.
+fn plots_show_the_run(out_dir: &std::path::Path, checks: &[serde_json::Value], violated: bool) {
+    let read = |name: &str| {
+        let text =
+            std::fs::read_to_string(out_dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        roxmltree::Document::parse(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        text
+    };
+    let tooltips = |xml: &str, tag: &str| -> Vec<String> {
+        let document = roxmltree::Document::parse(xml).unwrap();
+        document
+            .descendants()
+            .filter(|n| n.has_tag_name(tag))
+            .filter_map(|n| n.children().find(|c| c.has_tag_name("title")))
+            .filter_map(|t| t.text().map(str::to_string))
+            .collect()
+    };
+    let latency = read("latency-allreduce.svg");
+    assert_eq!(
+        tooltips(&latency, "polyline"),
+        ["default", "allreduce_as_allreduce_self"],
+        "{latency}"
+    );
+    let rings = tooltips(&latency, "circle");
+    assert_eq!(rings.len(), if violated { 2 } else { 0 }, "{rings:?}");
+    assert!(
+        rings.iter().all(|r| r.starts_with("violated at ")),
+        "{rings:?}"
+    );
+    for (check, size) in checks.iter().zip(["512B", "8192B"]) {
+        let rounds = read(&format!("rounds-allreduce-{size}.svg"));
+        let document = roxmltree::Document::parse(&rounds).unwrap();
+        let lines: Vec<usize> = document
+            .descendants()
+            .filter(|n| n.has_tag_name("polyline"))
+            .map(|n| n.attribute("points").unwrap().split(' ').count())
+            .collect();
+        let kept: Vec<usize> = check["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                let medians = c["round_medians_s"].as_array().unwrap().len();
+                assert_eq!(medians as u64, c["rounds"].as_u64().unwrap(), "{c}");
+                medians
+            })
+            .collect();
+        assert_eq!(lines, kept, "{rounds}");
+        assert!(kept.iter().all(|&n| n >= 6), "most of 12 rounds: {kept:?}");
+        let case = read(&format!("check-allreduce-{size}.svg"));
+        assert!(case.contains(">1×</text>"), "{case}");
     }
 }
 

@@ -110,6 +110,11 @@ pub struct CandidateSummary {
     /// noisier than its baseline launches.
     #[serde(default)]
     pub round_median_log_se: Option<f64>,
+    /// Each round's median, in round order, of the rounds with observations
+    /// (`rounds` of them): what the per-round plot draws to show drift.
+    /// Empty in results.json files from before the field.
+    #[serde(default)]
+    pub round_medians_s: Vec<f64>,
     /// `round_median(default) / round_median(this)`.
     pub slowdown: Option<f64>,
     /// One-sided p-value of "default is more than the margin slower than

@@ -101,6 +101,10 @@ fn summarise(
     let quartiles = measured
         .then(|| describe::quartiles(&sample.seconds))
         .flatten();
+    let round_medians_s = match measured {
+        true => rounds.medians(),
+        false => Vec::new(),
+    };
     CandidateSummary {
         name: sample.name.clone(),
         verified: outcome.verified(),
@@ -113,8 +117,9 @@ fn summarise(
         q3_s: quartiles.map(|q| q[2]),
         rounds: rounds.len(),
         min_round_n: rounds.counts.iter().copied().min().unwrap_or(0),
-        round_median_s: measured.then(|| describe::median(&rounds.medians())),
+        round_median_s: measured.then(|| describe::median(&round_medians_s)),
         round_median_log_se: measured.then(|| rounds.log_median_se()).flatten(),
+        round_medians_s,
         slowdown: None,
         p_value: None,
         p_adjusted: None,
@@ -433,6 +438,28 @@ mod tests {
         assert_eq!(v.severity, Severity::MediumHigh);
         assert_eq!(v.violated_by.as_deref(), Some("other"));
         assert!(v.slowdown.unwrap() > 1.6 && v.slowdown.unwrap() < 2.0);
+    }
+
+    /// Each round's median is kept in round order, after the outlier
+    /// filter, and the slowdowns' median of them is theirs; a candidate
+    /// without observations keeps none.
+    #[test]
+    fn every_round_s_median_is_kept_in_round_order() {
+        let default = sample(DEFAULT, vec![3.0, 1.0, 2.0, 10.0, 20.0, 30.0, 5.0], 3);
+        let mut empty = sample("other", Vec::new(), 3);
+        empty.invalid_rounds = vec![0, 1];
+        let v = &verdicts(
+            &[CaseData {
+                key: CaseKey::allreduce_bytes(8),
+                samples: vec![default, empty],
+                smaller: None,
+            }],
+            &options(Test::Rounds),
+        )[0];
+        // Rounds 0 0 0 1 1 2 2 (i * 3 / 7): medians 2, 15, 17.5.
+        assert_eq!(v.candidates[0].round_medians_s, [2.0, 15.0, 17.5]);
+        assert_eq!(v.candidates[0].round_median_s, Some(15.0));
+        assert!(v.candidates[1].round_medians_s.is_empty());
     }
 
     #[test]

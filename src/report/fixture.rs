@@ -270,6 +270,20 @@ pub fn results_with_usual() -> Results {
     results
 }
 
+/// [`results`] with ten per-round medians for every measured candidate,
+/// drifting up by 1 % of its median a round.
+pub fn results_with_rounds() -> Results {
+    let mut results = results();
+    for c in results.checks.iter_mut().flat_map(|c| &mut c.candidates) {
+        if let Some(median) = c.median_s {
+            c.round_medians_s = (0..10)
+                .map(|i| median * (0.95 + 0.01 * f64::from(i)))
+                .collect();
+        }
+    }
+    results
+}
+
 /// The shipped defaults: α 0.05, Mann–Whitney, Holm, margin 1.05.
 pub fn options() -> Options {
     Options {

@@ -845,6 +845,42 @@ pub fn fine_seconds(s: f64) -> String {
     }
 }
 
+/// The slowdown each cell of [`overview`]'s grid stands for, row by row
+/// and size by size as its marks: the largest of the checks that carry
+/// the cell's mark, None where they have none.
+pub fn overview_slowdowns(results: &Results) -> Vec<Vec<Option<f64>>> {
+    let mut sizes: Vec<u64> = results.checks.iter().map(|c| c.key.size_bytes).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let mut rows = Vec::new();
+    for (collective, checks) in by_collective(results) {
+        let root_of = |c: &Verdict| collective.is_rooted().then_some(c.key.root);
+        let mut roots: Vec<Option<usize>> = checks.iter().map(|c| root_of(c)).collect();
+        roots.sort_unstable();
+        roots.dedup();
+        for root in roots {
+            let cells = sizes
+                .iter()
+                .map(|&size| {
+                    let in_cell: Vec<&Verdict> = checks
+                        .iter()
+                        .copied()
+                        .filter(|c| c.key.size_bytes == size && root_of(c) == root)
+                        .collect();
+                    let mark = in_cell.iter().map(|c| Mark::of(c)).max()?;
+                    in_cell
+                        .iter()
+                        .filter(|c| Mark::of(c) == mark)
+                        .filter_map(|c| c.slowdown)
+                        .max_by(f64::total_cmp)
+                })
+                .collect();
+            rows.push(cells);
+        }
+    }
+    rows
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

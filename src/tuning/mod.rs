@@ -231,6 +231,7 @@ pub(crate) mod tests {
             min_round_n: 10,
             round_median_s: Some(1e-5),
             round_median_log_se: None,
+            round_medians_s: Vec::new(),
             slowdown,
             p_value: p,
             p_adjusted: p,

@@ -1,0 +1,313 @@
+//! `latency-<collective>.svg`: median time against size on log–log axes,
+//! what OSU and ReproMPI users plot first. One line per candidate with
+//! its interquartile band, and a ring, in the severity's colour, around
+//! `default`'s point at each size where the guideline is violated.
+
+use super::axis::log_time_ticks;
+use super::{colours, line_colours, line_legend, run_line, text_width, Pen, Svg};
+use super::{MARGIN, PLAIN, SMALL, TINY, TITLE};
+use crate::analyse::{CandidateSummary, Conclusion, Results, Verdict};
+use crate::candidates::native::DEFAULT;
+use crate::report::model::{self, seconds, size_label, Mark};
+use std::collections::HashSet;
+
+const PLOT_W: f64 = 520.0;
+const PLOT_H: f64 = 300.0;
+/// Room left of the plot for the time ticks.
+const AXIS_W: f64 = 64.0;
+/// The fewest pixels between two size ticks.
+const SIZE_GAP: f64 = 56.0;
+
+/// The checks one line plot covers: a collective at one root, datatype
+/// and operator, across its sizes.
+struct Series<'a> {
+    stem: String,
+    title: String,
+    checks: Vec<&'a Verdict>,
+}
+
+/// One `latency-….svg` per series with a measured candidate, as (file
+/// name, SVG text), in `Collective::ALL` order.
+pub(super) fn render_all(results: &Results) -> Vec<(String, String)> {
+    series(results)
+        .into_iter()
+        .filter_map(|s| render(results, &s).map(|svg| (format!("{}.svg", s.stem), svg)))
+        .collect()
+}
+
+/// The run's series: `latency-bcast`, and where a collective has several,
+/// `-root<r>` where their roots differ and `-<datatype>-<op>` where those do.
+fn series(results: &Results) -> Vec<Series<'_>> {
+    let mut all = Vec::new();
+    for (collective, checks) in crate::report::model::by_collective(results) {
+        let root = |c: &Verdict| collective.is_rooted().then_some(c.key.root);
+        let identity = |c: &Verdict| (root(c), c.key.datatype, c.key.op);
+        let mut identities: Vec<_> = Vec::new();
+        for c in &checks {
+            if !identities.contains(&identity(c)) {
+                identities.push(identity(c));
+            }
+        }
+        let roots: HashSet<_> = identities.iter().map(|i| i.0).collect();
+        let elements: HashSet<_> = identities.iter().map(|i| (i.1, i.2)).collect();
+        for id @ (r, datatype, op) in identities.iter().copied() {
+            let mut stem = format!("latency-{}", collective.name());
+            let mut title = format!("{}: median time against size", collective.mpi_name());
+            if let Some(r) = r {
+                title += &format!(", root {r}");
+                if roots.len() > 1 {
+                    stem += &format!("-root{r}");
+                }
+            }
+            if elements.len() > 1 {
+                stem += &format!("-{}-{}", datatype.name(), op.name());
+                title += &format!(", {}", datatype.name());
+                if collective.is_reduction() {
+                    title += &format!(" {}", op.name());
+                }
+            }
+            let mut checks: Vec<&Verdict> = checks
+                .iter()
+                .copied()
+                .filter(|c| identity(c) == id)
+                .collect();
+            checks.sort_by_key(|c| c.key.size_bytes);
+            all.push(Series {
+                stem,
+                title,
+                checks,
+            });
+        }
+    }
+    all
+}
+
+/// A candidate's median and quartiles at one size.
+struct Point {
+    size: u64,
+    median: f64,
+    q1: f64,
+    q3: f64,
+}
+
+fn point(size: u64, c: &CandidateSummary) -> Option<Point> {
+    let median = model::median(c).filter(|m| *m > 0.0)?;
+    Some(Point {
+        size,
+        median,
+        q1: c.q1_s.filter(|q| *q > 0.0).unwrap_or(median),
+        q3: c.q3_s.filter(|q| *q > 0.0).unwrap_or(median),
+    })
+}
+
+fn render(results: &Results, series: &Series) -> Option<String> {
+    // Candidates in the order they first appear, `default` first.
+    let mut names: Vec<&str> = vec![DEFAULT];
+    for check in &series.checks {
+        for c in &check.candidates {
+            if model::median(c).is_some() && !names.contains(&c.name.as_str()) {
+                names.push(&c.name);
+            }
+        }
+    }
+    let lines: Vec<(&str, Vec<Point>)> = names
+        .iter()
+        .map(|&name| {
+            let points = series
+                .checks
+                .iter()
+                .filter_map(|check| {
+                    let c = check.candidates.iter().find(|c| c.name == name)?;
+                    point(check.key.size_bytes, c)
+                })
+                .collect();
+            (name, points)
+        })
+        .filter(|(_, points): &(&str, Vec<Point>)| !points.is_empty())
+        .collect();
+    if lines.is_empty() {
+        return None;
+    }
+    let subtitle = run_line(results);
+    let key = "lines: median; bands: q1–q3; rings: default violates the guideline there (colour: severity)";
+    let sizes: Vec<u64> = series.checks.iter().map(|c| c.key.size_bytes).collect();
+    let (smallest, largest) = (sizes[0] as f64, sizes[sizes.len() - 1] as f64);
+    // Half a step of padding either side; a factor 2 round a single size.
+    let pad = match largest > smallest {
+        true => ((largest / smallest).ln() * 0.06).exp(),
+        false => 2.0,
+    };
+    let (x_low, x_high) = ((smallest / pad).ln(), (largest * pad).ln());
+    let (fastest, slowest) = lines
+        .iter()
+        .flat_map(|(_, points)| points.iter().flat_map(|p| [p.q1, p.q3]))
+        .fold((f64::INFINITY, 0.0f64), |(lo, hi), t| {
+            (lo.min(t), hi.max(t))
+        });
+    let y_pad = match slowest > fastest {
+        true => ((slowest / fastest).ln() * 0.08).exp(),
+        false => 1.5,
+    };
+    let (y_low, y_high) = ((fastest / y_pad).ln(), (slowest * y_pad).ln());
+
+    let mut svg = Svg::new();
+    svg.text(MARGIN, 22.0, "start", TITLE, &series.title);
+    svg.text(MARGIN, 42.0, "start", SMALL, &subtitle);
+    let (left, top) = (MARGIN + AXIS_W, 80.0);
+    let bottom = top + PLOT_H;
+    let x = |size: f64| left + (size.ln() - x_low) / (x_high - x_low) * PLOT_W;
+    let y = |s: f64| bottom - (s.ln() - y_low) / (y_high - y_low) * PLOT_H;
+    for (value, label) in log_time_ticks(y_low.exp(), y_high.exp()) {
+        let ty = y(value);
+        svg.line((left, ty), (left + PLOT_W, ty), "#eeeeee", 1.0);
+        svg.text(left - 6.0, ty, "end", TINY, &label);
+    }
+    let mut last_tick = f64::NEG_INFINITY;
+    for &size in &sizes {
+        let tx = x(size as f64);
+        if tx - last_tick < SIZE_GAP {
+            continue;
+        }
+        last_tick = tx;
+        svg.line((tx, top), (tx, bottom), "#eeeeee", 1.0);
+        svg.line((tx, bottom), (tx, bottom + 4.0), "#212121", 1.0);
+        svg.text(tx, bottom + 14.0, "middle", TINY, &size_label(size));
+    }
+    svg.line((left, top), (left, bottom), "#212121", 1.0);
+    svg.line((left, bottom), (left + PLOT_W, bottom), "#212121", 1.0);
+    let per_process = series
+        .checks
+        .first()
+        .is_some_and(|c| c.key.collective.size_is_per_process());
+    let x_title = match per_process {
+        true => "message size per process (log scale)",
+        false => "message size (log scale)",
+    };
+    svg.text(left + PLOT_W / 2.0, bottom + 32.0, "middle", PLAIN, x_title);
+    svg.text(
+        MARGIN,
+        top - 16.0,
+        "start",
+        PLAIN,
+        "median time (log scale)",
+    );
+
+    let colours_of = line_colours(&lines.iter().map(|(n, _)| *n).collect::<Vec<_>>());
+    for ((name, points), (_, colour)) in lines.iter().zip(&colours_of) {
+        let band: Vec<(f64, f64)> = points
+            .iter()
+            .map(|p| (x(p.size as f64), y(p.q3)))
+            .chain(points.iter().rev().map(|p| (x(p.size as f64), y(p.q1))))
+            .collect();
+        svg.area(&band, colour, 0.12);
+        let centres: Vec<(f64, f64)> = points
+            .iter()
+            .map(|p| (x(p.size as f64), y(p.median)))
+            .collect();
+        let width = if *name == DEFAULT { 2.5 } else { 1.5 };
+        svg.series(&centres, Pen::solid(colour, width), name);
+        for &centre in &centres {
+            svg.circle(centre, 2.5, colour);
+        }
+    }
+    for check in &series.checks {
+        let default = check.default_candidate().and_then(model::median);
+        let (Some(median), Conclusion::Violated) = (default, check.conclusion) else {
+            continue;
+        };
+        let (ring, _) = colours(Mark::of(check));
+        let tooltip = format!(
+            "violated at {}: default {}, {} {:.2}× faster ({})",
+            size_label(check.key.size_bytes),
+            seconds(median),
+            check.violated_by.as_deref().unwrap_or("a competitor"),
+            check.slowdown.unwrap_or(f64::NAN),
+            check.severity.label()
+        );
+        svg.ring(
+            (x(check.key.size_bytes as f64), y(median)),
+            7.0,
+            ring,
+            &tooltip,
+        );
+    }
+    let legend_x = left + PLOT_W + 24.0;
+    let legend_w = line_legend(&mut svg, legend_x, top + 8.0, &colours_of);
+    svg.text(MARGIN, bottom + 54.0, "start", SMALL, key);
+    let legend_bottom = top + 8.0 + colours_of.len() as f64 * 18.0;
+    let height = (bottom + 54.0).max(legend_bottom) + MARGIN;
+    let width = [
+        legend_x + legend_w,
+        MARGIN + text_width(&series.title, TITLE.size),
+        MARGIN + text_width(&subtitle, SMALL.size),
+        MARGIN + text_width(key, SMALL.size),
+    ]
+    .into_iter()
+    .fold(0.0, f64::max)
+        + MARGIN;
+    Some(svg.finish(width, height, &series.title))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::*;
+    use super::*;
+    use crate::report::fixture;
+
+    #[test]
+    fn one_line_per_candidate_and_a_ring_per_violation() {
+        let results = fixture::results();
+        let files = render_all(&results);
+        assert_eq!(
+            file_names(&files),
+            ["latency-allreduce.svg", "latency-bcast.svg"],
+            "scatter has no measured candidate"
+        );
+        let (_, allreduce) = &files[0];
+        texts(&files[0]);
+        // default and two competitors measured at both sizes; the wrong
+        // and the skipped one have no point.
+        assert_eq!(
+            tooltips(allreduce, "polyline"),
+            [
+                "default",
+                "allreduce_as_reduce_bcast",
+                "allreduce_as_reducescatter_allgather"
+            ]
+        );
+        assert_eq!(count(allreduce, "polygon"), 3, "a band per line");
+        let rings = tooltips(allreduce, "circle");
+        assert_eq!(
+            rings,
+            ["violated at 8 KiB: default 100.00 µs, allreduce_as_reducescatter_allgather 1.82× faster (medium-high)"],
+            "the 8 B case holds"
+        );
+        let ticks = labels(allreduce);
+        for tick in ["8 B", "8 KiB", "10 µs", "100 µs"] {
+            assert!(ticks.contains(&tick.to_string()), "{tick} in {ticks:?}");
+        }
+        let (_, bcast) = &files[1];
+        assert_eq!(count(bcast, "polyline"), 2);
+        assert_eq!(tooltips(bcast, "circle").len(), 1);
+        assert!(labels(bcast).contains(&"MPI_Bcast: median time against size, root 2".into()));
+    }
+
+    #[test]
+    fn several_roots_get_a_file_each() {
+        let mut results = fixture::results();
+        let mut other = results.checks[2].clone();
+        other.key.root = 0;
+        other.conclusion = Conclusion::Holds;
+        results.checks.push(other);
+        let files = render_all(&results);
+        assert_eq!(
+            file_names(&files),
+            [
+                "latency-allreduce.svg",
+                "latency-bcast-root2.svg",
+                "latency-bcast-root0.svg"
+            ]
+        );
+        assert!(tooltips(&files[2].1, "circle").is_empty(), "root 0 holds");
+    }
+}

@@ -1,0 +1,147 @@
+//! `rounds-<collective>-<size>B[-root<r>].svg`: each round's median of
+//! every candidate against the round, to show drift. The slowdowns compare
+//! the medians of these per-round medians, so a trend or a jump here is a
+//! state of the machine that the verdict assumes away.
+
+use super::axis::time_ticks;
+use super::{line_colours, line_legend, run_line, text_width, Pen, Svg};
+use super::{MARGIN, PLAIN, SMALL, TINY, TITLE};
+use crate::analyse::{Results, Verdict};
+use crate::candidates::native::DEFAULT;
+use crate::report::model as details;
+
+const PLOT_W: f64 = 520.0;
+const PLOT_H: f64 = 240.0;
+/// Room left of the plot for the time ticks.
+const AXIS_W: f64 = 64.0;
+/// The fewest pixels between two round ticks.
+const ROUND_GAP: f64 = 36.0;
+
+/// The plot of a check whose candidates have per-round medians (runs from
+/// before `round_medians_s` have none); None without any.
+pub(super) fn render(results: &Results, check: &Verdict) -> Option<String> {
+    let lines: Vec<(&str, &[f64])> = check
+        .candidates
+        .iter()
+        .filter(|c| !c.round_medians_s.is_empty())
+        .map(|c| (c.name.as_str(), c.round_medians_s.as_slice()))
+        .collect();
+    if lines.is_empty() {
+        return None;
+    }
+    let title = format!("Per-round medians: {}", details::title(check));
+    let subtitle = run_line(results);
+    let key = "each round's median, rounds in the order they ran (a round without observations of a candidate is left out of its line); candidates interleave within each round";
+    let rounds = lines.iter().map(|(_, m)| m.len()).max().unwrap_or(1);
+    let (fastest, slowest) = lines
+        .iter()
+        .flat_map(|(_, medians)| medians.iter().copied())
+        .fold((f64::INFINITY, 0.0f64), |(lo, hi), t| {
+            (lo.min(t), hi.max(t))
+        });
+    let pad = match slowest > fastest {
+        true => (slowest - fastest) * 0.08,
+        false => fastest * 0.05,
+    };
+    let (y_low, y_high) = ((fastest - pad).max(0.0), slowest + pad);
+
+    let mut svg = Svg::new();
+    svg.text(MARGIN, 22.0, "start", TITLE, &title);
+    svg.text(MARGIN, 42.0, "start", SMALL, &subtitle);
+    let (left, top) = (MARGIN + AXIS_W, 80.0);
+    let bottom = top + PLOT_H;
+    // Rounds 1 … n across the plot, a single round in its middle.
+    let x = |index: usize| match rounds {
+        1 => left + PLOT_W / 2.0,
+        n => left + index as f64 / (n - 1) as f64 * PLOT_W,
+    };
+    let y = |s: f64| bottom - (s - y_low) / (y_high - y_low).max(f64::MIN_POSITIVE) * PLOT_H;
+    for (value, label) in time_ticks(y_low, y_high) {
+        let ty = y(value);
+        svg.line((left, ty), (left + PLOT_W, ty), "#eeeeee", 1.0);
+        svg.text(left - 6.0, ty, "end", TINY, &label);
+    }
+    let step = (1..=rounds)
+        .find(|&k| match rounds {
+            1 => true,
+            n => k as f64 / (n - 1) as f64 * PLOT_W >= ROUND_GAP,
+        })
+        .unwrap_or(rounds);
+    for index in (0..rounds).step_by(step) {
+        let tx = x(index);
+        svg.line((tx, bottom), (tx, bottom + 4.0), "#212121", 1.0);
+        svg.text(tx, bottom + 14.0, "middle", TINY, &(index + 1).to_string());
+    }
+    svg.line((left, top), (left, bottom), "#212121", 1.0);
+    svg.line((left, bottom), (left + PLOT_W, bottom), "#212121", 1.0);
+    svg.text(left + PLOT_W / 2.0, bottom + 32.0, "middle", PLAIN, "round");
+    svg.text(MARGIN, top - 16.0, "start", PLAIN, "round median");
+
+    let colours_of = line_colours(&lines.iter().map(|(n, _)| *n).collect::<Vec<_>>());
+    for ((name, medians), (_, colour)) in lines.iter().zip(&colours_of) {
+        let points: Vec<(f64, f64)> = medians
+            .iter()
+            .enumerate()
+            .map(|(i, &m)| (x(i), y(m)))
+            .collect();
+        let width = if *name == DEFAULT { 2.5 } else { 1.5 };
+        svg.series(&points, Pen::solid(colour, width), name);
+        for &point in &points {
+            svg.circle(point, 2.0, colour);
+        }
+    }
+    let legend_x = left + PLOT_W + 24.0;
+    let legend_w = line_legend(&mut svg, legend_x, top + 8.0, &colours_of);
+    svg.text(MARGIN, bottom + 54.0, "start", SMALL, key);
+    let legend_bottom = top + 8.0 + colours_of.len() as f64 * 18.0;
+    let height = (bottom + 54.0).max(legend_bottom) + MARGIN;
+    let width = [
+        legend_x + legend_w,
+        MARGIN + text_width(&title, TITLE.size),
+        MARGIN + text_width(&subtitle, SMALL.size),
+        MARGIN + text_width(key, SMALL.size),
+    ]
+    .into_iter()
+    .fold(0.0, f64::max)
+        + MARGIN;
+    Some(svg.finish(width, height, &title))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::*;
+    use super::*;
+    use crate::report::fixture;
+
+    #[test]
+    fn one_line_per_candidate_with_a_point_per_round() {
+        let results = fixture::results_with_rounds();
+        let xml = render(&results, &results.checks[1]).expect("measured candidates");
+        texts(&("rounds".into(), xml.clone()));
+        assert_eq!(
+            tooltips(&xml, "polyline"),
+            [
+                "default",
+                "allreduce_as_reduce_bcast",
+                "allreduce_as_reducescatter_allgather"
+            ],
+            "the wrong and the skipped candidate have no rounds"
+        );
+        let document = roxmltree::Document::parse(&xml).unwrap();
+        for line in document
+            .descendants()
+            .filter(|n| n.has_tag_name("polyline"))
+        {
+            let points = line.attribute("points").unwrap().split(' ').count();
+            assert_eq!(points, 10, "ten rounds");
+        }
+        let labels = labels(&xml);
+        for tick in ["1", "10", "round", "round median"] {
+            assert!(labels.contains(&tick.to_string()), "{tick} in {labels:?}");
+        }
+        assert!(labels.iter().any(|l| l.ends_with(" µs")), "{labels:?}");
+        // Runs from before the field: no plot.
+        let old = fixture::results();
+        assert!(old.checks.iter().all(|c| render(&old, c).is_none()));
+    }
+}

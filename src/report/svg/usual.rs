@@ -1,0 +1,296 @@
+//! `usual-<collective>-<size>B[-root<r>].svg`: per check, one panel per
+//! candidate with a usual time (Kluge et al. 2005): its times' histogram
+//! (bars), the fitted model's expected counts (line, dashed where the χ²
+//! test rejects the fit), t_max (red dashed) and the plain q_max quantile
+//! (grey dotted). Every panel spans the same times, so that panels compare
+//! at a glance.
+
+use super::axis::time_ticks;
+use super::{run_line, text_width, Pen, Svg, BOLD, MARGIN, PLAIN, SMALL, TINY, TITLE};
+use crate::analyse::{CandidateSummary, Results, Verdict};
+use crate::candidates::native::DEFAULT;
+use crate::report::model::{self as details, ranked, seconds};
+
+const PANEL_W: f64 = 360.0;
+const PANEL_H: f64 = 232.0;
+const PLOT_W: f64 = 300.0;
+const PLOT_H: f64 = 120.0;
+const COLUMNS: usize = 3;
+/// The fewest pixels between two time ticks' centres.
+const TICK_GAP: f64 = 58.0;
+
+/// A p-value as a reader takes it in: `p = 0.34`, `p = 0.004`, `p < 0.001`.
+pub(super) fn p_text(p: f64) -> String {
+    match p {
+        p if p < 0.001 => "p < 0.001".into(),
+        p if p < 0.01 => format!("p = {p:.3}"),
+        p => format!("p = {p:.2}"),
+    }
+}
+
+/// The goodness of fit in words: whether the χ² test rejects the model at
+/// `alpha`, and its p-value.
+pub(super) fn fit_text(fit_p: Option<f64>, alpha: f64) -> (String, bool) {
+    match fit_p {
+        None => ("no χ² test (too few bins)".into(), false),
+        Some(p) if p < alpha => (format!("fit rejected (χ² {})", p_text(p)), true),
+        Some(p) => (format!("fit not rejected (χ² {})", p_text(p)), false),
+    }
+}
+
+/// None when no candidate of the check has a usual time.
+pub(super) fn render(results: &Results, check: &Verdict) -> Option<String> {
+    let ranked = ranked(check);
+    let panels: Vec<&CandidateSummary> = ranked
+        .measured
+        .iter()
+        .copied()
+        .filter(|c| c.usual.is_some())
+        .collect();
+    if panels.is_empty() {
+        return None;
+    }
+    let alpha = match results.meta.alpha {
+        a if a > 0.0 && a < 1.0 => a,
+        _ => 0.05,
+    };
+    let title = format!("Usual times: {}", details::title(check));
+    let subtitle = format!(
+        "Kluge et al. (2005): t = t_min + error; t_max = t_min + the fitted error's {} quantile · {}",
+        results.meta.qmax,
+        run_line(results)
+    );
+    let legend = format!("bars: times per bin of whole windows; line: the fitted model's expected counts, dashed where the χ² test rejects it at α = {alpha}; red dashed: t_max; grey dotted: the plain q_max quantile; every panel spans the same times");
+    // One time range for every panel: the widest of their histograms.
+    let (low, high) = panels
+        .iter()
+        .filter_map(|c| {
+            let edges = &c.usual.as_ref()?.histogram.edges_s;
+            Some((*edges.first()?, *edges.last()?))
+        })
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (a, b)| {
+            (lo.min(a), hi.max(b))
+        });
+    let ticks = match high > low {
+        true => thinned(time_ticks(low, high), low, high),
+        false => Vec::new(),
+    };
+    let mut svg = Svg::new();
+    svg.text(MARGIN, 22.0, "start", TITLE, &title);
+    svg.text(MARGIN, 42.0, "start", SMALL, &subtitle);
+    let top = 56.0;
+    for (i, candidate) in panels.iter().enumerate() {
+        let usual = candidate.usual.as_ref().expect("filtered");
+        let (fit, h) = (&usual.fit, &usual.histogram);
+        let x0 = MARGIN + (i % COLUMNS) as f64 * PANEL_W;
+        let y0 = top + (i / COLUMNS) as f64 * PANEL_H;
+        let style = if candidate.name == DEFAULT {
+            BOLD
+        } else {
+            PLAIN
+        };
+        svg.text(x0, y0 + 8.0, "start", style, &candidate.name);
+        let (fit_words, rejected) = fit_text(fit.fit_p, alpha);
+        let model = details::model_name(fit.model);
+        svg.text(
+            x0,
+            y0 + 24.0,
+            "start",
+            TINY,
+            &format!("{model} · {fit_words}"),
+        );
+        svg.text(
+            x0,
+            y0 + 38.0,
+            "start",
+            TINY,
+            &format!(
+                "t_max {} · overhead {:.1} %",
+                seconds(fit.tmax_s),
+                100.0 * fit.overhead_share
+            ),
+        );
+        let (left, plot_top) = (x0 + 40.0, y0 + 68.0);
+        let bottom = plot_top + PLOT_H;
+        if h.edges_s.len() < 2 || high <= low {
+            continue;
+        }
+        let x = |t: f64| left + ((t - low) / (high - low)).clamp(0.0, 1.0) * PLOT_W;
+        let most = h
+            .counts
+            .iter()
+            .map(|&c| c as f64)
+            .chain(h.expected.iter().copied())
+            .fold(1.0, f64::max);
+        let y = |count: f64| bottom - (count / most).clamp(0.0, 1.0) * PLOT_H;
+        let fill = if candidate.name == DEFAULT {
+            "#78909c"
+        } else {
+            "#90caf9"
+        };
+        for (k, &count) in h.counts.iter().enumerate() {
+            let (a, b) = (x(h.edges_s[k]), x(h.edges_s[k + 1]));
+            svg.rect(
+                a + 0.25,
+                y(count as f64),
+                (b - a - 0.5).max(0.5),
+                bottom - y(count as f64),
+                fill,
+            );
+        }
+        let points: Vec<(f64, f64)> = h
+            .expected
+            .iter()
+            .enumerate()
+            .map(|(k, &e)| (0.5 * (x(h.edges_s[k]) + x(h.edges_s[k + 1])), y(e)))
+            .collect();
+        let pen = match rejected {
+            true => Pen {
+                stroke: "#d84315",
+                width: 1.5,
+                dash: Some("4,3"),
+            },
+            false => Pen::solid("#d84315", 1.5),
+        };
+        svg.series(&points, pen, &format!("{model} fit, {fit_words}"));
+        if fit.empirical_tmax_s <= high {
+            let q = x(fit.empirical_tmax_s);
+            svg.dashed((q, plot_top), (q, bottom), "#757575", "2,2");
+        }
+        let t = x(fit.tmax_s);
+        svg.dashed((t, plot_top), (t, bottom), "#b71c1c", "5,3");
+        svg.text(t + 3.0, plot_top + 4.0, "start", TINY, "t_max");
+        svg.line((left, plot_top), (left, bottom), "#212121", 1.0);
+        svg.line((left, bottom), (left + PLOT_W, bottom), "#212121", 1.0);
+        svg.text(left - 4.0, plot_top, "end", TINY, &format!("{most:.0}"));
+        svg.text(left - 4.0, bottom, "end", TINY, "0");
+        svg.text(left, plot_top - 12.0, "middle", TINY, "count");
+        for (value, label) in &ticks {
+            let tx = x(*value);
+            svg.line((tx, bottom), (tx, bottom + 3.0), "#212121", 1.0);
+            svg.text(tx, bottom + 11.0, "middle", TINY, label);
+        }
+        let beyond = match h.beyond {
+            0 => String::new(),
+            n => format!(" · {n} beyond (model {:.1})", h.expected_beyond),
+        };
+        svg.text(
+            left + PLOT_W / 2.0,
+            bottom + 26.0,
+            "middle",
+            TINY,
+            &format!(
+                "time, window {}{beyond}",
+                details::fine_seconds(fit.window_s)
+            ),
+        );
+    }
+    let rows = panels.len().div_ceil(COLUMNS);
+    let legend_y = top + rows as f64 * PANEL_H + 4.0;
+    svg.text(MARGIN, legend_y, "start", SMALL, &legend);
+    let width = [
+        MARGIN + panels.len().min(COLUMNS) as f64 * PANEL_W,
+        MARGIN + text_width(&title, TITLE.size),
+        MARGIN + text_width(&subtitle, SMALL.size),
+        MARGIN + text_width(&legend, SMALL.size),
+    ]
+    .into_iter()
+    .fold(0.0, f64::max)
+        + MARGIN;
+    Some(svg.finish(width, legend_y + MARGIN, &title))
+}
+
+/// Every k-th of `ticks`, k the smallest that keeps their labels
+/// [`TICK_GAP`] apart on a plot from `low` to `high`.
+fn thinned(ticks: Vec<(f64, String)>, low: f64, high: f64) -> Vec<(f64, String)> {
+    let gap = match ticks.as_slice() {
+        [a, b, ..] => (b.0 - a.0) / (high - low) * PLOT_W,
+        _ => return ticks,
+    };
+    let every = (TICK_GAP / gap).ceil().max(1.0) as usize;
+    ticks.into_iter().step_by(every).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::*;
+    use super::*;
+    use crate::report::fixture;
+
+    #[test]
+    fn small_p_values_are_written_out_and_a_rejected_fit_says_so() {
+        assert_eq!(p_text(0.523), "p = 0.52");
+        assert_eq!(p_text(0.0042), "p = 0.004");
+        assert_eq!(p_text(3e-9), "p < 0.001");
+        assert_eq!(
+            fit_text(Some(1e-6), 0.05),
+            ("fit rejected (χ² p < 0.001)".to_string(), true)
+        );
+        assert_eq!(
+            fit_text(Some(0.3), 0.05),
+            ("fit not rejected (χ² p = 0.30)".to_string(), false)
+        );
+        assert!(!fit_text(None, 0.05).1);
+    }
+
+    #[test]
+    fn panels_per_candidate_on_one_time_range() {
+        let mut results = fixture::results_with_usual();
+        results.meta.alpha = 0.05;
+        let check = &mut results.checks[1];
+        check.candidates[0].usual.as_mut().unwrap().fit.fit_p = Some(1e-7);
+        let xml = render(&results, &results.checks[1]).expect("usual times");
+        let text = texts(&("usual".into(), xml.clone()));
+        assert!(text.contains("Usual times: MPI_Allreduce, 8 KiB"), "{text}");
+        for candidate in [
+            "default",
+            "allreduce_as_reduce_bcast",
+            "allreduce_as_reducescatter_allgather",
+        ] {
+            assert!(text.contains(candidate), "{candidate} missing in {text}");
+        }
+        assert!(!text.contains("allreduce_as_allreduce_lane"));
+        assert!(text.contains("fit rejected (χ² p < 0.001)"), "{text}");
+        // Every p-value written is one a reader can take in: never 0.00.
+        for written in text.split("p = ").skip(1) {
+            let p: f64 = written.split(')').next().unwrap().parse().unwrap();
+            assert!(p >= 0.001, "{written}");
+        }
+        // A bar per bin, and the background.
+        let histograms: usize = results.checks[1]
+            .candidates
+            .iter()
+            .filter_map(|c| c.usual.as_ref())
+            .map(|u| u.histogram.counts.len())
+            .sum();
+        assert_eq!(count(&xml, "rect"), histograms + 1);
+        let labels = labels(&xml);
+        assert_eq!(labels.iter().filter(|l| *l == "t_max").count(), 3);
+        // The rejected fit is dashed, the others solid.
+        let document = roxmltree::Document::parse(&xml).unwrap();
+        let dashed: Vec<bool> = document
+            .descendants()
+            .filter(|n| n.has_tag_name("polyline"))
+            .map(|n| n.attribute("stroke-dasharray").is_some())
+            .collect();
+        assert_eq!(dashed.iter().filter(|d| **d).count(), 1, "{dashed:?}");
+        // One shared time axis: every tick label, with its unit, in each
+        // of the three panels (their own ranges would tick apart: the
+        // medians are 55, 100 and 120 µs).
+        let ticks: Vec<&String> = labels
+            .iter()
+            .filter(|l| l.ends_with(" µs") && !l.starts_with("time, window"))
+            .collect();
+        assert!(ticks.len() >= 2 * 3, "{labels:?}");
+        for tick in &ticks {
+            assert_eq!(
+                ticks.iter().filter(|t| t == &tick).count(),
+                3,
+                "{tick} in every panel: {ticks:?}"
+            );
+        }
+        // No usual times, no panels.
+        let plain = fixture::results();
+        assert!(plain.checks.iter().all(|c| render(&plain, c).is_none()));
+    }
+}
