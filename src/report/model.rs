@@ -167,6 +167,9 @@ impl PartialOrd for Mark {
 pub struct Row {
     pub label: String,
     pub marks: Vec<Mark>,
+    /// Per size: the slowdown the mark stands for, the largest of the
+    /// checks that carry it; None where they have none.
+    pub slowdowns: Vec<Option<f64>>,
     /// Per size: a competitor failed verification there.
     pub wrong: Vec<bool>,
 }
@@ -202,12 +205,22 @@ pub fn overview(results: &Results) -> Overview {
                     .iter()
                     .filter(move |c| c.key.size_bytes == size && root_of(c) == root)
             };
-            let marks = sizes
+            let marks: Vec<Mark> = sizes
                 .iter()
                 .map(|&size| {
                     in_cell(size)
                         .map(|c| Mark::of(c))
                         .fold(Mark::Blank, Mark::max)
+                })
+                .collect();
+            let slowdowns = sizes
+                .iter()
+                .zip(&marks)
+                .map(|(&size, &mark)| {
+                    in_cell(size)
+                        .filter(|c| Mark::of(c) == mark)
+                        .filter_map(|c| c.slowdown)
+                        .max_by(f64::total_cmp)
                 })
                 .collect();
             let wrong = sizes
@@ -223,6 +236,7 @@ pub fn overview(results: &Results) -> Overview {
             rows.push(Row {
                 label,
                 marks,
+                slowdowns,
                 wrong,
             });
         }
@@ -843,42 +857,6 @@ pub fn fine_seconds(s: f64) -> String {
         s if s.is_finite() && s < 1e-6 => format!("{:.1} ns", s * 1e9),
         s => seconds(s),
     }
-}
-
-/// The slowdown each cell of [`overview`]'s grid stands for, row by row
-/// and size by size as its marks: the largest of the checks that carry
-/// the cell's mark, None where they have none.
-pub fn overview_slowdowns(results: &Results) -> Vec<Vec<Option<f64>>> {
-    let mut sizes: Vec<u64> = results.checks.iter().map(|c| c.key.size_bytes).collect();
-    sizes.sort_unstable();
-    sizes.dedup();
-    let mut rows = Vec::new();
-    for (collective, checks) in by_collective(results) {
-        let root_of = |c: &Verdict| collective.is_rooted().then_some(c.key.root);
-        let mut roots: Vec<Option<usize>> = checks.iter().map(|c| root_of(c)).collect();
-        roots.sort_unstable();
-        roots.dedup();
-        for root in roots {
-            let cells = sizes
-                .iter()
-                .map(|&size| {
-                    let in_cell: Vec<&Verdict> = checks
-                        .iter()
-                        .copied()
-                        .filter(|c| c.key.size_bytes == size && root_of(c) == root)
-                        .collect();
-                    let mark = in_cell.iter().map(|c| Mark::of(c)).max()?;
-                    in_cell
-                        .iter()
-                        .filter(|c| Mark::of(c) == mark)
-                        .filter_map(|c| c.slowdown)
-                        .max_by(f64::total_cmp)
-                })
-                .collect();
-            rows.push(cells);
-        }
-    }
-    rows
 }
 
 #[cfg(test)]

@@ -4,13 +4,12 @@
 use super::{colours, run_line, text_width, Svg, TextStyle, BOLD, FONT, MARGIN, PLAIN, SMALL};
 use super::{TINY, TITLE};
 use crate::analyse::{Results, Severity};
-use crate::report::model::{overview, overview_slowdowns, size_label, Mark};
+use crate::report::model::{overview, size_label, Mark};
 
 const CELL_H: f64 = 40.0;
 
 pub(super) fn render(results: &Results) -> String {
     let overview = overview(results);
-    let slowdowns = overview_slowdowns(results);
     let title =
         "pgcheck: severity of the worst competitor significantly faster by more than the margin";
     let subtitle = run_line(results);
@@ -56,10 +55,10 @@ pub(super) fn render(results: &Results) -> String {
             column,
         );
     }
-    for (r, (row, row_slowdowns)) in overview.rows.iter().zip(&slowdowns).enumerate() {
+    for (r, row) in overview.rows.iter().enumerate() {
         let y = top + (r + 1) as f64 * CELL_H;
         svg.text(MARGIN, y + CELL_H / 2.0, "start", PLAIN, &row.label);
-        for (i, (&mark, &slowdown)) in row.marks.iter().zip(row_slowdowns).enumerate() {
+        for (i, (&mark, &slowdown)) in row.marks.iter().zip(&row.slowdowns).enumerate() {
             let x = left + i as f64 * cell_w;
             let number = match mark {
                 Mark::Severity(_) | Mark::Inconclusive => slowdown,
