@@ -159,14 +159,30 @@ fn irregular_nodes_are_named_when_lane_and_hier_are_skipped() {
     };
     assert_eq!(out.code, Some(0), "{}", out.text());
     for family in ["allreduce_as_allreduce_lane", "allreduce_as_allreduce_hier"] {
-        let line = out
+        let row = out
             .stdout
             .lines()
-            .find(|l| l.contains(family))
-            .unwrap_or_else(|| panic!("{family} missing:\n{}", out.text()));
+            .find(|l| l.contains(family) && l.contains("skipped"))
+            .unwrap_or_else(|| panic!("{family} not skipped:\n{}", out.text()));
+        // The reason follows the table, wrapped to the width: its lines
+        // joined again.
+        let mut lines = out.stdout.lines();
+        let first = lines
+            .find(|l| l.starts_with(&format!("{family} (allreduce), skipped:")))
+            .unwrap_or_else(|| {
+                panic!(
+                    "{family}: no reason under the table ({row}):\n{}",
+                    out.text()
+                )
+            });
+        let reason = std::iter::once(first)
+            .chain(lines.take_while(|l| l.starts_with("    ")))
+            .map(str::trim)
+            .collect::<Vec<_>>()
+            .join(" ");
         assert!(
-            line.contains("skipped") && line.contains("node1: ranks 0, 1, 2; node2: rank 3"),
-            "{line}"
+            reason.contains("node1: ranks 0, 1, 2; node2: rank 3"),
+            "{reason}"
         );
     }
 }
