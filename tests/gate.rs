@@ -146,8 +146,18 @@ fn against_several_launches_a_regression_is_found_and_a_shift_is_named() {
     // (16 KiB allreduce: 11–21 µs over four quiet launches), and four
     // launches give the shift's test 3 degrees of freedom: a 10-fold shift
     // at α = 0.01 is what it can tell for sure.
-    let gate = ["--baseline", baselines.to_str().unwrap(), "--alpha", "0.01"];
-    let out = launch(&input, &shifted, &gate, Some("*:scale=1000,rank=0"));
+    // The fault's slowdown is no exact shift: it made the sizes 17–23×
+    // slower in one CI run, which leaves 512 B 1.32× off its neighbours
+    // after normalisation. Changes within 50 % are the shift's here.
+    let gate = [
+        "--baseline",
+        baselines.to_str().unwrap(),
+        "--alpha",
+        "0.01",
+        "--tolerance",
+        "50%",
+    ];
+    let out = launch(&input, &shifted, &gate, Some("*:scale=1000"));
     let r = results(&shifted);
     let b = &r["baseline"];
     assert_eq!(b["shift"]["significant"], true, "{}\n{b}", out.text());

@@ -83,6 +83,8 @@ struct Cell {
     baseline_within: Vec<f64>,
     now: f64,
     now_within: f64,
+    /// The rounds behind `now_within`: its degrees of freedom plus one.
+    now_rounds: usize,
 }
 
 impl Cell {
@@ -111,6 +113,7 @@ fn cells(baseline: &[Launch], current: &[Verdict]) -> Vec<Cell> {
                 baseline_within: baseline_se.iter().map(|se| se * se).collect(),
                 now,
                 now_within: now_se * now_se,
+                now_rounds: c.rounds,
             })
         })
         .collect()
@@ -218,7 +221,21 @@ pub fn compare(
             // noisy launch's median can be off by more than launches
             // usually differ, and must not read as a regression).
             let noisier = (c.now_within - mean(&c.baseline_within)).max(0.0);
-            let se = (variance * prediction * prediction + noisier).sqrt();
+            let between = variance * prediction * prediction;
+            let se = (between + noisier).sqrt();
+            // The two parts are estimated from different samples (the
+            // baseline launches, the new launch's rounds): their sum has
+            // the Welch–Satterthwaite degrees of freedom, not the few of
+            // the launches alone, which made a 10× regression in a noisy
+            // launch unprovable.
+            let rounds_df = c.now_rounds.saturating_sub(1) as f64;
+            let df = match noisier > 0.0 && rounds_df > 0.0 {
+                true => {
+                    (between + noisier).powi(2)
+                        / (between.powi(2) / df + noisier.powi(2) / rounds_df)
+                }
+                false => df,
+            };
             let p_value = match se {
                 se if se > 0.0 => t_upper_tail((excess - threshold) / se, df),
                 _ => f64::from(excess <= threshold),

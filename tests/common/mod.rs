@@ -27,14 +27,28 @@ impl Outcome {
     /// Asserts that standard output holds `needle`; `why` heads the message.
     #[track_caller]
     pub fn expect_in_stdout(&self, needle: &str, why: &str) {
-        assert!(self.stdout.contains(needle), "{why}\n{}", self.text());
+        assert!(
+            words(&self.stdout).contains(&words(needle)),
+            "{why}\n{}",
+            self.text()
+        );
     }
 
     /// Asserts that standard error holds `needle`; `why` heads the message.
     #[track_caller]
     pub fn expect_in_stderr(&self, needle: &str, why: &str) {
-        assert!(self.stderr.contains(needle), "{why}\n{}", self.text());
+        assert!(
+            words(&self.stderr).contains(&words(needle)),
+            "{why}\n{}",
+            self.text()
+        );
     }
+}
+
+/// `text` with every run of whitespace one space: the report wraps its
+/// paragraphs to the terminal's width, so a phrase may span lines.
+pub fn words(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// A run's `results.json` in `dir`, if it wrote a readable one.
