@@ -4,7 +4,7 @@
 //! `default`'s point at each size where the guideline is violated.
 
 use super::axis::log_time_ticks;
-use super::{colours, line_colours, line_legend, run_line, text_width, Pen, Svg};
+use super::{colours, finish_line_plot, line_colours, run_line, Pen, Svg};
 use super::{MARGIN, PLAIN, SMALL, TINY, TITLE};
 use crate::analyse::{CandidateSummary, Conclusion, Results, Verdict};
 use crate::candidates::native::DEFAULT;
@@ -231,21 +231,14 @@ fn render(results: &Results, series: &Series) -> Option<String> {
             &tooltip,
         );
     }
-    let legend_x = left + PLOT_W + 24.0;
-    let legend_w = line_legend(&mut svg, legend_x, top + 8.0, &colours_of);
-    svg.text(MARGIN, bottom + 54.0, "start", SMALL, key);
-    let legend_bottom = top + 8.0 + colours_of.len() as f64 * 18.0;
-    let height = (bottom + 54.0).max(legend_bottom) + MARGIN;
-    let width = [
-        legend_x + legend_w,
-        MARGIN + text_width(&series.title, TITLE.size),
-        MARGIN + text_width(&subtitle, SMALL.size),
-        MARGIN + text_width(key, SMALL.size),
-    ]
-    .into_iter()
-    .fold(0.0, f64::max)
-        + MARGIN;
-    Some(svg.finish(width, height, &series.title))
+    Some(finish_line_plot(
+        svg,
+        (left + PLOT_W, top, bottom),
+        &colours_of,
+        key,
+        &series.title,
+        &subtitle,
+    ))
 }
 
 #[cfg(test)]

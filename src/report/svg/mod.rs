@@ -345,6 +345,34 @@ fn line_legend(svg: &mut Svg, x: f64, y: f64, entries: &[(&str, &'static str)]) 
         .fold(0.0, f64::max)
 }
 
+/// The end of a line plot whose area ends at `right` and `bottom`: the
+/// legend of `lines` beside it from `top`, `key` under the x axis, and
+/// the document sized to hold them and the `title` and `subtitle` lines.
+fn finish_line_plot(
+    mut svg: Svg,
+    (right, top, bottom): (f64, f64, f64),
+    lines: &[(&str, &'static str)],
+    key: &str,
+    title: &str,
+    subtitle: &str,
+) -> String {
+    let legend_x = right + 24.0;
+    let legend_w = line_legend(&mut svg, legend_x, top + 8.0, lines);
+    svg.text(MARGIN, bottom + 54.0, "start", SMALL, key);
+    let legend_bottom = top + 8.0 + lines.len() as f64 * 18.0;
+    let height = (bottom + 54.0).max(legend_bottom) + MARGIN;
+    let width = [
+        legend_x + legend_w,
+        MARGIN + text_width(title, TITLE.size),
+        MARGIN + text_width(subtitle, SMALL.size),
+        MARGIN + text_width(key, SMALL.size),
+    ]
+    .into_iter()
+    .fold(0.0, f64::max)
+        + MARGIN;
+    svg.finish(width, height, title)
+}
+
 /// Library and process layout, the subtitle of every plot.
 fn run_line(results: &Results) -> String {
     let meta = &results.meta;
