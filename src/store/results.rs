@@ -1,7 +1,7 @@
 //! `results.json`: everything, rewritten after every check so that a killed
 //! run keeps what it measured.
 
-use super::write_atomically;
+use super::{replace, write_atomically, Durable};
 use crate::analyse::{Failure, RankFailure, Results};
 use crate::report;
 use crate::report::json::SCHEMA_VERSION;
@@ -13,6 +13,17 @@ pub fn write(dir: &Path, results: &Results) -> Result<(), super::WriteError> {
         dir,
         "results.json",
         report::json::render(results).as_bytes(),
+    )
+}
+
+/// Writes the `results.json` of a run still measuring, rewritten every few
+/// seconds while the other ranks wait: whole, but not flushed to disk.
+pub fn write_partial(dir: &Path, results: &Results) -> Result<(), super::WriteError> {
+    replace(
+        dir,
+        "results.json",
+        report::json::render(results).as_bytes(),
+        Durable::No,
     )
 }
 
