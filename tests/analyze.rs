@@ -1117,8 +1117,8 @@ fn tune_of_another_mpich_s_run_writes_the_algorithm_variables() {
             )),
         "{stdout}"
     );
-    // A file that cannot be written is an input error that names it, and
-    // no temporary file is left behind.
+    // A file that cannot be written is an I/O error (status 4, as in `run`,
+    // `compare` and `history`) that names it.
     let missing = dir.join("no-such-dir").join("tuned.env");
     let tune = Command::new(env!("CARGO_BIN_EXE_pgcheck"))
         .args(["tune", out.to_str().unwrap(), "--output"])
@@ -1127,9 +1127,12 @@ fn tune_of_another_mpich_s_run_writes_the_algorithm_variables() {
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&tune.stderr);
-    assert_eq!(tune.status.code(), Some(2), "{stderr}");
+    assert_eq!(tune.status.code(), Some(4), "{stderr}");
     assert!(
-        stderr.contains(&format!("{}: No such file or directory", missing.display())),
+        stderr.contains(&format!(
+            "cannot write {}: No such file or directory",
+            missing.display()
+        )),
         "{stderr}"
     );
 }

@@ -36,7 +36,9 @@ pub fn tune(args: &Tune) -> Ending {
         }
     };
     if let Err(e) = store::write_path_atomically(&args.output, text.as_bytes()) {
-        return input_error(true, &e.to_string());
+        // As `run`, `compare` and `history` do with a file they cannot write.
+        report::error(&format!("cannot write {e}"));
+        return Ending::CannotWrite;
     }
     report::show(&report::text::tune::render(&tuning, &file, &how));
     Ending::Done
