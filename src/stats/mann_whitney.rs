@@ -92,7 +92,7 @@ pub fn test_sorted(
         (true, false) => factor * exact_sf(nx, ny, u_tail as u64),
         (true, true) => {
             let groups: Vec<_> = TieGroups::new(x_sorted, y_sorted).collect();
-            let pmf = permutation_pmf(&groups, nx, ny);
+            let pmf = cached_permutation_pmf(&groups, nx, ny);
             // 2U is whole with average ranks.
             let twice_u = (2.0 * u_x).round() as usize;
             let upper: f64 = pmf[twice_u..].iter().sum();
@@ -112,6 +112,37 @@ pub fn test_sorted(
         p_value: p_value.clamp(0.0, 1.0),
         df: None,
     }
+}
+
+/// [`permutation_pmf`], computed once per thread for each sample sizes and
+/// sizes of the tie groups, which are all it depends on: the round test
+/// compares a few per-round medians, whose ties repeat from case to case
+/// and within the sensitivity search of one, and computing the
+/// distribution again each time was an eighth of rank 0's analysis.
+fn cached_permutation_pmf(
+    groups: &[super::ties::TieGroup],
+    nx: usize,
+    ny: usize,
+) -> std::rc::Rc<Vec<f64>> {
+    type Key = (usize, usize, Vec<usize>);
+    thread_local! {
+        static PMFS: std::cell::RefCell<std::collections::HashMap<Key, std::rc::Rc<Vec<f64>>>> =
+            std::cell::RefCell::default();
+    }
+    let key = (nx, ny, groups.iter().map(|g| g.in_x + g.in_y).collect());
+    PMFS.with(|pmfs| {
+        let mut pmfs = pmfs.borrow_mut();
+        if let Some(pmf) = pmfs.get(&key) {
+            return pmf.clone();
+        }
+        // Bounded: the tie patterns of large samples rarely repeat.
+        if pmfs.len() >= 4096 {
+            pmfs.clear();
+        }
+        let pmf = std::rc::Rc::new(permutation_pmf(groups, nx, ny));
+        pmfs.insert(key, pmf.clone());
+        pmf
+    })
 }
 
 /// P(2U_x = k) for k = 0..=2·nx·ny over all C(nx + ny, nx) equally likely
