@@ -3,6 +3,9 @@
 //! output formats, and `tune`'s MPICH fallback on a run's results.
 //! Offline: no mpirun.
 
+mod common;
+
+use common::words;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -192,7 +195,8 @@ fn a_run_that_could_not_decide_exits_9_unless_allowed() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(9), "{stderr}");
     assert!(
-        stderr.contains("pgcheck: exit 9 (undecided): 2 of 2 cases inconclusive or powerless"),
+        words(&stderr)
+            .contains("pgcheck: exit 9 (undecided): 2 of 2 cases inconclusive or powerless"),
         "{stderr}"
     );
     let report = std::fs::read_to_string(dir.join("out/report.md")).unwrap();
@@ -236,7 +240,7 @@ fn the_gate_fails_at_and_below_the_worst_severity() {
     );
     let stderr = String::from_utf8_lossy(&default.stderr);
     assert!(
-        stderr.contains(
+        words(&stderr).contains(
             "pgcheck: exit 1 (guideline violation or regression): 2 cases violated, worst medium-high (--fail-on violated)"
         ),
         "{stderr}"
@@ -682,9 +686,8 @@ fn usual_times_qmax_and_the_tmax_filter_on_known_errors() {
     // --details and Markdown show them; the plot is well-formed.
     let details = String::from_utf8(analyze(&dir, &["--details"]).stdout).unwrap();
     // Words, not lines: the terminal report wraps at its width.
-    let words = details.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
-        words.contains("usual times (Kluge et al. 2005, q_max 0.95)"),
+        words(&details).contains("usual times (Kluge et al. 2005, q_max 0.95)"),
         "{details}"
     );
     // Eleven columns of usual times wrap at 100; wide, a cell is one line.
@@ -811,7 +814,6 @@ fn the_noise_verdict_flips_when_noise_hides_a_known_slowdown() {
     assert!(reason.starts_with("median case sensitivity "), "{reason}");
     let text = String::from_utf8(analyze(&noisy, &[]).stdout).unwrap();
     // The first lines, wrapped at the terminal's width.
-    let words = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
         words(&text).starts_with(&words(&format!("WARNING: noisy run: {reason} "))),
         "{text}"
@@ -1098,9 +1100,9 @@ fn tune_of_another_mpich_s_run_writes_the_algorithm_variables() {
     );
     assert_eq!(tune.status.code(), Some(0), "{stdout}{stderr}");
     assert!(
-        stderr.contains(
-            "pgcheck: warning: no collective-selection JSON (the run used MPICH Version:\t0.0 (no such build), this pgcheck is linked with "
-        ) && stderr.contains("writing the algorithm variables instead"),
+        words(&stderr).contains(
+            "pgcheck: warning: no collective-selection JSON (the run used MPICH Version: 0.0 (no such build), this pgcheck is linked with"
+        ) && words(&stderr).contains("writing the algorithm variables instead"),
         "{stderr}"
     );
     assert_eq!(

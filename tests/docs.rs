@@ -234,3 +234,62 @@ fn the_link_finder_and_the_anchors_follow_markdown() {
         ["seed 003's m"]
     );
 }
+
+/// The fences of `markdown` without a language (quoted terminal output),
+/// each with the paragraph before it.
+fn quoted_outputs(markdown: &str) -> Vec<(String, Vec<&str>)> {
+    let (mut quotes, mut paragraph, mut ended) = (Vec::new(), String::new(), false);
+    // Inside a fence: Some(its lines) for quoted output, None for code.
+    let mut fence: Option<Option<Vec<&str>>> = None;
+    for line in markdown.lines() {
+        let marker = line.trim_start().strip_prefix("```");
+        match (&mut fence, marker) {
+            (None, Some(language)) => fence = Some(language.is_empty().then(Vec::new)),
+            (Some(quote), Some(_)) => {
+                if let Some(lines) = quote.take() {
+                    quotes.push((std::mem::take(&mut paragraph), lines));
+                }
+                fence = None;
+            }
+            (Some(quote), None) => quote.iter_mut().for_each(|lines| lines.push(line)),
+            (None, None) if line.trim().is_empty() => ended = true,
+            (None, None) => {
+                if std::mem::take(&mut ended) {
+                    paragraph.clear();
+                }
+                paragraph += &format!("{line}\n");
+            }
+        }
+    }
+    quotes
+}
+
+/// Quoted reports are the current ones: their tables fit the 100 columns
+/// of a piped report, but where the text before says the quote is from
+/// an earlier pgcheck.
+#[test]
+fn quoted_report_tables_fit_100_columns() {
+    let mut problems = Vec::new();
+    for page in pages() {
+        let markdown = read(&page);
+        for (before, lines) in quoted_outputs(&markdown) {
+            let before = before.split_whitespace().collect::<Vec<_>>().join(" ");
+            if before.contains("earlier pgcheck") {
+                continue;
+            }
+            for line in lines
+                .iter()
+                .filter(|l| l.starts_with('|') || l.starts_with("+-"))
+            {
+                if line.chars().count() > 100 {
+                    problems.push(format!("{}: {line}", page.display()));
+                }
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "tables wider than the report's:\n{}",
+        problems.join("\n")
+    );
+}

@@ -49,9 +49,9 @@ fn launch(input: &str, out: &Path, extra: &[&str], fault: Option<&str>) -> Outco
 
 /// pgcheck's last line on standard error: the exit status and why (the
 /// launcher may add its own lines after it).
-fn exit_line(out: &Outcome) -> &str {
-    out.stderr
-        .lines()
+fn exit_line(out: &Outcome) -> String {
+    messages(&out.stderr)
+        .into_iter()
         .rfind(|l| l.starts_with("pgcheck: exit "))
         .unwrap_or_default()
 }

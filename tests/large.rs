@@ -58,9 +58,9 @@ fn the_plan_names_calls_longer_than_a_slice_and_counts_their_time() {
     )
     .run();
     assert_eq!(out.code, Some(0), "{}", out.text());
-    let long: Vec<&str> = out
-        .stderr
-        .lines()
+    let messages = messages(&out.stderr);
+    let long: Vec<&String> = messages
+        .iter()
         .filter(|l| l.starts_with("long calls:"))
         .collect();
     assert_eq!(long.len(), 1, "{}", out.text());
@@ -79,13 +79,12 @@ fn the_plan_names_calls_longer_than_a_slice_and_counts_their_time() {
     // The budget alone books 0.8 s; the plan counts the long calls instead
     // of 1024 B's 0.4 s of budget.
     assert!(
-        out.stderr.contains("× 200ms budget = 0.8 s"),
+        words(&out.stderr).contains("× 200ms budget = 0.8 s"),
         "{}",
         out.text()
     );
-    let plan = out
-        .stderr
-        .lines()
+    let plan = messages
+        .iter()
         .find(|l| l.starts_with("plan with the long calls:"))
         .unwrap_or_else(|| panic!("{}", out.text()));
     assert!(number_after(plan, "calls:") >= 0.4 + 1.6 + 0.4, "{plan}");

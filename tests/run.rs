@@ -756,15 +756,15 @@ fn a_baseline_run_shows_violations_removed_remaining_and_new() {
     );
     assert_eq!(remaining[0]["library_competitor"], serde_json::Value::Null);
     assert_eq!(remaining[0]["new_algorithm_family"], "testing");
-    // The terminal's table may break a long name inside its cell; the
-    // Markdown report holds the note whole.
-    let report = std::fs::read_to_string(md.join("report.md")).unwrap_or_default();
+    // The terminal's table wraps the note in its cell, names whole; the
+    // Markdown report holds it on one line.
+    let note = "only a new algorithm beats the library: allreduce_self (testing)";
     assert!(
-        report.contains(
-            "only a new algorithm beats the library: allreduce_as_allreduce_self (testing)"
-        ),
-        "{text}\n{report}"
+        text.contains(" allreduce_self ") && text.contains("only a new"),
+        "{text}"
     );
+    let report = std::fs::read_to_string(md.join("report.md")).unwrap_or_default();
+    assert!(report.contains(note), "{text}\n{report}");
     assert!(
         report.contains("Violations: 0 removed, 1 remaining, 0 new."),
         "{report}"
@@ -923,6 +923,107 @@ fn unbound_and_oversubscribed_ranks_are_named() {
         out.expect_in_stdout(
             &format!("WARNING: {np} ranks share {cpus} CPUs on a node"),
             "more ranks than CPUs",
+        );
+    }
+}
+
+/// The report and every line on standard error fit the width, and no
+/// table breaks a candidate's name: measured on 4 ranks of 2 virtual
+/// nodes (the lane and hierarchical names are the longest) at 100
+/// columns, analysed again at 80 with every candidate and a baseline.
+#[test]
+fn reports_fit_the_width_and_keep_names_whole() {
+    let dir = scratch("run-width");
+    let input = input(&dir, "quick.yaml", QUICK);
+    let out_dir = dir.join("out");
+    let run = Launch::new(
+        4,
+        &[
+            "run",
+            "--fail-on",
+            "none",
+            "--allow-undecided",
+            "--ppn",
+            "2",
+            "--details",
+            &input,
+            "--output",
+            out_dir.to_str().unwrap(),
+        ],
+    )
+    .env("COLUMNS", "100")
+    .run();
+    assert_eq!(run.code, Some(0), "{}", run.text());
+    let names = shown_names(&results(&out_dir));
+    assert_fits(&run.stdout, &run.stderr, 100, &names);
+    let analysed = std::process::Command::new(env!("CARGO_BIN_EXE_pgcheck"))
+        .args(["analyze", out_dir.to_str().unwrap(), "--details"])
+        .args(["--fail-on", "none", "--allow-undecided", "--baseline"])
+        .arg(&out_dir)
+        .arg("--output")
+        .arg(dir.join("again"))
+        .env("NO_COLOR", "1")
+        .env("COLUMNS", "80")
+        .output()
+        .expect("pgcheck starts");
+    let stdout = String::from_utf8_lossy(&analysed.stdout);
+    let stderr = String::from_utf8_lossy(&analysed.stderr);
+    assert_eq!(analysed.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(stdout.contains("Baseline"), "{stdout}");
+    assert_fits(&stdout, &stderr, 80, &names);
+}
+
+/// Every candidate's name as the report shows it, with and without its
+/// collective's prefix (`allreduce_as_allreduce_lane`, `allreduce_lane`).
+fn shown_names(results: &serde_json::Value) -> std::collections::BTreeSet<String> {
+    let mut names = std::collections::BTreeSet::new();
+    for check in results["checks"].as_array().unwrap() {
+        let prefix = format!("{}_as_", check["collective"].as_str().unwrap());
+        for c in check["candidates"].as_array().unwrap() {
+            let name = c["name"].as_str().unwrap();
+            names.insert(name.strip_prefix(&prefix).unwrap_or(name).to_string());
+            names.insert(name.to_string());
+        }
+    }
+    names
+}
+
+/// No line wider than `width`; every name of `names` shown in `stdout`
+/// whole; no word with an underscore that is not a whole name (a name
+/// broken across lines leaves such a piece), but for MPI's and the usual
+/// times' own.
+#[track_caller]
+fn assert_fits(
+    stdout: &str,
+    stderr: &str,
+    width: usize,
+    names: &std::collections::BTreeSet<String>,
+) {
+    let text = format!("{stdout}\n--- stderr\n{stderr}");
+    for line in stdout.lines().chain(stderr.lines()) {
+        let columns = line.chars().count();
+        assert!(
+            columns <= width,
+            "{columns} > {width} columns: {line}\n{text}"
+        );
+    }
+    let words: std::collections::BTreeSet<&str> = stdout
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| ",;:.()|*~`'\"".contains(c)))
+        .collect();
+    for word in words.iter().filter(|w| w.contains('_')) {
+        let own = word.starts_with("MPI_") || ["t_min", "t_max", "q_max"].contains(word);
+        assert!(
+            own || names.contains(*word),
+            "{word} is a broken name\n{text}"
+        );
+    }
+    let shown = names.iter().filter(|n| words.contains(n.as_str())).count();
+    assert!(shown > 0, "no name shown whole\n{text}");
+    for name in names.iter().filter(|n| !n.contains("_as_")) {
+        assert!(
+            words.contains(name.as_str()),
+            "{name} not shown whole\n{text}"
         );
     }
 }

@@ -181,8 +181,8 @@ mod tests {
             "| MPI_Bcast, 8 B (8 × byte), root 2 | 300.00 µs | 600.00 µs | 2.000 | 1.00e-5 |",
             "Only in the baseline: MPI_Gather, 8 B per process (8 × byte), root 0",
             "Violations: 1 removed, 1 remaining, 0 new.",
-            "| removed | MPI_Allreduce, 8 B (8 × byte, bor) | violated by allreduce_as_library_ring (1.500×, medium) | holds |  |",
-            "| remaining | MPI_Bcast, 8 B (8 × byte), root 2 | violated by bcast_as_library_binomial (3.000×, high) | violated by bcast_as_scatter_allgather (6.000×, very-high) | only a new algorithm beats the library: bcast_as_scatter_allgather (mockup) |",
+            "| removed | MPI_Allreduce, 8 B (8 × byte, bor) | violated by library_ring (1.500×, medium) | holds |  |",
+            "| remaining | MPI_Bcast, 8 B (8 × byte), root 2 | violated by library_binomial (3.000×, high) | violated by scatter_allgather (6.000×, very-high) | only a new algorithm beats the library: scatter_allgather (mockup) |",
             "| MPI_Bcast, 8 B (8 × byte), root 2 | `bcast_as_scatter_allgather` | 600.00 µs | 100.00 µs | 6.000 | 3.00e-9 | ⛔ **very-high** |",
         ] {
             assert!(md.contains(part), "{part}\nmissing in\n{md}");

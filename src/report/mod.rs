@@ -50,14 +50,32 @@ pub fn show(text: &str) {
 }
 
 /// The plan, progress and other remarks, on standard error so that
-/// `--format json` on standard output stays clean.
+/// `--format json` on standard output stays clean; wrapped to the report's
+/// width.
 pub fn remark(text: &str) {
-    eprint!("{text}");
+    eprint!("{}", fitted(text));
 }
 
 /// A problem that does not stop the run.
 pub fn warning(message: &str) {
-    eprintln!("pgcheck: warning: {message}");
+    remark(&format!("pgcheck: warning: {message}\n"));
+}
+
+/// `text` fitted to the report's width ([`text::width`]).
+pub fn fitted(text: &str) -> String {
+    fit(text, usize::from(text::width()))
+}
+
+/// `text`'s lines broken at spaces into lines of at most `width`
+/// columns; continued lines are indented two spaces more than their
+/// first, so that each reads as one message.
+fn fit(text: &str, width: usize) -> String {
+    text.lines()
+        .map(|line| match line.trim_start().len() {
+            0 => "\n".to_string(),
+            words => text::wrap(line, width, &" ".repeat(line.len() - words + 2)),
+        })
+        .collect()
 }
 
 /// The one message of an error that ends the run.
@@ -197,6 +215,24 @@ pub fn render(results: &Results, view: &View) -> String {
             let mut out = Vec::new();
             csv::render(&mut out, results).expect("writing to memory");
             String::from_utf8(out).expect("CSV is UTF-8")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remarks_wrap_at_spaces_with_their_continuations_indented() {
+        let line = "wall time 1.00 s for a plan of 2.00 s; files in out/run-1\n";
+        assert_eq!(
+            fit(line, 30),
+            "wall time 1.00 s for a plan of\n  2.00 s; files in out/run-1\n"
+        );
+        assert_eq!(fit("a\n\n  b c\n", 4), "a\n\n  b\n    c\n");
+        for l in fit(&line.repeat(3), 30).lines() {
+            assert!(l.chars().count() <= 30, "{l}");
         }
     }
 }

@@ -34,12 +34,13 @@ pub fn who_failed(candidate: &str) -> String {
 }
 
 /// One side of a baseline comparison: `holds`, or `violated by NAME
-/// (1.786×, medium-high)`.
-pub fn violation_side(side: &crate::analyse::baseline::Side) -> String {
+/// (1.786×, medium-high)`, the name without its collective's prefix.
+pub fn violation_side(side: &crate::analyse::baseline::Side, collective: Collective) -> String {
     match (&side.violated_by, side.slowdown) {
         (Some(by), Some(s)) => format!(
-            "{} by {by} ({s:.3}×, {})",
+            "{} by {} ({s:.3}×, {})",
             side.verdict.label(),
+            short_name(collective, by),
             side.severity.label()
         ),
         _ => side.verdict.label().into(),
@@ -84,17 +85,22 @@ pub fn regression_numbers(c: &crate::analyse::baseline::Change) -> (String, Stri
 /// What still beats `default` in a case violated now: a library algorithm
 /// (tuning can still help) or only a new algorithm.
 pub fn violation_note(change: &crate::analyse::baseline::ViolationChange) -> String {
+    let short = |name: &str| short_name(change.key.collective, name);
     match (
         &change.library_competitor,
         &change.new_algorithm_family,
         &change.now.violated_by,
     ) {
         (Some(library), _, _) => format!(
-            "library algorithm {library} still {:.3}× faster",
+            "library algorithm {} still {:.3}× faster",
+            short(library),
             change.library_slowdown.unwrap_or(f64::NAN)
         ),
         (None, Some(family), Some(by)) => {
-            format!("only a new algorithm beats the library: {by} ({family})")
+            format!(
+                "only a new algorithm beats the library: {} ({family})",
+                short(by)
+            )
         }
         _ => String::new(),
     }

@@ -620,8 +620,8 @@ fn violation_changes(b: &Comparison) -> Vec<Block> {
             table.push(vec![
                 Line::plain(kind.label()),
                 Line::plain(model::title_of(&v.key)),
-                Line::plain(model::violation_side(&v.baseline)),
-                Line::plain(model::violation_side(&v.now)),
+                Line::plain(model::violation_side(&v.baseline, v.key.collective)),
+                Line::plain(model::violation_side(&v.now, v.key.collective)),
                 Line::plain(model::violation_note(v)),
             ]);
         }

@@ -51,6 +51,23 @@ pub fn words(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// pgcheck's messages in `stderr`, one string each: lines wrapped to the
+/// terminal's width continue on lines indented deeper than their first.
+pub fn messages(stderr: &str) -> Vec<String> {
+    let mut messages: Vec<(usize, String)> = Vec::new();
+    for line in stderr.lines() {
+        let margin = line.len() - line.trim_start().len();
+        match messages.last_mut() {
+            Some((first, message)) if margin > *first && !line.trim().is_empty() => {
+                *message += " ";
+                *message += line.trim_start();
+            }
+            _ => messages.push((margin, line.to_string())),
+        }
+    }
+    messages.into_iter().map(|(_, message)| message).collect()
+}
+
 /// A run's `results.json` in `dir`, if it wrote a readable one.
 pub fn results_if_written(dir: &Path) -> Option<serde_json::Value> {
     let text = std::fs::read_to_string(dir.join("results.json")).ok()?;

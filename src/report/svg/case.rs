@@ -303,5 +303,19 @@ mod tests {
         let faster = starts[0];
         assert!((faster - one).abs() < 0.2, "{starts:?} against 1× at {one}");
         assert!(starts[2] < one - 10.0, "the slower bar lies left of 1");
+        // Log scale: 1.2× slower is as long against 1.82× faster as their
+        // logarithms.
+        let widths: Vec<f64> = document
+            .descendants()
+            .filter(|n| n.has_tag_name("rect"))
+            .skip(1)
+            .map(|n| n.attribute("width").unwrap().parse().unwrap())
+            .collect();
+        let expected = 1.2f64.ln() / (100.0f64 / 55.0).ln();
+        assert!(
+            (widths[2] / widths[0] - expected).abs() < 0.01,
+            "bars {widths:?}: slower ÷ faster {} ≠ {expected:.3}",
+            widths[2] / widths[0]
+        );
     }
 }

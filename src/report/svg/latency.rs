@@ -269,6 +269,7 @@ mod tests {
             ]
         );
         assert_eq!(count(allreduce, "polygon"), 3, "a band per line");
+        assert_bands_enclose_their_lines(allreduce);
         let rings = tooltips(allreduce, "circle");
         assert_eq!(
             rings,
@@ -283,6 +284,40 @@ mod tests {
         assert_eq!(count(bcast, "polyline"), 2);
         assert_eq!(tooltips(bcast, "circle").len(), 1);
         assert!(labels(bcast).contains(&"MPI_Bcast: median time against size, root 2".into()));
+    }
+
+    /// Each band, in the order of the lines, reaches above and below its
+    /// line's point at every size: the quartiles around the median.
+    fn assert_bands_enclose_their_lines(xml: &str) {
+        let document = roxmltree::Document::parse(xml).unwrap();
+        let points = |tag: &str| -> Vec<Vec<(f64, f64)>> {
+            let parse = |p: &str| {
+                let (x, y) = p.split_once(',').unwrap();
+                (x.parse().unwrap(), y.parse().unwrap())
+            };
+            (document.descendants())
+                .filter(|n| n.has_tag_name(tag))
+                .map(|n| {
+                    n.attribute("points")
+                        .unwrap()
+                        .split(' ')
+                        .map(parse)
+                        .collect()
+                })
+                .collect()
+        };
+        for (band, line) in points("polygon").iter().zip(points("polyline")) {
+            for (x, y) in line {
+                let ys: Vec<f64> = (band.iter())
+                    .filter(|p| (p.0 - x).abs() < 0.01)
+                    .map(|p| p.1)
+                    .collect();
+                assert!(
+                    ys.iter().any(|b| *b < y - 0.5) && ys.iter().any(|b| *b > y + 0.5),
+                    "band {ys:?} around the median at ({x}, {y})"
+                );
+            }
+        }
     }
 
     #[test]

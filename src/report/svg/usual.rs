@@ -289,6 +289,20 @@ mod tests {
                 "{tick} in every panel: {ticks:?}"
             );
         }
+        // … and at the same place in each panel: the panels' ranges are one.
+        for tick in &ticks {
+            let mut at: Vec<f64> = document
+                .descendants()
+                .filter(|n| n.has_tag_name("text") && n.text() == Some(tick.as_str()))
+                .map(|n| n.attribute("x").unwrap().parse().unwrap())
+                .collect();
+            at.sort_by(f64::total_cmp);
+            let offsets: Vec<f64> = at.windows(2).map(|w| w[1] - w[0]).collect();
+            assert!(
+                offsets.iter().all(|d| (d - PANEL_W).abs() < 0.01),
+                "{tick} at {at:?}: not {PANEL_W} apart"
+            );
+        }
         // No usual times, no panels.
         let plain = fixture::results();
         assert!(plain.checks.iter().all(|c| render(&plain, c).is_none()));

@@ -90,7 +90,7 @@ pub fn render_to(runs: &[CaseData], look: &Look) -> (String, usize) {
             t.skipped.to_string(),
         ]);
     }
-    super::tighten(&mut table);
+    super::arrange(&mut table);
     let mut summary = format!(
         "verify: {} cases, {failures} candidate runs failed, {skipped} skipped\n",
         runs.len(),
