@@ -318,6 +318,20 @@ mod tests {
     }
 
     #[test]
+    fn the_cached_distribution_is_the_one_of_these_samples() {
+        // The same tie-group sizes (2, 1, 1, 2, 1) in samples of 3 and 4, then
+        // of 4 and 3: the second must not be given the first's table, which
+        // is the mirror image of its own.
+        let x = [1.0, 1.0, 3.0];
+        let y = [2.0, 4.0, 4.0, 5.0];
+        for (a, b) in [(&x[..], &y[..]), (&y[..], &x[..])] {
+            let groups: Vec<_> = TieGroups::new(a, b).collect();
+            let cached = cached_permutation_pmf(&groups, a.len(), b.len());
+            assert_eq!(*cached, permutation_pmf(&groups, a.len(), b.len()));
+        }
+    }
+
+    #[test]
     fn exact_pmf_matches_enumeration() {
         // m = 2, n = 3: U over the C(5, 2) = 10 placements is 0,1,2,2,3,3,4,4,5,6.
         let pmf = exact_pmf(2, 3, 6);

@@ -464,30 +464,25 @@ mod tests {
         for file in &files {
             texts(file);
         }
-        let with_rounds = render_all(&fixture::results_with_rounds());
-        let names = file_names(&with_rounds);
-        for (i, name) in names.iter().enumerate() {
-            if name.starts_with("rounds-") {
-                assert_eq!(names[i - 1], name.replace("rounds-", "check-"));
+        // Each `prefix` file follows its check's, one per check with a
+        // measured candidate.
+        for (results, prefix) in [
+            (fixture::results_with_rounds(), "rounds-"),
+            (fixture::results_with_usual(), "usual-"),
+        ] {
+            let files = render_all(&results);
+            let names = file_names(&files);
+            for (i, name) in names.iter().enumerate() {
+                if name.starts_with(prefix) {
+                    assert_eq!(names[i - 1], name.replace(prefix, "check-"));
+                }
             }
+            assert_eq!(
+                names.iter().filter(|n| n.starts_with(prefix)).count(),
+                3,
+                "every check with a measured candidate: {names:?}"
+            );
         }
-        assert_eq!(
-            names.iter().filter(|n| n.starts_with("rounds-")).count(),
-            3,
-            "every check with a measured candidate: {names:?}"
-        );
-        let with_usual = render_all(&fixture::results_with_usual());
-        let names = file_names(&with_usual);
-        for (i, name) in names.iter().enumerate() {
-            if name.starts_with("usual-") {
-                assert_eq!(names[i - 1], name.replace("usual-", "check-"));
-            }
-        }
-        assert_eq!(
-            names.iter().filter(|n| n.starts_with("usual-")).count(),
-            3,
-            "every check with a measured candidate: {names:?}"
-        );
     }
 
     #[test]
