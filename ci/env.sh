@@ -58,6 +58,10 @@ if [ -n "$MPI_PYPI" ]; then
   export RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }-C link-arg=-Wl,-rpath,$MPI_PREFIX/lib"
 fi
 export PGCHECK_MPI PGCHECK_MPI_FAMILY
+# The Python with pandas, pyarrow and polars that `ci/setup --test` installs
+# (tests/raw.rs reads raw/ with them).
+PGCHECK_READERS=$pgcheck_root/target/python-readers
+export PGCHECK_PYTHON=${PGCHECK_PYTHON:-$PGCHECK_READERS/bin/python}
 # Launcher options that bind every rank to a core (round robin over the
 # cores, several ranks a core when there are more ranks than cores):
 # unbound ranks are placed anew by the scheduler in every launch, which

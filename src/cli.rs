@@ -332,7 +332,7 @@ pub struct RunArgs {
     /// How to keep every observation: raw.csv.gz (about 5 bytes each),
     /// raw.csv (65–77 bytes each), or not at all (`analyze` then cannot
     /// decide the run again).
-    #[arg(long, value_enum, default_value_t = crate::store::raw::RawFormat::CsvGz)]
+    #[arg(long, value_enum, default_value_t = crate::store::raw::RawFormat::Parquet)]
     pub raw: crate::store::raw::RawFormat,
 }
 

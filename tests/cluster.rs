@@ -393,7 +393,7 @@ fn end_within(child: &mut Child, since: Instant, limit: Duration) -> std::proces
 /// Injects `fault` into a run on 2 × 2 emulated nodes (shaped links if
 /// `link` is not empty) once it has finished two cases: the job ends by
 /// itself within seconds, leaves no process or namespace behind, and the
-/// finished cases are in raw.csv.gz and a results.json marked incomplete.
+/// finished cases are in raw/ and a results.json marked incomplete.
 fn fault_during_a_run(name: &str, fault: Fault, link: &str) {
     let dir = scratch(name);
     let input = input(

@@ -184,8 +184,9 @@ fn no_run_or_an_unreadable_one_is_an_input_error() {
     let out = history(&[dir.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(
-        text(&out)
-            .contains("neither a run (results.json, raw.csv.gz, raw.csv) nor a directory of runs"),
+        text(&out).contains(
+            "neither a run (results.json, raw/, raw.csv.gz, raw.csv) nor a directory of runs"
+        ),
         "{}",
         text(&out)
     );

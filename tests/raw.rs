@@ -1,6 +1,7 @@
-//! A run's observations as `run --raw` keeps them: `raw.csv.gz` by
-//! default, small, read back by `analyze` to the run's own verdicts, and
-//! read by pandas where it is installed.
+//! A run's observations as `run --raw` keeps them: `raw/` (a Parquet file
+//! per case) by default, small, read back by `analyze` to the run's own
+//! verdicts, and read as one table by pandas and polars; `raw.csv.gz` and
+//! `raw.csv` on request, read by Python's own modules.
 
 mod common;
 use common::*;
@@ -64,8 +65,26 @@ fn a_run_s_compact_observations_are_small_and_analyse_to_its_verdicts() {
         ],
     );
     assert_eq!(out.code, Some(0), "{}", out.text());
-    let gz = out_dir.join("raw.csv.gz");
-    assert!(gz.is_file() && !out_dir.join("raw.csv").exists());
+    assert!(!out_dir.join("raw.csv").exists() && !out_dir.join("raw.csv.gz").exists());
+    // A file per case, in the order measured.
+    let cases = out_dir.join("raw");
+    let mut files: Vec<String> = std::fs::read_dir(&cases)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        [
+            "case-00001.parquet",
+            "case-00002.parquet",
+            "case-00003.parquet"
+        ]
+    );
+    let bytes: u64 = files
+        .iter()
+        .map(|f| std::fs::metadata(cases.join(f)).unwrap().len())
+        .sum();
     // Bytes per observation, every row (valid or late) an observation.
     let text = raw_text(&out_dir);
     let mut lines = text.lines();
@@ -88,8 +107,8 @@ fn a_run_s_compact_observations_are_small_and_analyse_to_its_verdicts() {
         &text[..300]
     );
     let rows = lines.count();
-    let per_observation = std::fs::metadata(&gz).unwrap().len() as f64 / rows as f64;
-    eprintln!("raw.csv.gz: {rows} observations, {per_observation:.2} B each");
+    let per_observation = bytes as f64 / rows as f64;
+    eprintln!("raw/: {rows} observations, {per_observation:.2} B each");
     assert!(rows >= 1_000, "{rows} observations");
     assert!(
         per_observation <= 16.0,
@@ -121,30 +140,51 @@ fn a_run_s_compact_observations_are_small_and_analyse_to_its_verdicts() {
             );
         }
     }
-    // Python's own gzip and csv modules read every gzip member; pandas,
-    // where it is installed, reads the file as it is.
-    let python = |script: &str| {
-        std::process::Command::new("python3")
-            .args(["-c", script])
-            .arg(&gz)
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8(o.stdout).unwrap().trim().to_string())
-    };
+    // pandas (through pyarrow) and polars read the directory as one table,
+    // with the same rows, late starts as missing times, and the same sum of
+    // picoseconds.
     let valid = text.lines().filter(|l| l.contains(",true,")).count();
-    let expected = format!("{rows} {valid}");
-    let stdlib = "import csv, gzip, sys\nr = list(csv.DictReader(gzip.open(sys.argv[1], 'rt')))\nprint(len(r), sum(x['ns'] != '' for x in r))";
-    match python(stdlib) {
-        Some(counts) => assert_eq!(counts, expected, "Python's gzip and csv"),
-        None => eprintln!("SKIPPED: no python3: raw.csv.gz not read by Python"),
-    }
-    if python("import pandas").is_none() {
-        eprintln!("SKIPPED: pandas is not installed: raw.csv.gz not read by pandas");
+    let picoseconds: u64 = text
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.rsplit(',').next().filter(|ns| !ns.is_empty()))
+        .map(|ns| (ns.parse::<f64>().unwrap() * 1e3).round() as u64)
+        .sum();
+    let expected = format!("{rows} {valid} {picoseconds}");
+    let Some(python) = readers() else {
         return;
+    };
+    for (reader, script) in [
+        ("pandas", "import sys, pandas\nd = pandas.read_parquet(sys.argv[1])\nprint(len(d), d['ps'].notna().sum(), int(d['ps'].sum()))"),
+        ("polars", "import sys, polars\nd = polars.read_parquet(sys.argv[1] + '/*.parquet')\nprint(d.height, d['ps'].is_not_null().sum(), d['ps'].sum())"),
+    ] {
+        let out = std::process::Command::new(&python)
+            .args(["-c", script])
+            .arg(&cases)
+            .output()
+            .expect("python starts");
+        assert!(out.status.success(), "{reader}: {out:?}");
+        let counts = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(counts.trim(), expected, "{reader}");
     }
-    let pandas = "import sys, pandas\nd = pandas.read_csv(sys.argv[1])\nprint(len(d), d['ns'].notna().sum())";
-    assert_eq!(python(pandas).as_deref(), Some(&expected[..]), "pandas");
+}
+
+/// The Python with pandas, pyarrow and polars that ci/setup installs
+/// (`PGCHECK_PYTHON`, from ci/env.sh), else `python3` if it has them;
+/// None, having said so, where there is none (a failure under CI).
+fn readers() -> Option<String> {
+    let python = std::env::var("PGCHECK_PYTHON").unwrap_or_else(|_| "python3".into());
+    let has = std::process::Command::new(&python)
+        .args(["-c", "import pandas, pyarrow, polars"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has {
+        cannot_run_here(&format!(
+            "{python} has no pandas, pyarrow and polars (ci/setup installs them): raw/ not read by them"
+        ));
+        return None;
+    }
+    Some(python)
 }
 
 #[test]
@@ -173,13 +213,38 @@ fn raw_chooses_the_format_or_none() {
         );
         assert_eq!(out.code, Some(0), "{}", out.text());
     };
+    let kept = |names: &[&str]| {
+        for name in ["raw", "raw.csv", "raw.csv.gz"] {
+            let there = out_dir.join(name).exists();
+            assert_eq!(there, names.contains(&name), "{name} kept: {there}");
+        }
+    };
     run("csv");
-    assert!(out_dir.join("raw.csv").is_file() && !out_dir.join("raw.csv.gz").exists());
+    kept(&["raw.csv"]);
     assert!(raw_text(&out_dir).starts_with(
         "run,collective,size_bytes,count,datatype,op,root,candidate,round,valid,seconds\n"
     ));
     run("none");
-    assert!(!out_dir.join("raw.csv").exists() && !out_dir.join("raw.csv.gz").exists());
+    kept(&[]);
+    // raw.csv.gz: one gzip member per case, which Python's own gzip and
+    // csv modules read.
     run("csv.gz");
-    assert!(out_dir.join("raw.csv.gz").is_file() && !out_dir.join("raw.csv").exists());
+    kept(&["raw.csv.gz"]);
+    let text = raw_text(&out_dir);
+    let rows = text.lines().count() - 1;
+    let valid = text.lines().filter(|l| l.contains(",true,")).count();
+    let stdlib = "import csv, gzip, sys\nr = list(csv.DictReader(gzip.open(sys.argv[1], 'rt')))\nprint(len(r), sum(x['ns'] != '' for x in r))";
+    let out = std::process::Command::new("python3")
+        .args(["-c", stdlib])
+        .arg(out_dir.join("raw.csv.gz"))
+        .output()
+        .expect("python3 starts");
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap().trim(),
+        format!("{rows} {valid}")
+    );
+    run("parquet");
+    kept(&["raw"]);
+    assert!(raw_text(&out_dir).lines().count() > 1);
 }

@@ -810,7 +810,7 @@ fn late_starts_are_counted_and_reported() {
     );
     let summary = std::fs::read_to_string(out_dir.join("summary.csv")).unwrap();
     assert!(summary.lines().next().unwrap().contains("invalid_share"));
-    // raw.csv.gz has a row for each invalid observation, without seconds, in
+    // raw/ has a row for each invalid observation, without seconds, in
     // the round it was lost; analysing again counts them.
     let raw = common::raw_text(&out_dir);
     let lost: Vec<&str> = raw

@@ -99,8 +99,8 @@ pub fn run(ctx: &Context, config: &Config, args: &Run) -> Ending {
         }
         Baseline::Launches(launches) => Prepared::Launches(launches),
     });
-    // Rank 0 keeps each case's verdict; its observations go to raw.csv.gz
-    // (or as `--raw` says).
+    // Rank 0 keeps each case's verdict; its observations go to raw/ (or as
+    // `--raw` says).
     let mut decisions = Decisions::default();
     let mut progress = leader.then(|| Progress::start(plan.expected().as_secs_f64()));
     let mut between = BetweenCases::default();
@@ -121,7 +121,7 @@ pub fn run(ctx: &Context, config: &Config, args: &Run) -> Ending {
         let measured_at = mpi::time();
         if leader {
             let started = mpi::time();
-            if let Err(e) = store::raw::append(&args.output, args.raw, &meta.run_id, &data) {
+            if let Err(e) = store::raw::append(&args.output, args.raw, &meta.run_id, i + 1, &data) {
                 let name = args.raw.file_name().unwrap_or_default();
                 report::warning(&format!("cannot append to {name}: {e}"));
             }

@@ -1,4 +1,4 @@
-//! A run's files: `raw.csv.gz` or `raw.csv` (observations, [`raw`]),
+//! A run's files: `raw/`, `raw.csv.gz` or `raw.csv` (observations, [`raw`]),
 //! `results.json` (everything
 //! decided), and the reports written beside them. Writing and reading them
 //! is this module's job alone.
@@ -15,7 +15,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// A saved run: its `results.json` if there is one, and its cases from
-/// its observations (`raw.csv.gz` or `raw.csv`).
+/// its observations (`raw/`, `raw.csv.gz` or `raw.csv`).
 pub struct Saved {
     pub results: Option<Results>,
     pub cases: Vec<CaseData>,
@@ -29,7 +29,7 @@ pub fn load(dir: &Path) -> Result<Saved, String> {
     } else {
         None
     };
-    let raw_path = raw::find(dir).unwrap_or_else(|| dir.join(raw::CSV_GZ));
+    let raw_path = raw::find(dir).unwrap_or_else(|| dir.join(raw::parquet::DIR));
     let rows = raw::read(&raw_path).map_err(|e| format!("{}: {e}", raw_path.display()))?;
     let cases =
         raw::cases(&rows, results.as_ref()).map_err(|e| format!("{}: {e}", raw_path.display()))?;
@@ -78,7 +78,7 @@ pub fn runs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
             .collect();
         if inside.is_empty() {
             return Err(format!(
-                "{}: neither a run (results.json, raw.csv.gz, raw.csv) nor a directory of runs",
+                "{}: neither a run (results.json, raw/, raw.csv.gz, raw.csv) nor a directory of runs",
                 path.display()
             ));
         }

@@ -81,10 +81,39 @@ pub fn results(dir: &Path) -> serde_json::Value {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// A run's observations in `dir` as CSV text: `raw.csv.gz` decompressed
-/// (every member), else `raw.csv`.
+/// A run's observations in `dir` as CSV text with raw.csv.gz's columns:
+/// `raw/` (Parquet, read with the parquet crate) rendered as such, else
+/// `raw.csv.gz` decompressed (every member), else `raw.csv`.
 pub fn raw_text(dir: &Path) -> String {
     use std::io::Read;
+    let cases = dir.join("raw");
+    if cases.is_dir() {
+        let rows = pgcheck::store::raw::read(&cases)
+            .unwrap_or_else(|e| panic!("{}: {e:#}", cases.display()));
+        let mut text = String::from(
+            "run,collective,size_bytes,count,datatype,op,root,candidate,round,valid,ns\n",
+        );
+        for r in rows {
+            let ns = r
+                .seconds
+                .map(pgcheck::store::raw::csv::nanoseconds)
+                .unwrap_or_default();
+            text += &format!(
+                "{},{},{},{},{},{},{},{},{},{},{ns}\n",
+                r.run,
+                r.collective.name(),
+                r.size_bytes,
+                r.count,
+                r.datatype.name(),
+                r.op.name(),
+                r.root,
+                r.candidate,
+                r.round,
+                r.valid
+            );
+        }
+        return text;
+    }
     let gz = dir.join("raw.csv.gz");
     if gz.is_file() {
         let file = std::fs::File::open(&gz).unwrap();

@@ -87,16 +87,37 @@ pub fn write(blocks: &[Block], look: &Look) -> String {
                     out += &wrap(&format!("  {}", item.words()), width, "    ");
                 }
             }
-            Block::Table(t) => out += &format!("{}\n", table(t, look)),
+            Block::Table(t) => match table(t, look) {
+                Some(boxed) => out += &format!("{boxed}\n"),
+                None => out += &records(t, width),
+            },
             Block::Fold(_, blocks) => out += &write(blocks, look),
         }
     }
     out
 }
 
-/// A document table as a comfy table arranged to the width; marked cells
-/// painted when the look has colour.
-fn table(t: &crate::report::document::Table, look: &Look) -> Table {
+/// A table too wide for the width even with only its names whole, as one
+/// record per row: the first column's header and cell, then each other
+/// column's, indented.
+fn records(t: &crate::report::document::Table, width: usize) -> String {
+    let mut out = String::new();
+    for row in &t.rows {
+        for (i, ((name, _), cell)) in t.columns.iter().zip(row).enumerate() {
+            let (indent, more) = if i == 0 {
+                ("", "    ")
+            } else {
+                ("  ", "      ")
+            };
+            out += &wrap(&format!("{indent}{name}: {}", cell.words()), width, more);
+        }
+    }
+    out
+}
+
+/// A document table as a comfy table arranged to the width, None if its
+/// names alone are wider; marked cells painted when the look has colour.
+fn table(t: &crate::report::document::Table, look: &Look) -> Option<Table> {
     let mut table = Table::new();
     style(&mut table, look);
     let alignment = |align: Align| match align {
@@ -118,15 +139,15 @@ fn table(t: &crate::report::document::Table, look: &Look) -> Table {
             }
         }));
     }
-    arrange(&mut table);
-    table
+    arrange(&mut table).then_some(table)
 }
 
 /// Once the rows are in: two spaces between columns instead of three (the
 /// room of a wider cell before anything wraps), and every column's width
 /// chosen here, so that cells wrap only at spaces where the width allows
-/// and names ([`is_name`]) never break.
-pub fn arrange(table: &mut Table) {
+/// and names ([`is_name`]) never break. False if the names alone are wider
+/// than the table may be.
+pub fn arrange(table: &mut Table) -> bool {
     let padding = |i: usize| if i == 0 { (1, 1) } else { (0, 1) };
     let count = table.column_count();
     let paddings: usize = (0..count)
@@ -148,12 +169,14 @@ pub fn arrange(table: &mut Table) {
     let borders = 2 + separators + paddings;
     let room = usize::from(table.width().unwrap_or(u16::MAX)).saturating_sub(borders);
     let widths = column_widths(&columns(table), room);
+    let fits = widths.iter().sum::<usize>() <= room;
     for (i, (column, width)) in table.column_iter_mut().zip(widths).enumerate() {
         let (left, right) = padding(i);
         column.set_padding((left, right));
         let width = u16::try_from(width).unwrap_or(u16::MAX) + left + right;
         column.set_constraint(ColumnConstraint::Absolute(Width::Fixed(width)));
     }
+    fits
 }
 
 /// What a column needs: its widest line, its widest word and its widest
@@ -708,10 +731,39 @@ mod tests {
             "allgather_circulant",
             "inconclusive (≥ 5.15×) and more",
         ]);
-        arrange(&mut table);
+        assert!(arrange(&mut table));
         let text = table.to_string();
         assert!(text.lines().all(|l| l.chars().count() <= 40), "{text}");
         assert!(text.contains(" allgather_circulant "), "{text}");
+    }
+
+    /// Names that do not fit side by side: a record per row, within the
+    /// width, every name whole.
+    #[test]
+    fn a_table_whose_names_cannot_fit_becomes_records() {
+        use crate::report::document::{Line, Table as Document};
+        let mut t = Document::new([
+            ("violation", Align::Left),
+            ("baseline", Align::Left),
+            ("now", Align::Left),
+        ]);
+        let name = "reducescatterblock_allgather";
+        t.push(vec![
+            Line::plain("remaining"),
+            Line::plain(format!("violated by {name} (1.312×, medium)")),
+            Line::plain(format!("violated by {name} (1.3×)")),
+        ]);
+        let look = Look {
+            color: false,
+            width: 60,
+        };
+        let text = write(&[Block::Table(t)], &look);
+        assert_eq!(
+            text,
+            format!(
+                "violation: remaining\n  baseline: violated by {name}\n      (1.312×, medium)\n  now: violated by {name} (1.3×)\n"
+            )
+        );
     }
 
     #[test]
