@@ -151,12 +151,12 @@ pub struct Smaller {
 }
 
 impl Smaller {
-    /// Its name in `raw.csv` and in progress: `default@64B`.
+    /// Its name in the raw observations and in progress: `default@64B`.
     pub fn name(size_bytes: u64) -> String {
         format!("default@{size_bytes}B")
     }
 
-    /// The size a `raw.csv` candidate name gives, if it names one.
+    /// The size a raw observation's candidate name gives, if it names one.
     pub fn size_of(name: &str) -> Option<u64> {
         name.strip_prefix("default@")?
             .strip_suffix('B')?

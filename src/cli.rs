@@ -103,7 +103,7 @@ pub enum Command {
     Run(RunArgs),
     /// Run every competitor once and compare its result with the library's own collective.
     Verify(VerifyArgs),
-    /// Re-analyse a run's raw.csv.gz or raw.csv (and results.json) without MPI: other tests, alpha, corrections, q_max.
+    /// Re-analyse a run's observations (raw/, raw.csv.gz or raw.csv) and results.json without MPI: other tests, alpha, corrections, q_max.
     Analyze(AnalyzeArgs),
     /// List every collective with its competitors and the guideline each checks.
     #[command(after_help = exit_help("list"))]
@@ -321,7 +321,7 @@ pub struct RunArgs {
     pub analysis: AnalysisArgs,
     #[command(flatten)]
     pub report: ReportArgs,
-    /// Directory for the run's files: raw.csv.gz (or raw.csv, see --raw) with every
+    /// Directory for the run's files: raw/ (a Parquet file per case; see --raw) with every
     /// observation, results.json (everything decided), summary.csv (one row per case and
     /// candidate), report.md, overview.svg, per collective latency-<collective>.svg,
     /// and per case check-<collective>-<size>B.svg, rounds-<collective>-<size>B.svg
@@ -329,9 +329,9 @@ pub struct RunArgs {
     /// An earlier run's files of the same names are overwritten.
     #[arg(long, short, default_value = "pgcheck-results")]
     pub output: PathBuf,
-    /// How to keep every observation: raw.csv.gz (about 5 bytes each),
-    /// raw.csv (65–77 bytes each), or not at all (`analyze` then cannot
-    /// decide the run again).
+    /// How to keep every observation: raw/, a Parquet file per case (about 3
+    /// bytes each), raw.csv.gz (about 4), raw.csv (65–77), or not at all
+    /// (`analyze` then cannot decide the run again).
     #[arg(long, value_enum, default_value_t = crate::store::raw::RawFormat::Parquet)]
     pub raw: crate::store::raw::RawFormat,
 }

@@ -121,7 +121,7 @@ impl Options {
         meta.qmax = self.qmax;
         if self.outliers == Outliers::Tmax && self.timer_resolution_s <= 0.0 {
             meta.warnings.push(
-                "--outliers tmax removes nothing: the timer resolution is unknown (a raw.csv without its results.json), so there are no usual times"
+                "--outliers tmax removes nothing: the timer resolution is unknown (observations without their results.json), so there are no usual times"
                     .into(),
             );
         }

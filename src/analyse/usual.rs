@@ -28,7 +28,7 @@ pub struct UsualTime {
 
 /// The usual time of `sample`: None unless measured with at least
 /// [`usual::MIN_OBSERVATIONS`] valid observations and a known timer
-/// resolution (a `raw.csv` analysed without its `results.json` has none).
+/// resolution (observations analysed without their `results.json` have none).
 pub fn of(sample: &Sample, resolution_s: f64, qmax: f64) -> Option<UsualTime> {
     if sample.outcome != Outcome::Measured {
         return None;

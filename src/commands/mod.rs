@@ -152,7 +152,7 @@ enum Against<'a, B: ?Sized> {
 }
 
 /// The baseline's verdicts: as its `results.json` has them (those `tune`
-/// decided from), else decided again from its `raw.csv` with this run's
+/// decided from), else decided again from its observations with this run's
 /// options.
 fn baseline_verdicts(saved: &store::Saved, options: &Options) -> Vec<Verdict> {
     match &saved.results {

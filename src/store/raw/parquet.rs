@@ -234,23 +234,22 @@ fn dictionary_chunk(
 /// `round`: a dictionary of the rounds there are, in order, and each
 /// row's index, in runs (a round's observations are consecutive).
 fn round_chunk(file: &mut Vec<u8>, samples: &[&Sample]) -> Chunk {
-    let mut rounds: Vec<u32> = samples
-        .iter()
-        .flat_map(|s| rows(s).map(|(round, _)| round))
-        .collect();
-    let in_order = rounds.clone();
+    let mut runs: Vec<(u32, u64)> = Vec::new();
+    for (round, _) in samples.iter().flat_map(|s| rows(s)) {
+        match runs.last_mut() {
+            Some((last, len)) if *last == round => *len += 1,
+            _ => runs.push((round, 1)),
+        }
+    }
+    let mut rounds: Vec<u32> = runs.iter().map(|&(round, _)| round).collect();
     rounds.sort_unstable();
     rounds.dedup();
     let dictionary: Vec<Plain> = rounds.iter().map(|&r| Plain::Int32(r as i32)).collect();
-    let index = |round: u32| {
-        rounds
-            .binary_search(&round)
-            .expect("a round of the dictionary")
-    };
+    let index = |round: u32| rounds.binary_search(&round).expect("a round of the dictionary");
     dictionary_chunk(
         file,
         &dictionary,
-        in_order.into_iter().map(|r| (index(r) as u64, 1)),
+        runs.iter().map(|&(round, len)| (index(round) as u64, len)),
     )
 }
 
