@@ -5,7 +5,7 @@
 //! the number of cases; `analyze`, which has every case in memory anyway,
 //! lends its slice.
 
-use super::rounds::Shape;
+use super::rounds::{RoundMedians, Shape};
 use super::{CaseData, CaseKey, Outcome, Sample};
 use crate::candidates::native::DEFAULT;
 use crate::case::Smaller;
@@ -115,15 +115,25 @@ impl Spilled {
 
     /// Keeps `default`'s sample of `case` and the smaller size's.
     pub fn push(&mut self, case: &CaseData) {
+        self.push_with_rounds(case, None);
+    }
+
+    /// [`Spilled::push`] with `default`'s rounds, if summarised already
+    /// (as its verdict does): they are not selected again.
+    pub(super) fn push_with_rounds(
+        &mut self,
+        case: &CaseData,
+        default_rounds: Option<RoundMedians>,
+    ) {
         let default = case
             .samples
             .iter()
             .find(|s| s.name == DEFAULT)
-            .map(|s| self.spill(s));
+            .map(|s| self.spill(s, default_rounds));
         let smaller = case
             .smaller
             .as_ref()
-            .map(|s| (s.size_bytes, self.spill(&s.sample)));
+            .map(|s| (s.size_bytes, self.spill(&s.sample, None)));
         self.kept.push(Kept {
             key: case.key.clone(),
             default,
@@ -137,7 +147,7 @@ impl Spilled {
         self.memory.len()
     }
 
-    fn spill(&mut self, sample: &Sample) -> Stub {
+    fn spill(&mut self, sample: &Sample, rounds: Option<RoundMedians>) -> Stub {
         let bytes = encode(sample);
         if self.file.is_none() && self.file_len == 0 && self.memory.is_empty() {
             self.file = unnamed_file().ok();
@@ -160,7 +170,7 @@ impl Spilled {
             at,
             seconds: sample.seconds.len(),
             invalid: sample.invalid_rounds.len(),
-            shape: Shape::of(sample),
+            shape: Shape::with_rounds(sample, rounds),
         }
     }
 
