@@ -5,7 +5,7 @@
 //! sorted) once, however many comparisons follow.
 
 use crate::case::Sample;
-use crate::stats::describe;
+use crate::stats::describe::{self, Selected};
 
 /// The two middle observations of some values (equal for an odd count):
 /// their median, also after scaling every value by a positive factor,
@@ -34,6 +34,20 @@ impl Middles {
             lower: found[0],
             upper: found[found.len() - 1],
             odd,
+        })
+    }
+
+    /// The middles of the values whose median `selected` holds, unless it
+    /// took a -0.0 among them as 0.0.
+    pub fn of_selected(selected: &Selected) -> Option<Middles> {
+        let n = selected.len();
+        if !selected.as_given() {
+            return None;
+        }
+        Some(Middles {
+            lower: selected.at((n - 1) / 2)?,
+            upper: selected.at(n / 2)?,
+            odd: n % 2 == 1,
         })
     }
 
@@ -147,15 +161,10 @@ pub struct Shape {
 impl Shape {
     /// None for a sample without observations.
     pub fn of(sample: &Sample) -> Option<Shape> {
-        Shape::with_rounds(sample, None)
-    }
-
-    /// [`Shape::of`] with the sample's rounds, if summarised already.
-    pub fn with_rounds(sample: &Sample, rounds: Option<RoundMedians>) -> Option<Shape> {
         let all = Middles::of(&sample.seconds)?;
         Some(Shape {
             all,
-            rounds: rounds.unwrap_or_else(|| RoundMedians::of(sample)),
+            rounds: RoundMedians::of(sample),
         })
     }
 
@@ -254,6 +263,28 @@ mod tests {
                 Middles::of(&s.seconds).unwrap().median().to_bits(),
                 describe::median(&s.seconds).to_bits()
             );
+        }
+    }
+
+    #[test]
+    fn middles_of_selected_are_the_values_own_unless_a_zero_was_negative() {
+        use describe::{Statistic, QUARTILES};
+        for n in [1usize, 2, 7, 10] {
+            let mut values: Vec<f64> = (0..n).map(|i| ((i * 7) % 5) as f64 - 2.0).collect();
+            let selected = Selected::of(&values, &QUARTILES).unwrap();
+            assert_eq!(Middles::of_selected(&selected), Middles::of(&values));
+            // Only the quantiles, not the median: nothing to give.
+            let quantile = Selected::of(&values, &[Statistic::Quantile(0.9)]).unwrap();
+            assert!(n < 3 || Middles::of_selected(&quantile).is_none());
+            // A -0.0 in the middle: Selected takes it as 0.0, Middles does not.
+            values.fill(-0.0);
+            let selected = Selected::of(&values, &QUARTILES).unwrap();
+            assert_eq!(selected.median().to_bits(), 0.0f64.to_bits());
+            assert_eq!(
+                Middles::of(&values).unwrap().median().to_bits(),
+                (-0.0f64).to_bits()
+            );
+            assert_eq!(Middles::of_selected(&selected), None);
         }
     }
 

@@ -1,6 +1,7 @@
 //! One case's verdict: each competitor against `default`, by the test the
 //! options choose, its severity and the case's conclusion.
 
+use super::rounds::{Middles, Shape};
 use super::*;
 use crate::candidates::native::DEFAULT;
 use crate::stats::describe::{self, Selected, Statistic};
@@ -136,16 +137,16 @@ fn summarise(
 }
 
 pub(super) fn verdict(case: &CaseData, options: &Options) -> Verdict {
-    verdict_and_default_rounds(case, options).0
+    verdict_and_default_shape(case, options).0
 }
 
-/// [`verdict`], and the per-round medians of the case's (first) `default`
-/// sample unless the outlier filter removed some of its observations: what
-/// [`Decisions`] keeps of it need not be selected again.
-pub(super) fn verdict_and_default_rounds(
+/// [`verdict`], and the shape of the case's (first) `default` sample as
+/// the verdict selected it, unless the outlier filter dropped some of its
+/// observations: what [`Decisions`] keeps of it need not be selected again.
+pub(super) fn verdict_and_default_shape(
     case: &CaseData,
     options: &Options,
-) -> (Verdict, Option<RoundMedians>) {
+) -> (Verdict, Option<Shape>) {
     // Each measured candidate's order statistics once: its quartiles and
     // its usual time's empirical q_max quantile.
     let statistics = [
@@ -295,13 +296,17 @@ pub(super) fn verdict_and_default_rounds(
         timer_bound,
     };
     settle(&mut verdict, options);
-    let default_rounds = case
+    let default_shape = case
         .samples
         .iter()
         .position(|s| s.name == DEFAULT)
         .filter(|&d| whole[d])
-        .map(|d| std::mem::take(&mut rounds[d]));
-    (verdict, default_rounds)
+        .and_then(|d| {
+            let all = Middles::of_selected(selected[d].as_ref()?)?;
+            let rounds = std::mem::take(&mut rounds[d]);
+            Some(Shape { all, rounds })
+        });
+    (verdict, default_shape)
 }
 
 /// Fills in the severity, the competitor the case is summarised by, its

@@ -138,6 +138,10 @@ pub struct Selected {
     ranks: Vec<usize>,
     /// The value of each rank.
     values: Vec<f64>,
+    /// Whether no value was -0.0 (nor any other that adding 0.0 changes),
+    /// so that the ranks are also those of `total_cmp` on the values as
+    /// given.
+    as_given: bool,
 }
 
 impl Selected {
@@ -156,8 +160,31 @@ impl Selected {
         ranks.dedup();
         // As `sorted`: -0.0 ties with 0.0.
         let mut keys: Vec<i64> = values.iter().map(|&v| order_key(v + 0.0)).collect();
+        let as_given = keys.iter().zip(values).all(|(&k, &v)| k == order_key(v));
         let values = select_ranks(&mut keys, &ranks);
-        Some(Selected { n, ranks, values })
+        Some(Selected {
+            n,
+            ranks,
+            values,
+            as_given,
+        })
+    }
+
+    /// How many values.
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    /// Never: there is nothing to select from no values.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// Whether the values were selected as given: none was -0.0 (taken as
+    /// 0.0), so that [`Selected::at`] is also the `rank`-th smallest value
+    /// under [`f64::total_cmp`].
+    pub fn as_given(&self) -> bool {
+        self.as_given
     }
 
     /// The ranks `statistic` is computed from.
@@ -171,24 +198,29 @@ impl Selected {
         }
     }
 
-    /// The `rank`-th smallest value; panics unless selected.
-    fn at(&self, rank: usize) -> f64 {
-        let i = self.ranks.binary_search(&rank);
-        self.values[i.expect("a statistic asked for when selecting")]
+    /// The `rank`-th smallest value (0-based), if selected.
+    pub fn at(&self, rank: usize) -> Option<f64> {
+        let i = self.ranks.binary_search(&rank).ok()?;
+        Some(self.values[i])
+    }
+
+    /// [`Selected::at`] of a rank a statistic asked for.
+    fn asked(&self, rank: usize) -> f64 {
+        self.at(rank).expect("a statistic asked for when selecting")
     }
 
     /// Quantile `q`, which must have been asked for.
     pub fn quantile(&self, q: f64) -> f64 {
         let (below, above, t) = quantile_position(self.n, q);
-        lerp(self.at(below), self.at(above), t)
+        lerp(self.asked(below), self.asked(above), t)
     }
 
     /// The median, which must have been asked for.
     pub fn median(&self) -> f64 {
         let n = self.n;
         match n % 2 {
-            1 => self.at(n / 2),
-            _ => (self.at(n / 2 - 1) + self.at(n / 2)) / 2.0,
+            1 => self.asked(n / 2),
+            _ => (self.asked(n / 2 - 1) + self.asked(n / 2)) / 2.0,
         }
     }
 
