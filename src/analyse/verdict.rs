@@ -141,8 +141,9 @@ pub(super) fn verdict(case: &CaseData, options: &Options) -> Verdict {
 }
 
 /// [`verdict`], and the shape of the case's (first) `default` sample as
-/// the verdict selected it, unless the outlier filter dropped some of its
-/// observations: what [`Decisions`] keeps of it need not be selected again.
+/// the verdict selected it: what [`Decisions`] keeps of it need not be
+/// selected again. None when the outlier filter dropped some of its
+/// observations or its selection cannot give it ([`Middles::of_selected`]).
 pub(super) fn verdict_and_default_shape(
     case: &CaseData,
     options: &Options,
@@ -644,7 +645,7 @@ mod tests {
         }
         cases[2].samples[0].seconds.clear();
         cases[2].samples[0].rounds.clear();
-        // The outlier filters too: `default`'s rounds are kept from its
+        // The outlier filters too: `default`'s shape is kept from its
         // verdict only when no observation was dropped (both happen here:
         // equal times are never outliers).
         cases[1].samples[0].seconds.fill(12e-6);
