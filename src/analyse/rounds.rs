@@ -5,7 +5,7 @@
 //! sorted) once, however many comparisons follow.
 
 use crate::case::Sample;
-use crate::stats::describe;
+use crate::stats::describe::{self, Selected};
 
 /// The two middle observations of some values (equal for an odd count):
 /// their median, also after scaling every value by a positive factor,
@@ -18,24 +18,35 @@ pub struct Middles {
 }
 
 impl Middles {
-    /// The middles of `values` (reordered); None when empty.
-    pub fn select(values: &mut [f64]) -> Option<Middles> {
+    /// The middles of `values` (any order); None when empty.
+    pub fn of(values: &[f64]) -> Option<Middles> {
         let n = values.len();
         if n == 0 {
             return None;
         }
-        let (below, &mut upper, _) = values.select_nth_unstable_by(n / 2, f64::total_cmp);
-        let lower = match n % 2 {
-            1 => upper,
-            _ => below
-                .iter()
-                .copied()
-                .max_by(f64::total_cmp)
-                .unwrap_or(upper),
+        let mut keys: Vec<i64> = values.iter().map(|&v| describe::order_key(v)).collect();
+        let odd = n % 2 == 1;
+        let found = match odd {
+            true => describe::select_ranks(&mut keys, &[n / 2]),
+            false => describe::select_ranks(&mut keys, &[n / 2 - 1, n / 2]),
         };
         Some(Middles {
-            lower,
-            upper,
+            lower: found[0],
+            upper: found[found.len() - 1],
+            odd,
+        })
+    }
+
+    /// The middles of the values whose median `selected` holds, unless it
+    /// took a -0.0 among them as 0.0.
+    pub fn of_selected(selected: &Selected) -> Option<Middles> {
+        let n = selected.len();
+        if !selected.as_given() {
+            return None;
+        }
+        Some(Middles {
+            lower: selected.at((n - 1) / 2)?,
+            upper: selected.at(n / 2)?,
             odd: n % 2 == 1,
         })
     }
@@ -73,13 +84,12 @@ impl RoundMedians {
     /// Groups `sample` by round and selects each round's middles.
     pub fn of(sample: &Sample) -> RoundMedians {
         let mut of_rounds = RoundMedians::default();
-        let mut scratch = Vec::new();
-        for_each_round(sample, &mut scratch, |round, values| {
+        for_each_round(sample, |round, values| {
             of_rounds.rounds.push(round);
             of_rounds.counts.push(values.len());
             of_rounds
                 .middles
-                .push(Middles::select(values).expect("a round has observations"));
+                .push(Middles::of(values).expect("a round has observations"));
         });
         of_rounds
     }
@@ -151,7 +161,7 @@ pub struct Shape {
 impl Shape {
     /// None for a sample without observations.
     pub fn of(sample: &Sample) -> Option<Shape> {
-        let all = Middles::select(&mut sample.seconds.clone())?;
+        let all = Middles::of(&sample.seconds)?;
         Some(Shape {
             all,
             rounds: RoundMedians::of(sample),
@@ -175,7 +185,7 @@ impl Shape {
 /// Calls `visit` with each round's observations (in their order within the
 /// round), rounds ascending: at once for observations stored round after
 /// round, as `measure` stores them, else by counting.
-fn for_each_round(sample: &Sample, scratch: &mut Vec<f64>, mut visit: impl FnMut(u32, &mut [f64])) {
+fn for_each_round(sample: &Sample, mut visit: impl FnMut(u32, &[f64])) {
     let n = sample.seconds.len().min(sample.rounds.len());
     let (seconds, rounds) = (&sample.seconds[..n], &sample.rounds[..n]);
     if rounds.windows(2).all(|w| w[0] <= w[1]) {
@@ -183,17 +193,13 @@ fn for_each_round(sample: &Sample, scratch: &mut Vec<f64>, mut visit: impl FnMut
         while start < rounds.len() {
             let round = rounds[start];
             let end = start + rounds[start..].partition_point(|&r| r == round);
-            scratch.clear();
-            scratch.extend_from_slice(&seconds[start..end]);
-            visit(round, scratch);
+            visit(round, &seconds[start..end]);
             start = end;
         }
         return;
     }
     for (round, values) in by_round(sample) {
-        scratch.clear();
-        scratch.extend_from_slice(&values);
-        visit(round, scratch);
+        visit(round, &values);
     }
 }
 
@@ -253,11 +259,32 @@ mod tests {
                     assert_eq!(describe::median(&values).to_bits(), m.to_bits());
                 }
             }
-            let mut all = s.seconds.clone();
             assert_eq!(
-                Middles::select(&mut all).unwrap().median(),
-                describe::median(&s.seconds)
+                Middles::of(&s.seconds).unwrap().median().to_bits(),
+                describe::median(&s.seconds).to_bits()
             );
+        }
+    }
+
+    #[test]
+    fn middles_of_selected_are_the_values_own_unless_a_zero_was_negative() {
+        use describe::{Statistic, QUARTILES};
+        for n in [1usize, 2, 7, 10] {
+            let mut values: Vec<f64> = (0..n).map(|i| ((i * 7) % 5) as f64 - 2.0).collect();
+            let selected = Selected::of(&values, &QUARTILES).unwrap();
+            assert_eq!(Middles::of_selected(&selected), Middles::of(&values));
+            // Only the quantiles, not the median: nothing to give.
+            let quantile = Selected::of(&values, &[Statistic::Quantile(0.9)]).unwrap();
+            assert!(n < 3 || Middles::of_selected(&quantile).is_none());
+            // A -0.0 in the middle: Selected takes it as 0.0, Middles does not.
+            values.fill(-0.0);
+            let selected = Selected::of(&values, &QUARTILES).unwrap();
+            assert_eq!(selected.median().to_bits(), 0.0f64.to_bits());
+            assert_eq!(
+                Middles::of(&values).unwrap().median().to_bits(),
+                (-0.0f64).to_bits()
+            );
+            assert_eq!(Middles::of_selected(&selected), None);
         }
     }
 

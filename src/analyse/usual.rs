@@ -4,6 +4,7 @@
 //! the `--outliers tmax` filter.
 
 use crate::case::{Outcome, Sample};
+use crate::stats::describe::Selected;
 use crate::stats::usual::{self, Histogram, Usual, Windows};
 use serde::{Deserialize, Serialize};
 
@@ -29,11 +30,18 @@ pub struct UsualTime {
 /// The usual time of `sample`: None unless measured with at least
 /// [`usual::MIN_OBSERVATIONS`] valid observations and a known timer
 /// resolution (observations analysed without their `results.json` have none).
-pub fn of(sample: &Sample, resolution_s: f64, qmax: f64) -> Option<UsualTime> {
+/// `selected`: its observations' order statistics, if selected already
+/// with the q_max quantile among them.
+pub fn of(
+    sample: &Sample,
+    selected: Option<&Selected>,
+    resolution_s: f64,
+    qmax: f64,
+) -> Option<UsualTime> {
     if sample.outcome != Outcome::Measured {
         return None;
     }
-    let (fit, windows) = usual::fit_with_windows(&sample.seconds, resolution_s, qmax)?;
+    let (fit, windows) = usual::fit_with_windows(&sample.seconds, selected, resolution_s, qmax)?;
     let histogram = plot_histogram(&fit, &windows);
     Some(UsualTime { fit, histogram })
 }
@@ -204,7 +212,7 @@ mod tests {
         // A fit dragged to millions of windows still stores at most 40 bins.
         let (mut s, _) = sample(DEFAULT, 300, 50.0, &[], 5);
         s.seconds[7] = 0.5;
-        let u = of(&s, NS, 0.95).unwrap();
+        let u = of(&s, None, NS, 0.95).unwrap();
         let h = &u.histogram;
         assert!(
             h.counts.len() <= PLOT_BINS && h.counts.len() >= 2,
@@ -217,7 +225,7 @@ mod tests {
         // A tidy sample: windows of the Freedman–Diaconis rule, t_max
         // inside, the tail beyond twice the usual error not drawn.
         let (s, _) = sample(DEFAULT, 1000, 300.0, &[], 6);
-        let u = of(&s, NS, 0.95).unwrap();
+        let u = of(&s, None, NS, 0.95).unwrap();
         let h = &u.histogram;
         assert!(h.counts.len() <= PLOT_BINS);
         let reach = h.windows_per_bin * h.counts.len() as u64;

@@ -1,9 +1,12 @@
 //! One case's verdict: each competitor against `default`, by the test the
 //! options choose, its severity and the case's conclusion.
 
+use super::rounds::{Middles, Shape};
 use super::*;
 use crate::candidates::native::DEFAULT;
-use crate::stats::{self, correction, describe, mann_whitney, power, Alternative};
+use crate::stats::describe::{self, Selected, Statistic};
+use crate::stats::{self, correction, mann_whitney, power, Alternative};
+use std::borrow::Cow;
 
 /// A test of one sample against another, as the options say: one-sided,
 /// "x is slower than y".
@@ -83,10 +86,12 @@ pub fn verdicts(cases: &[CaseData], options: &Options) -> Vec<Verdict> {
     cases.iter().map(|c| verdict(c, options)).collect()
 }
 
-/// The summary of one candidate, without the comparison with `default`.
+/// The summary of one candidate, without the comparison with `default`;
+/// `selected` holds its observations' quartiles if measured.
 fn summarise(
     sample: &Sample,
     rounds: &RoundMedians,
+    selected: Option<&Selected>,
     outliers_removed: usize,
     usual: Option<UsualTime>,
 ) -> CandidateSummary {
@@ -99,7 +104,7 @@ fn summarise(
         outcome => outcome.clone(),
     };
     let quartiles = measured
-        .then(|| describe::quartiles(&sample.seconds))
+        .then(|| selected.map(Selected::quartiles))
         .flatten();
     let round_medians_s = match measured {
         true => rounds.medians(),
@@ -132,27 +137,81 @@ fn summarise(
 }
 
 pub(super) fn verdict(case: &CaseData, options: &Options) -> Verdict {
-    let mut samples = case.samples.clone();
+    verdict_and_default_shape(case, options).0
+}
+
+/// [`verdict`], and the shape of the case's (first) `default` sample as
+/// the verdict selected it: what [`Decisions`] keeps of it need not be
+/// selected again. None when the outlier filter dropped some of its
+/// observations or its selection cannot give it ([`Middles::of_selected`]).
+pub(super) fn verdict_and_default_shape(
+    case: &CaseData,
+    options: &Options,
+) -> (Verdict, Option<Shape>) {
+    // Each measured candidate's order statistics once: its quartiles and
+    // its usual time's empirical q_max quantile.
+    let statistics = [
+        Statistic::Quantile(0.25),
+        Statistic::Median,
+        Statistic::Quantile(0.75),
+        Statistic::Quantile(options.qmax),
+    ];
+    let selected: Vec<Option<Selected>> = case
+        .samples
+        .iter()
+        .map(|s| match s.outcome {
+            Outcome::Measured => Selected::of(&s.seconds, &statistics),
+            _ => None,
+        })
+        .collect();
+    let mut samples: Vec<Cow<Sample>> = case.samples.iter().map(Cow::Borrowed).collect();
     let fits: Vec<Option<UsualTime>> = samples
         .iter()
-        .map(|s| usual::of(s, options.timer_resolution_s, options.qmax))
+        .zip(&selected)
+        .map(|(s, selected)| {
+            usual::of(
+                s,
+                selected.as_ref(),
+                options.timer_resolution_s,
+                options.qmax,
+            )
+        })
         .collect();
     let mut removed = vec![0; samples.len()];
     for ((sample, removed), fit) in samples.iter_mut().zip(&mut removed).zip(&fits) {
         *removed = match (options.outliers, fit) {
             (Outliers::None, _) | (Outliers::Tmax, None) => 0,
-            (Outliers::Tukey, _) => filter_outliers(sample),
-            (Outliers::Tmax, Some(fit)) => usual::drop_above_tmax(sample, &fit.fit),
+            (Outliers::Tukey, _) => filter_outliers(sample.to_mut()),
+            (Outliers::Tmax, Some(fit)) => usual::drop_above_tmax(sample.to_mut(), &fit.fit),
         };
     }
+    // A filter only drops observations: a sample as long as before is the
+    // same observations, whose order statistics and rounds stay.
+    let whole: Vec<bool> = samples
+        .iter()
+        .zip(&case.samples)
+        .map(|(kept, original)| kept.seconds.len() == original.seconds.len())
+        .collect();
+    let selected: Vec<Option<Selected>> = selected
+        .into_iter()
+        .zip(&samples)
+        .zip(&whole)
+        .map(|((selected, sample), &whole)| match whole {
+            true => selected,
+            false => Selected::of(&sample.seconds, &describe::QUARTILES),
+        })
+        .collect();
     // Each candidate's rounds once, for every comparison that follows.
-    let rounds: Vec<RoundMedians> = samples.iter().map(RoundMedians::of).collect();
+    let mut rounds: Vec<RoundMedians> = samples.iter().map(|s| RoundMedians::of(s)).collect();
     let mut candidates: Vec<CandidateSummary> = samples
         .iter()
         .zip(&rounds)
+        .zip(&selected)
         .zip(removed)
         .zip(fits)
-        .map(|(((sample, rounds), removed), fit)| summarise(sample, rounds, removed, fit))
+        .map(|((((sample, rounds), selected), removed), fit)| {
+            summarise(sample, rounds, selected.as_ref(), removed, fit)
+        })
         .collect();
     let default = samples
         .iter()
@@ -238,7 +297,17 @@ pub(super) fn verdict(case: &CaseData, options: &Options) -> Verdict {
         timer_bound,
     };
     settle(&mut verdict, options);
-    verdict
+    let default_shape = case
+        .samples
+        .iter()
+        .position(|s| s.name == DEFAULT)
+        .filter(|&d| whole[d])
+        .and_then(|d| {
+            let all = Middles::of_selected(selected[d].as_ref()?)?;
+            let rounds = std::mem::take(&mut rounds[d]);
+            Some(Shape { all, rounds })
+        });
+    (verdict, default_shape)
 }
 
 /// Fills in the severity, the competitor the case is summarised by, its
@@ -576,8 +645,21 @@ mod tests {
         }
         cases[2].samples[0].seconds.clear();
         cases[2].samples[0].rounds.clear();
-        for test in [Test::Mwu, Test::Paired] {
-            let options = options(test);
+        // The outlier filters too: `default`'s shape is kept from its
+        // verdict only when no observation was dropped (both happen here:
+        // equal times are never outliers).
+        cases[1].samples[0].seconds.fill(12e-6);
+        for (test, outliers) in [
+            (Test::Mwu, Outliers::None),
+            (Test::Paired, Outliers::None),
+            (Test::Rounds, Outliers::Tukey),
+            (Test::Rounds, Outliers::Tmax),
+        ] {
+            let options = Options {
+                outliers,
+                timer_resolution_s: 1e-9,
+                ..options(test)
+            };
             let mut decisions = Decisions::default();
             for c in &cases {
                 decisions.add(c, &options);
@@ -588,6 +670,17 @@ mod tests {
             assert!(decisions.defaults().bytes_in_memory() == 0);
             let json = |r: &Results| serde_json::to_string(r).unwrap();
             assert_eq!(json(&one_by_one), json(&at_once), "{test:?}");
+            let measured_defaults = at_once.checks.iter().map(|v| &v.candidates[0]);
+            let removed: Vec<usize> = measured_defaults
+                .filter(|d| d.n > 0)
+                .map(|d| d.outliers_removed)
+                .collect();
+            if outliers != Outliers::None {
+                assert!(
+                    removed.contains(&0) && removed.iter().any(|&r| r > 0),
+                    "{outliers:?}: {removed:?}"
+                );
+            }
             // A baseline of the later cases, spilled or in memory.
             let json_of = |c: baseline::Comparison| serde_json::to_string(&c).unwrap();
             let old = Spilled::of(&cases[3..]);

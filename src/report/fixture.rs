@@ -258,7 +258,7 @@ pub fn results_with_usual() -> Results {
                 seconds,
                 invalid_rounds: Vec::new(),
             };
-            c.usual = usual::of(&sample, 1e-9, 0.95);
+            c.usual = usual::of(&sample, None, 1e-9, 0.95);
         }
     }
     let options = Options {

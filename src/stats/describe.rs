@@ -100,60 +100,169 @@ pub fn summarize(values: &[f64]) -> Summary {
 /// to the bit as [`summarize`] gives them, by selection instead of a sort:
 /// O(n). None when empty.
 pub fn quartiles(values: &[f64]) -> Option<[f64; 3]> {
-    let n = values.len();
-    if n == 0 {
-        return None;
-    }
-    let quartile = |q| quantile_position(n, q);
-    let (q1, q3) = (quartile(0.25), quartile(0.75));
-    let mut wanted = vec![q1.0, q1.1, (n - 1) / 2, n / 2, q3.0, q3.1];
-    wanted.sort_unstable();
-    wanted.dedup();
-    // As `sorted`: -0.0 ties with 0.0.
-    let mut copy: Vec<f64> = values.iter().map(|&v| v + 0.0).collect();
-    let mut found = vec![0.0; wanted.len()];
-    select_all(&mut copy, 0, &wanted, &mut found);
-    let at = |k: usize| found[wanted.binary_search(&k).expect("selected")];
-    let median = match n % 2 {
-        1 => at(n / 2),
-        _ => (at(n / 2 - 1) + at(n / 2)) / 2.0,
-    };
-    Some([
-        lerp(at(q1.0), at(q1.1), q1.2),
-        median,
-        lerp(at(q3.0), at(q3.1), q3.2),
-    ])
+    Some(Selected::of(values, &QUARTILES)?.quartiles())
 }
 
 /// Quantile `q` of `values` in any order, to the bit as [`quantile`] of
 /// [`sorted`] values, by selection: O(n). NaN when empty.
 pub fn quantile_unsorted(values: &[f64], q: f64) -> f64 {
-    let n = values.len();
-    if n == 0 || q.is_nan() {
+    if q.is_nan() {
         return f64::NAN;
     }
-    let (below, above, t) = quantile_position(n, q);
-    let wanted: Vec<usize> = match below == above {
-        true => vec![below],
-        false => vec![below, above],
-    };
-    let mut copy: Vec<f64> = values.iter().map(|&v| v + 0.0).collect();
-    let mut found = vec![0.0; wanted.len()];
-    select_all(&mut copy, 0, &wanted, &mut found);
-    lerp(found[0], found[found.len() - 1], t)
+    Selected::of(values, &[Statistic::Quantile(q)]).map_or(f64::NAN, |s| s.quantile(q))
 }
 
-/// Puts in `found[i]` the `wanted[i]`-th smallest of `values` (whose first
+/// A measure [`Selected`] can give: a quantile (as [`quantile`]) or the
+/// median (as [`median`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Statistic {
+    Quantile(f64),
+    Median,
+}
+
+/// What [`Selected::quartiles`] needs.
+pub const QUARTILES: [Statistic; 3] = [
+    Statistic::Quantile(0.25),
+    Statistic::Median,
+    Statistic::Quantile(0.75),
+];
+
+/// The order statistics of some values (-0.0 taken as 0.0, as [`sorted`]
+/// does) that a few measures need, selected together: one O(n) pass
+/// whatever the measures, so that a sample's quartiles and its other
+/// quantiles are not selected over again.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Selected {
+    n: usize,
+    /// The 0-based ranks selected, ascending.
+    ranks: Vec<usize>,
+    /// The value of each rank.
+    values: Vec<f64>,
+    /// Whether no value was -0.0 (nor any other that adding 0.0 changes),
+    /// so that the ranks are also those of `total_cmp` on the values as
+    /// given.
+    as_given: bool,
+}
+
+impl Selected {
+    /// Selects what `statistics` need of `values` (any order); None when
+    /// empty.
+    pub fn of(values: &[f64], statistics: &[Statistic]) -> Option<Selected> {
+        let n = values.len();
+        if n == 0 {
+            return None;
+        }
+        let mut ranks: Vec<usize> = statistics
+            .iter()
+            .flat_map(|&s| Selected::ranks_of(n, s))
+            .collect();
+        ranks.sort_unstable();
+        ranks.dedup();
+        // As `sorted`: -0.0 ties with 0.0.
+        let mut keys: Vec<i64> = values.iter().map(|&v| order_key(v + 0.0)).collect();
+        let as_given = keys.iter().zip(values).all(|(&k, &v)| k == order_key(v));
+        let values = select_ranks(&mut keys, &ranks);
+        Some(Selected {
+            n,
+            ranks,
+            values,
+            as_given,
+        })
+    }
+
+    /// How many values.
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    /// Never: there is nothing to select from no values.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// Whether the values were selected as given: none was -0.0 (taken as
+    /// 0.0), so that [`Selected::at`] is also the `rank`-th smallest value
+    /// under [`f64::total_cmp`].
+    pub fn as_given(&self) -> bool {
+        self.as_given
+    }
+
+    /// The ranks `statistic` is computed from.
+    fn ranks_of(n: usize, statistic: Statistic) -> [usize; 2] {
+        match statistic {
+            Statistic::Quantile(q) => {
+                let (below, above, _) = quantile_position(n, q);
+                [below, above]
+            }
+            Statistic::Median => [(n - 1) / 2, n / 2],
+        }
+    }
+
+    /// The `rank`-th smallest value (0-based), if selected.
+    pub fn at(&self, rank: usize) -> Option<f64> {
+        let i = self.ranks.binary_search(&rank).ok()?;
+        Some(self.values[i])
+    }
+
+    /// [`Selected::at`] of a rank a statistic asked for.
+    fn asked(&self, rank: usize) -> f64 {
+        self.at(rank).expect("a statistic asked for when selecting")
+    }
+
+    /// Quantile `q`, which must have been asked for.
+    pub fn quantile(&self, q: f64) -> f64 {
+        let (below, above, t) = quantile_position(self.n, q);
+        lerp(self.asked(below), self.asked(above), t)
+    }
+
+    /// The median, which must have been asked for.
+    pub fn median(&self) -> f64 {
+        let n = self.n;
+        match n % 2 {
+            1 => self.asked(n / 2),
+            _ => (self.asked(n / 2 - 1) + self.asked(n / 2)) / 2.0,
+        }
+    }
+
+    /// The first quartile, median and third quartile, which must have been
+    /// asked for ([`QUARTILES`]).
+    pub fn quartiles(&self) -> [f64; 3] {
+        [self.quantile(0.25), self.median(), self.quantile(0.75)]
+    }
+}
+
+/// `value`'s place in f64's total order ([`f64::total_cmp`]) as an integer:
+/// selections compare these, which is cheaper than `total_cmp` on floats.
+pub fn order_key(value: f64) -> i64 {
+    let bits = value.to_bits() as i64;
+    bits ^ (((bits >> 63) as u64) >> 1) as i64
+}
+
+/// The value whose [`order_key`] `key` is.
+pub fn of_order_key(key: i64) -> f64 {
+    // The sign bit is kept, so the same flip undoes it.
+    f64::from_bits(order_key(f64::from_bits(key as u64)) as u64)
+}
+
+/// The `ranks`-th smallest (0-based, ascending, distinct) of the values
+/// whose [`order_key`]s are `keys` (reordered).
+pub fn select_ranks(keys: &mut [i64], ranks: &[usize]) -> Vec<f64> {
+    let mut found = vec![0.0; ranks.len()];
+    select_all(keys, 0, ranks, &mut found);
+    found
+}
+
+/// Puts in `found[i]` the `wanted[i]`-th smallest of `keys` (whose first
 /// element is the `offset`-th of the whole): each selection splits the
 /// rest, so a few order statistics cost O(n) together.
-fn select_all(values: &mut [f64], offset: usize, wanted: &[usize], found: &mut [f64]) {
+fn select_all(keys: &mut [i64], offset: usize, wanted: &[usize], found: &mut [f64]) {
     if wanted.is_empty() {
         return;
     }
     let middle = wanted.len() / 2;
     let k = wanted[middle] - offset;
-    let (below, &mut value, above) = values.select_nth_unstable_by(k, f64::total_cmp);
-    found[middle] = value;
+    let (below, &mut key, above) = keys.select_nth_unstable(k);
+    found[middle] = of_order_key(key);
     let (found_below, found_above) = found.split_at_mut(middle);
     select_all(below, offset, &wanted[..middle], found_below);
     select_all(
@@ -221,6 +330,30 @@ mod tests {
             );
         }
         assert_eq!(quartiles(&[]), None);
+    }
+
+    #[test]
+    fn order_keys_order_as_total_cmp_and_give_the_values_back() {
+        let values = [
+            f64::NEG_INFINITY,
+            -1e300,
+            -1.0,
+            -f64::MIN_POSITIVE,
+            -0.0,
+            0.0,
+            f64::MIN_POSITIVE / 2.0,
+            1.0,
+            f64::MAX,
+            f64::INFINITY,
+            f64::NAN,
+            -f64::NAN,
+        ];
+        for a in values {
+            assert_eq!(of_order_key(order_key(a)).to_bits(), a.to_bits());
+            for b in values {
+                assert_eq!(order_key(a).cmp(&order_key(b)), a.total_cmp(&b), "{a} {b}");
+            }
+        }
     }
 
     #[test]

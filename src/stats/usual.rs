@@ -51,7 +51,7 @@ use serde::{Deserialize, Serialize};
 use statrs::distribution::{ChiSquared, ContinuousCDF, Discrete, DiscreteCDF, Poisson};
 use statrs::function::gamma::ln_gamma;
 
-use super::describe::{lerp, quantile_position, quantile_unsorted};
+use super::describe::{lerp, quantile_position, quantile_unsorted, Selected};
 
 /// Fewest observations [`fit`] accepts: 4 pooled bins of [`MIN_EXPECTED`]
 /// can then exist, a χ² test with 2 degrees of freedom.
@@ -175,19 +175,22 @@ pub struct Histogram {
 /// fewer than [`MIN_OBSERVATIONS`], a non-finite time, a resolution not
 /// > 0, or q_max outside (0, 1) (q_max = 1 would accept any time).
 pub fn fit(observations: &[f64], resolution_s: f64, qmax: f64) -> Option<Usual> {
-    fit_with_windows(observations, resolution_s, qmax).map(|(fit, _)| fit)
+    fit_with_windows(observations, None, resolution_s, qmax).map(|(fit, _)| fit)
 }
 
 /// [`fit`], and the window indices it was fitted to (what a histogram of
 /// the observations needs), from one count of the observations' ticks.
+/// `selected`: the observations' order statistics, if selected already
+/// with the q_max quantile among them (else it is selected here).
 pub fn fit_with_windows(
     observations: &[f64],
+    selected: Option<&Selected>,
     resolution_s: f64,
     qmax: f64,
 ) -> Option<(Usual, Windows)> {
     let ticks = Ticks::new(observations, resolution_s)?;
     let m = ticks.window_ticks();
-    fit_counted(observations, &ticks, m, qmax)
+    fit_counted(observations, selected, &ticks, m, qmax)
 }
 
 /// [`fit`] with windows of `window_ticks` ticks (1: Kluge et al.'s window =
@@ -199,12 +202,13 @@ pub fn fit_windowed(
     qmax: f64,
 ) -> Option<Usual> {
     let ticks = Ticks::new(observations, resolution_s)?;
-    fit_counted(observations, &ticks, window_ticks, qmax).map(|(fit, _)| fit)
+    fit_counted(observations, None, &ticks, window_ticks, qmax).map(|(fit, _)| fit)
 }
 
 /// [`fit_windowed`] from the observations' ticks, counted once.
 fn fit_counted(
     observations: &[f64],
+    selected: Option<&Selected>,
     ticks: &Ticks,
     window_ticks: u64,
     qmax: f64,
@@ -256,7 +260,10 @@ fn fit_counted(
         fit_p: gof.map(|g| g.p_value),
         other_log_likelihood: other.log_likelihood,
         other_fit_p: other.gof.map(|g| g.p_value),
-        empirical_tmax_s: quantile_unsorted(observations, qmax),
+        empirical_tmax_s: match selected {
+            Some(selected) => selected.quantile(qmax),
+            None => quantile_unsorted(observations, qmax),
+        },
         n: observations.len(),
     };
     Some((usual, windows))
@@ -285,23 +292,25 @@ impl Ticks {
         let tmin_s = valid_min(observations, resolution_s)?;
         let n = observations.len();
         // A table of counts up to a few ticks per observation; the rare
-        // ticks beyond it are sorted.
-        let table_len = 4 * n + 1024;
-        let mut table = vec![0u64; table_len];
+        // ticks beyond it are sorted. The table grows to the largest tick
+        // counted in it: errors usually span far fewer ticks than 4n, and
+        // zeroing all of it took longer than counting.
+        let table_cap = 4 * n + 1024;
+        let mut table: Vec<u64> = Vec::new();
         let mut beyond = Vec::new();
-        let mut largest = 0;
         for &t in observations {
             let tick = ticks(t, tmin_s, resolution_s);
-            match table.get_mut(tick as usize) {
-                Some(count) => {
-                    *count += 1;
-                    largest = largest.max(tick);
-                }
+            let at = tick as usize;
+            if at >= table.len() && at < table_cap {
+                table.resize((at + 1).max(2 * table.len()).min(table_cap), 0);
+            }
+            match table.get_mut(at) {
+                Some(count) => *count += 1,
                 None => beyond.push(tick),
             }
         }
         beyond.sort_unstable();
-        let mut counts: Vec<(u64, u64)> = table[..=largest as usize]
+        let mut counts: Vec<(u64, u64)> = table
             .iter()
             .enumerate()
             .filter(|(_, &c)| c > 0)
@@ -380,9 +389,25 @@ fn valid_min(observations: &[f64], resolution_s: f64) -> Option<f64> {
     observations.iter().copied().reduce(f64::min)
 }
 
-/// t − t_min in whole ticks (half-ticks away from zero; saturating).
+/// t − t_min in whole ticks (half-ticks away from zero; saturating), as
+/// `f64::round` would give them: that is a library call on the baseline
+/// x86-64 target, a tenth of a usual-time fit.
 fn ticks(t: f64, tmin: f64, resolution_s: f64) -> u64 {
-    ((t - tmin) / resolution_s).round() as u64
+    round_to_u64((t - tmin) / resolution_s)
+}
+
+/// `x.round() as u64` from the truncation: below 2⁵², x − ⌊x⌋ is exact
+/// for x ≥ 0 (Sterbenz's lemma), so comparing it with ½ rounds halves away
+/// from zero, and negative numbers and NaN give 0; from 2⁵² on, x is whole
+/// (or beyond u64, which the cast saturates). Without a branch on the
+/// fraction: which way a time rounds is a coin toss.
+fn round_to_u64(x: f64) -> u64 {
+    const WHOLE_FROM: f64 = (1u64 << 52) as f64;
+    if x >= WHOLE_FROM {
+        return x as u64;
+    }
+    let whole = (x as i64).max(0);
+    (whole + i64::from(x - whole as f64 >= 0.5)) as u64
 }
 
 impl Windows {
@@ -1002,6 +1027,39 @@ mod tests {
         assert_eq!(serde_json::from_str::<Usual>(&json).unwrap(), u);
         let exponential = Windows::new(&t, NS, 1).unwrap().fit(Model::Exponential);
         assert_eq!(exponential.lambda, f64::INFINITY);
+    }
+
+    #[test]
+    fn ticks_round_as_f64_round() {
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        let halves = (0..60).flat_map(|e| {
+            let x = 2f64.powi(e) + 0.5;
+            [x, x.next_down(), x.next_up()]
+        });
+        let special = [
+            0.0,
+            -0.0,
+            0.5,
+            0.5f64.next_down(),
+            1.5,
+            2.5,
+            -0.5,
+            -0.7,
+            -3.0,
+            2f64.powi(52) + 1.0,
+            2f64.powi(53),
+            2f64.powi(63),
+            2f64.powi(64),
+            2f64.powi(64).next_down(),
+            1e300,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ];
+        let random = (0..10_000).map(|_| rng.gen_range(0.0..1e4) * rng.gen_range(0.0..1e3));
+        for x in halves.chain(special).chain(random) {
+            assert_eq!(round_to_u64(x), x.round() as u64, "{x:e}");
+        }
     }
 
     #[test]
