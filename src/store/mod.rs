@@ -165,11 +165,23 @@ enum Durable {
 }
 
 fn replace(dir: &Path, name: &str, bytes: &[u8], durable: Durable) -> Result<(), WriteError> {
+    replace_with(dir, name, durable, |out| out.write_all(bytes))
+}
+
+/// [`replace`] with what `write` writes, through a buffer.
+fn replace_with(
+    dir: &Path,
+    name: &str,
+    durable: Durable,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), WriteError> {
     let path = dir.join(name);
     let tmp = dir.join(format!(".{name}.tmp"));
     let written = std::fs::File::create(&tmp)
-        .and_then(|mut file| {
-            file.write_all(bytes)?;
+        .and_then(|file| {
+            let mut out = std::io::BufWriter::new(file);
+            write(&mut out)?;
+            let file = out.into_inner().map_err(|e| e.into_error())?;
             match durable {
                 Durable::Yes => file.sync_all(),
                 Durable::No => Ok(()),

@@ -1,7 +1,7 @@
 //! `results.json`: everything, rewritten after every check so that a killed
 //! run keeps what it measured.
 
-use super::{replace, write_atomically, Durable};
+use super::{replace_with, write_atomically, Durable};
 use crate::analyse::{Failure, RankFailure, Results};
 use crate::report;
 use crate::report::json::SCHEMA_VERSION;
@@ -9,22 +9,17 @@ use std::path::Path;
 
 /// Writes `results.json` atomically.
 pub fn write(dir: &Path, results: &Results) -> Result<(), super::WriteError> {
-    write_atomically(
-        dir,
-        "results.json",
-        report::json::render(results).as_bytes(),
-    )
+    replace_with(dir, "results.json", Durable::Yes, |out| {
+        report::json::write(out, results)
+    })
 }
 
 /// Writes the `results.json` of a run still measuring, rewritten every few
 /// seconds while the other ranks wait: whole, but not flushed to disk.
 pub fn write_partial(dir: &Path, results: &Results) -> Result<(), super::WriteError> {
-    replace(
-        dir,
-        "results.json",
-        report::json::render(results).as_bytes(),
-        Durable::No,
-    )
+    replace_with(dir, "results.json", Durable::No, |out| {
+        report::json::write(out, results)
+    })
 }
 
 /// Reads a `results.json`: of this format's version or an earlier one;

@@ -245,7 +245,11 @@ fn round_chunk(file: &mut Vec<u8>, samples: &[&Sample]) -> Chunk {
     rounds.sort_unstable();
     rounds.dedup();
     let dictionary: Vec<Plain> = rounds.iter().map(|&r| Plain::Int32(r as i32)).collect();
-    let index = |round: u32| rounds.binary_search(&round).expect("a round of the dictionary");
+    let index = |round: u32| {
+        rounds
+            .binary_search(&round)
+            .expect("a round of the dictionary")
+    };
     dictionary_chunk(
         file,
         &dictionary,
