@@ -10,11 +10,24 @@ use crate::analyse::{Results, Severity};
 /// candidate folded away under it, violations, universal guidelines,
 /// baseline.
 pub fn render(results: &Results) -> String {
-    write(&super::sections::markdown(results))
+    let mut text = Vec::new();
+    write_to(&mut text, results).expect("writing to memory");
+    String::from_utf8(text).expect("Markdown is UTF-8")
+}
+
+/// [`render`] written to `out` a block at a time, as the document is built.
+pub fn write_to(mut out: impl std::io::Write, results: &Results) -> std::io::Result<()> {
+    for (i, b) in super::sections::markdown(results).enumerate() {
+        if i > 0 {
+            out.write_all(b"\n")?;
+        }
+        out.write_all(block(&b).as_bytes())?;
+    }
+    Ok(())
 }
 
 /// Blocks one blank line apart.
-pub fn write(blocks: &[Block]) -> String {
+fn write(blocks: &[Block]) -> String {
     blocks.iter().map(block).collect::<Vec<_>>().join("\n")
 }
 

@@ -14,30 +14,42 @@ use crate::collective::Collective;
 /// The Markdown report: headline, facts, overview, a section per
 /// collective with its candidates folded, violations, universal
 /// guidelines, baseline.
-pub fn markdown(results: &Results) -> Vec<Block> {
-    let mut blocks = headline(results);
-    blocks.push(Block::Table(facts(results)));
-    if results.checks.is_empty() {
-        blocks.push(Block::Paragraph("No checks ran.".into()));
-        return blocks;
+pub fn markdown(results: &Results) -> impl Iterator<Item = Block> + '_ {
+    let mut head = headline(results);
+    head.push(Block::Table(facts(results)));
+    let measured = !results.checks.is_empty();
+    match measured {
+        true => head.extend(overview(results)),
+        false => head.push(Block::Paragraph("No checks ran.".into())),
     }
-    blocks.extend(overview(results));
-    for (collective, checks) in model::by_collective(results) {
-        blocks.extend(collective_section(results, collective, &checks));
-        let mut fold: Vec<Block> = checks
-            .iter()
-            .flat_map(|check| candidates(results, check))
-            .collect();
-        fold.push(Block::Paragraph(LEGEND.into()));
-        blocks.push(Block::Fold(
-            format!("Every candidate of {}", collective.mpi_name()),
-            fold,
-        ));
-    }
-    blocks.extend(violations(results));
-    blocks.extend(universal_guidelines(results));
-    blocks.extend(baseline(results));
-    blocks
+    // A collective's blocks at a time: all of them at once, for 1,000
+    // checks, took rank 0 9 MB at the end of the run.
+    let collectives = model::by_collective(results)
+        .into_iter()
+        .filter(move |_| measured)
+        .flat_map(move |(collective, checks)| {
+            let mut blocks = collective_section(results, collective, &checks);
+            let mut fold: Vec<Block> = checks
+                .iter()
+                .flat_map(|check| candidates(results, check))
+                .collect();
+            fold.push(Block::Paragraph(LEGEND.into()));
+            blocks.push(Block::Fold(
+                format!("Every candidate of {}", collective.mpi_name()),
+                fold,
+            ));
+            blocks
+        });
+    let tail = std::iter::once_with(move || match measured {
+        true => [
+            violations(results),
+            universal_guidelines(results),
+            baseline(results),
+        ]
+        .concat(),
+        false => Vec::new(),
+    });
+    head.into_iter().chain(collectives).chain(tail.flatten())
 }
 
 /// The terminal report: the run's settings, a table per collective,

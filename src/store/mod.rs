@@ -217,12 +217,9 @@ pub fn write_reports(dir: &Path, results: &Results) -> Result<(), WriteError> {
     let mut summary = Vec::new();
     report::csv::render(&mut summary, results).expect("writing to memory");
     replace(dir, "summary.csv", &summary, Durable::No)?;
-    replace(
-        dir,
-        "report.md",
-        report::markdown::render(results).as_bytes(),
-        Durable::No,
-    )?;
+    replace_with(dir, "report.md", Durable::No, |out| {
+        report::markdown::write_to(out, results)
+    })?;
     for (name, svg) in report::svg::render_all(results) {
         replace(dir, &name, svg.as_bytes(), Durable::No)?;
     }
