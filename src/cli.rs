@@ -330,7 +330,7 @@ pub struct RunArgs {
     #[arg(long, short, default_value = "pgcheck-results")]
     pub output: PathBuf,
     /// How to keep every observation: raw/, a Parquet file per case (about 3
-    /// bytes each), raw.csv.gz (about 4), raw.csv (65–77), or not at all
+    /// bytes each), raw.csv.gz (3–5), raw.csv (65–77), or not at all
     /// (`analyze` then cannot decide the run again).
     #[arg(long, value_enum, default_value_t = crate::store::raw::RawFormat::Parquet)]
     pub raw: crate::store::raw::RawFormat,

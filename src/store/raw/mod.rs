@@ -10,12 +10,13 @@
 //! `candidate`, `round`, `valid`, and the time. Three formats, chosen with
 //! `run --raw`; `analyze` reads each:
 //! - `raw/` (the default, [`parquet`]): one Parquet file per case, the
-//!   time in integer picoseconds (`ps`), 2–3 bytes an observation, written
-//!   in well under a millisecond per case while the other ranks wait;
+//!   time in integer picoseconds (`ps`), about 3 bytes an observation,
+//!   written in about 1 ms for a case of 30,000 observations while the
+//!   other ranks wait;
 //! - `raw.csv.gz` ([`csv`]): gzip-compressed CSV, the time in nanoseconds
-//!   to the picosecond (`ns`), about 4 bytes an observation, read with
-//!   nothing to install, but 4–6 ms to write for a case of 30,000
-//!   observations, most of it compressing the key columns of every row;
+//!   to the picosecond (`ns`), 3–5 bytes an observation, read with
+//!   nothing to install, but 5–6 ms to write for such a case, most of it
+//!   compressing the key columns that every row repeats;
 //! - `raw.csv` ([`csv`]): plain CSV, the time in seconds as f64 prints it
 //!   (every bit comes back), 65–77 bytes an observation.
 
@@ -43,12 +44,12 @@ pub enum RawFormat {
     None,
     /// `raw.csv`, seconds as f64 prints them (65–77 bytes an observation).
     Csv,
-    /// `raw.csv.gz`, nanoseconds to the picosecond (about 4 bytes an
+    /// `raw.csv.gz`, nanoseconds to the picosecond (3–5 bytes an
     /// observation).
     #[value(name = "csv.gz")]
     CsvGz,
-    /// `raw/`, a Parquet file per case, integer picoseconds (2–3 bytes an
-    /// observation).
+    /// `raw/`, a Parquet file per case, integer picoseconds (about 3 bytes
+    /// an observation).
     #[default]
     Parquet,
 }
