@@ -30,9 +30,8 @@ pub fn load(dir: &Path) -> Result<Saved, String> {
         None
     };
     let raw_path = raw::find(dir).unwrap_or_else(|| dir.join(raw::parquet::DIR));
-    let rows = raw::read(&raw_path).map_err(|e| format!("{}: {e}", raw_path.display()))?;
-    let cases =
-        raw::cases(&rows, results.as_ref()).map_err(|e| format!("{}: {e}", raw_path.display()))?;
+    let cases = raw::load(&raw_path, results.as_ref())
+        .map_err(|e| format!("{}: {e}", raw_path.display()))?;
     Ok(Saved { results, cases })
 }
 

@@ -107,6 +107,47 @@ impl RawRow {
     }
 }
 
+/// One observation as read, its text borrowed from what holds it.
+pub struct Row<'a> {
+    pub run: &'a str,
+    pub key: CaseKey,
+    pub candidate: &'a str,
+    pub round: u32,
+    pub valid: bool,
+    pub seconds: Option<f64>,
+}
+
+impl Row<'_> {
+    fn to_owned(&self) -> RawRow {
+        RawRow {
+            run: self.run.to_string(),
+            collective: self.key.collective,
+            size_bytes: self.key.size_bytes,
+            count: self.key.count,
+            datatype: self.key.datatype,
+            op: self.key.op,
+            root: self.key.root,
+            candidate: self.candidate.to_string(),
+            round: self.round,
+            valid: self.valid,
+            seconds: self.seconds,
+        }
+    }
+}
+
+impl RawRow {
+    fn row(&self) -> Row<'_> {
+        Row {
+            run: &self.run,
+            key: self.key(),
+            candidate: &self.candidate,
+            round: self.round,
+            valid: self.valid,
+            seconds: self.seconds,
+        }
+    }
+}
+
 /// Makes `dir` ready for the observations of `format` (an empty file, or
 /// an empty `raw/`) and removes the other formats' files, so that a
 /// directory holds one run's observations.
@@ -187,74 +228,93 @@ pub fn read(path: &Path) -> anyhow::Result<Vec<RawRow>> {
     }
 }
 
-/// Cases from `raw.csv` rows, in the order they were measured, with the
-/// candidates that `results.json` says were wrong or skipped.
-pub fn cases(rows: &[RawRow], previous: Option<&Results>) -> Result<Vec<CaseData>, String> {
-    // Rows of several runs (files put together) would mix their rounds.
-    let mut runs: Vec<&str> = rows.iter().map(|r| r.run.as_str()).collect();
-    runs.sort_unstable();
-    runs.dedup();
-    if runs.len() > 1 {
-        return Err(format!(
-            "rows of {} runs ({}): a run is analysed on its own rows",
-            runs.len(),
-            runs.join(", ")
-        ));
+/// The cases of the observations at `path` (as [`read`] finds them), in
+/// the order they were measured, with the candidates that `results.json`
+/// (`previous`) says were wrong or skipped. `raw/` is read a file at a
+/// time, its text borrowed from the columns read: as rows of their own,
+/// 6 million observations took `analyze` 1.1 GB and most of its time in
+/// the allocator.
+pub fn load(path: &Path, previous: Option<&Results>) -> Result<Vec<CaseData>, String> {
+    let mut cases = Cases::new(previous);
+    match path.is_dir() {
+        true => {
+            let files = parquet::files(path).map_err(|e| e.to_string())?;
+            for file in files {
+                let in_file = |e: anyhow::Error| format!("{}: {e:#}", file.display());
+                for group in parquet::read_file(&file).map_err(in_file)? {
+                    for row in group.rows() {
+                        cases.add(row.map_err(in_file)?)?;
+                    }
+                }
+            }
+        }
+        false => {
+            for row in csv::read(path).map_err(|e| e.to_string())? {
+                cases.add(row.row())?;
+            }
+        }
     }
-    // The cases results.json knows, in their order: a case may have no row
-    // (every candidate wrong, skipped or without a valid observation).
-    let mut cases: Vec<CaseData> = previous
-        .map(|p| &p.checks[..])
-        .unwrap_or_default()
-        .iter()
-        .map(|v| CaseData {
-            key: v.key.clone(),
-            samples: Vec::new(),
-            smaller: None,
-        })
-        .collect();
-    for (i, row) in rows.iter().enumerate() {
+    cases.finish(previous)
+}
+
+/// Cases from rows, in the order they were measured, with the candidates
+/// that `results.json` says were wrong or skipped.
+pub fn cases(rows: &[RawRow], previous: Option<&Results>) -> Result<Vec<CaseData>, String> {
+    let mut cases = Cases::new(previous);
+    for row in rows {
+        cases.add(row.row())?;
+    }
+    cases.finish(previous)
+}
+
+/// Cases being built from rows as they are read.
+struct Cases {
+    cases: Vec<CaseData>,
+    /// The runs the rows came from.
+    runs: std::collections::BTreeSet<String>,
+    /// Rows added so far, for the line numbers of errors.
+    rows: usize,
+    /// The case and sample of the last row: the next is mostly of the same.
+    last: Option<(usize, Option<usize>)>,
+}
+
+impl Cases {
+    /// The cases results.json knows, in their order: a case may have no
+    /// row (every candidate wrong, skipped or without a valid observation).
+    fn new(previous: Option<&Results>) -> Cases {
+        let cases = previous
+            .map(|p| &p.checks[..])
+            .unwrap_or_default()
+            .iter()
+            .map(|v| CaseData {
+                key: v.key.clone(),
+                samples: Vec::new(),
+                smaller: None,
+            })
+            .collect();
+        Cases {
+            cases,
+            runs: Default::default(),
+            rows: 0,
+            last: None,
+        }
+    }
+
+    fn add(&mut self, row: Row) -> Result<(), String> {
+        self.rows += 1;
+        let line = self.rows + 1;
         let seconds = match (row.valid, row.seconds) {
             (true, Some(s)) if s.is_finite() && s >= 0.0 => Some(s),
-            (true, Some(s)) => {
-                return Err(format!("line {}: seconds `{s}` is not a duration", i + 2))
-            }
+            (true, Some(s)) => return Err(format!("line {line}: seconds `{s}` is not a duration")),
             (true, None) => {
-                return Err(format!(
-                    "line {}: a valid observation without seconds",
-                    i + 2
-                ))
+                return Err(format!("line {line}: a valid observation without seconds"))
             }
             (false, _) => None,
         };
-        let key = row.key();
-        let case = match cases.iter().position(|c| c.key == key) {
-            Some(c) => &mut cases[c],
-            None => {
-                cases.push(CaseData {
-                    key,
-                    samples: Vec::new(),
-                    smaller: None,
-                });
-                cases.last_mut().expect("just pushed")
-            }
-        };
-        let sample = match Smaller::size_of(&row.candidate) {
-            Some(size_bytes) => {
-                let smaller = case.smaller.get_or_insert_with(|| Smaller {
-                    size_bytes,
-                    sample: Sample::measured(&row.candidate),
-                });
-                &mut smaller.sample
-            }
-            None => match case.samples.iter().position(|s| s.name == row.candidate) {
-                Some(s) => &mut case.samples[s],
-                None => {
-                    case.samples.push(Sample::measured(&row.candidate));
-                    case.samples.last_mut().expect("just pushed")
-                }
-            },
-        };
+        if !self.runs.contains(row.run) {
+            self.runs.insert(row.run.to_string());
+        }
+        let sample = self.sample_of(&row);
         match seconds {
             Some(seconds) => {
                 sample.seconds.push(seconds);
@@ -262,26 +322,96 @@ pub fn cases(rows: &[RawRow], previous: Option<&Results>) -> Result<Vec<CaseData
             }
             None => sample.invalid_rounds.push(row.round),
         }
+        Ok(())
     }
-    for case in &mut cases {
-        let verdict = previous.and_then(|p| p.checks.iter().find(|v| v.key == case.key));
-        for c in verdict.map(|v| &v.candidates[..]).unwrap_or_default() {
-            // raw.csv holds observations only: what results.json says of
-            // the rest (wrong and skipped candidates) comes from there.
-            if !case.samples.iter().any(|s| s.name == c.name) {
-                case.samples.push(Sample {
-                    outcome: match &c.outcome {
-                        Outcome::Unmeasured(_) => Outcome::Measured,
-                        outcome => outcome.clone(),
-                    },
-                    ..Sample::measured(&c.name)
-                });
+
+    /// The sample `row` belongs to, made if new: the smaller size's (None)
+    /// or the `i`-th of its case.
+    fn sample_of(&mut self, row: &Row) -> &mut Sample {
+        let cached = self.last.filter(|&(c, s)| {
+            let case = &self.cases[c];
+            let name = match s {
+                Some(s) => &case.samples[s].name,
+                None => &case.smaller.as_ref().expect("a smaller sample").sample.name,
+            };
+            *name == row.candidate && case.key == row.key
+        });
+        let (c, s) = match cached {
+            Some(last) => last,
+            None => {
+                let key = row.key.clone();
+                let c = match self.cases.iter().position(|c| c.key == key) {
+                    Some(c) => c,
+                    None => {
+                        self.cases.push(CaseData {
+                            key,
+                            samples: Vec::new(),
+                            smaller: None,
+                        });
+                        self.cases.len() - 1
+                    }
+                };
+                let case = &mut self.cases[c];
+                let s = match Smaller::size_of(row.candidate) {
+                    Some(size_bytes) => {
+                        case.smaller.get_or_insert_with(|| Smaller {
+                            size_bytes,
+                            sample: Sample::measured(row.candidate),
+                        });
+                        None
+                    }
+                    None => Some(
+                        match case.samples.iter().position(|s| s.name == row.candidate) {
+                            Some(s) => s,
+                            None => {
+                                case.samples.push(Sample::measured(row.candidate));
+                                case.samples.len() - 1
+                            }
+                        },
+                    ),
+                };
+                self.last = Some((c, s));
+                (c, s)
             }
+        };
+        let case = &mut self.cases[c];
+        match s {
+            Some(s) => &mut case.samples[s],
+            None => &mut case.smaller.as_mut().expect("a smaller sample").sample,
         }
-        // `default` first, as measured runs have it.
-        case.samples.sort_by_key(|s| s.name != DEFAULT);
     }
-    Ok(cases)
+
+    fn finish(mut self, previous: Option<&Results>) -> Result<Vec<CaseData>, String> {
+        // Rows of several runs (files put together) would mix their rounds.
+        if self.runs.len() > 1 {
+            let runs: Vec<&str> = self.runs.iter().map(String::as_str).collect();
+            return Err(format!(
+                "rows of {} runs ({}): a run is analysed on its own rows",
+                runs.len(),
+                runs.join(", ")
+            ));
+        }
+        for case in &mut self.cases {
+            let verdict = previous.and_then(|p| p.checks.iter().find(|v| v.key == case.key));
+            for c in verdict.map(|v| &v.candidates[..]).unwrap_or_default() {
+                // The raw file holds observations only: what results.json
+                // says of the rest (wrong and skipped candidates) comes
+                // from there.
+                if !case.samples.iter().any(|s| s.name == c.name) {
+                    case.samples.push(Sample {
+                        outcome: match &c.outcome {
+                            Outcome::Unmeasured(_) => Outcome::Measured,
+                            outcome => outcome.clone(),
+                        },
+                        ..Sample::measured(&c.name)
+                    });
+                }
+            }
+            // `default` first, as measured runs have it.
+            case.samples.sort_by_key(|s| s.name != DEFAULT);
+        }
+        Ok(self.cases)
+    }
 }
 
 #[cfg(test)]

@@ -28,11 +28,13 @@
 //! the parquet crate, an implementation independent of the encoder.
 
 use super::thrift::{varint, zigzag, Compact};
-use super::{rows, samples, RawRow};
+use super::{rows, samples, RawRow, Row};
+use crate::case::CaseKey;
 use crate::case::{CaseData, Sample};
 use crate::collective::Collective;
 use crate::element::{Datatype, Op};
 use anyhow::{anyhow, Context};
+use parquet::data_type::ByteArray;
 use std::path::{Path, PathBuf};
 
 /// The directory's name in a run's directory.
@@ -492,12 +494,66 @@ fn pack(values: &[u64], width: u8, out: &mut Vec<u8>) {
 pub fn read(dir: &Path) -> anyhow::Result<Vec<RawRow>> {
     let mut rows = Vec::new();
     for path in files(dir)? {
-        read_file(&path, &mut rows).with_context(|| path.display().to_string())?;
+        for group in read_file(&path).with_context(|| path.display().to_string())? {
+            for row in group.rows() {
+                rows.push(row?.to_owned());
+            }
+        }
     }
     Ok(rows)
 }
 
-fn read_file(path: &Path, rows: &mut Vec<RawRow>) -> anyhow::Result<()> {
+/// A row group's columns as read; [`Columns::rows`] gives its rows.
+pub struct Columns {
+    run: Vec<ByteArray>,
+    collective: Vec<ByteArray>,
+    size_bytes: Vec<i64>,
+    count: Vec<i64>,
+    datatype: Vec<ByteArray>,
+    op: Vec<ByteArray>,
+    root: Vec<i64>,
+    candidate: Vec<ByteArray>,
+    round: Vec<i64>,
+    valid: Vec<bool>,
+    /// The times there are, and per row whether it has one.
+    ps: Vec<i64>,
+    present: Vec<bool>,
+}
+
+impl Columns {
+    /// Every row, borrowing its text from the columns: dictionary-encoded
+    /// text read into a string per row made `analyze` spend most of its
+    /// time in the allocator.
+    pub fn rows(&self) -> impl Iterator<Item = anyhow::Result<Row<'_>>> + '_ {
+        let mut times = self.ps.iter();
+        (0..self.run.len()).map(move |i| {
+            let seconds = match self.present[i] {
+                true => Some(seconds(
+                    *times.next().ok_or_else(|| anyhow!("too few times"))?,
+                )),
+                false => None,
+            };
+            Ok(Row {
+                run: self.run[i].as_utf8()?,
+                key: CaseKey {
+                    collective: named(self.collective[i].as_utf8()?, Collective::from_name)?,
+                    size_bytes: u64::try_from(self.size_bytes[i])?,
+                    count: usize::try_from(self.count[i])?,
+                    datatype: named(self.datatype[i].as_utf8()?, Datatype::from_name)?,
+                    op: named(self.op[i].as_utf8()?, Op::from_name)?,
+                    root: usize::try_from(self.root[i])?,
+                },
+                candidate: self.candidate[i].as_utf8()?,
+                round: u32::try_from(self.round[i])?,
+                valid: self.valid[i],
+                seconds,
+            })
+        })
+    }
+}
+
+/// The row groups of the case file at `path`, column by column.
+pub fn read_file(path: &Path) -> anyhow::Result<Vec<Columns>> {
     use parquet::file::reader::FileReader;
     let reader =
         parquet::file::serialized_reader::SerializedFileReader::new(std::fs::File::open(path)?)?;
@@ -509,66 +565,46 @@ fn read_file(path: &Path, rows: &mut Vec<RawRow>) -> anyhow::Result<()> {
             .position(|c| c.name() == name)
             .ok_or_else(|| anyhow!("no column `{name}`"))
     };
+    let mut groups = Vec::new();
     for g in 0..reader.num_row_groups() {
         let group = reader.get_row_group(g)?;
         let group = group.as_ref();
         let strings = |name| column(name).and_then(|c| strings(group, c));
         let integers = |name| column(name).and_then(|c| integers(group, c));
-        let (run, collective, datatype, op, candidate) = (
-            strings("run")?,
-            strings("collective")?,
-            strings("datatype")?,
-            strings("op")?,
-            strings("candidate")?,
-        );
-        let (size_bytes, count, root, round) = (
-            integers("size_bytes")?.0,
-            integers("count")?.0,
-            integers("root")?.0,
-            integers("round")?.0,
-        );
-        let valid = booleans(group, column("valid")?)?;
         let (ps, present) = integers("ps")?;
-        let n = run.len();
+        let columns = Columns {
+            run: strings("run")?,
+            collective: strings("collective")?,
+            size_bytes: integers("size_bytes")?.0,
+            count: integers("count")?.0,
+            datatype: strings("datatype")?,
+            op: strings("op")?,
+            root: integers("root")?.0,
+            candidate: strings("candidate")?,
+            round: integers("round")?.0,
+            valid: booleans(group, column("valid")?)?,
+            ps,
+            present,
+        };
+        let n = columns.run.len();
         let lengths = [
-            collective.len(),
-            datatype.len(),
-            op.len(),
-            candidate.len(),
-            size_bytes.len(),
-            count.len(),
-            root.len(),
-            round.len(),
-            valid.len(),
-            present.len(),
+            columns.collective.len(),
+            columns.size_bytes.len(),
+            columns.count.len(),
+            columns.datatype.len(),
+            columns.op.len(),
+            columns.root.len(),
+            columns.candidate.len(),
+            columns.round.len(),
+            columns.valid.len(),
+            columns.present.len(),
         ];
         if lengths.iter().any(|&l| l != n) {
             return Err(anyhow!("row group {g}: columns of different lengths"));
         }
-        let mut times = ps.into_iter();
-        for i in 0..n {
-            let seconds = match present[i] {
-                true => Some(seconds(
-                    times.next().ok_or_else(|| anyhow!("too few times"))?,
-                )),
-                false => None,
-            };
-            rows.push(RawRow {
-                run: run[i].clone(),
-                collective: named(&collective[i], Collective::from_name)?,
-                size_bytes: u64::try_from(size_bytes[i])?,
-                count: usize::try_from(count[i])?,
-                datatype: named(&datatype[i], Datatype::from_name)?,
-                op: named(&op[i], Op::from_name)?,
-                root: usize::try_from(root[i])?,
-                candidate: candidate[i].clone(),
-                round: u32::try_from(round[i])?,
-                valid: valid[i],
-                seconds,
-            });
-        }
+        groups.push(columns);
     }
-    Ok(())
+    Ok(groups)
 }
 
 /// The value `name` names, through `from_name`.
@@ -591,17 +627,14 @@ macro_rules! read_all {
     }};
 }
 
-fn strings(group: Group, column: usize) -> anyhow::Result<Vec<String>> {
+fn strings(group: Group, column: usize) -> anyhow::Result<Vec<ByteArray>> {
     use parquet::column::reader::ColumnReader;
     let ColumnReader::ByteArrayColumnReader(reader) = group.get_column_reader(column)? else {
         return Err(anyhow!("column {column} is not text"));
     };
     let mut values = Vec::new();
     read_all!(reader, None, &mut values);
-    values
-        .into_iter()
-        .map(|v| Ok(v.as_utf8()?.to_string()))
-        .collect()
+    Ok(values)
 }
 
 /// An integer column's values and, per row, whether it has one.
