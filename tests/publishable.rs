@@ -164,25 +164,29 @@ fn no_output_holds_a_control_character_or_a_launchers_secret() {
 
     let written = files(&out_dir);
     assert!(written.len() >= 4, "{written:?}");
-    let mut texts: Vec<(String, String)> = written
-        .iter()
-        .map(|path| {
-            let mut bytes = std::fs::read(path).unwrap();
-            if path.extension().is_some_and(|e| e == "gz") {
-                // What a reader of the compressed observations sees.
-                let mut plain = Vec::new();
-                std::io::Read::read_to_end(
-                    &mut flate2::read::MultiGzDecoder::new(&bytes[..]),
-                    &mut plain,
-                )
-                .unwrap();
-                bytes = plain;
-            }
-            let text = String::from_utf8(bytes)
-                .unwrap_or_else(|e| panic!("{} is not UTF-8: {e}", path.display()));
-            (path.display().to_string(), text)
-        })
-        .collect();
+    // raw/ is binary (Parquet): what a reader of it sees is its rows.
+    let mut texts: Vec<(String, String)> = vec![("raw/ (its rows)".into(), raw_text(&out_dir))];
+    texts.extend(
+        written
+            .iter()
+            .filter(|path| path.extension().is_none_or(|e| e != "parquet"))
+            .map(|path| {
+                let mut bytes = std::fs::read(path).unwrap();
+                if path.extension().is_some_and(|e| e == "gz") {
+                    // What a reader of the compressed observations sees.
+                    let mut plain = Vec::new();
+                    std::io::Read::read_to_end(
+                        &mut flate2::read::MultiGzDecoder::new(&bytes[..]),
+                        &mut plain,
+                    )
+                    .unwrap();
+                    bytes = plain;
+                }
+                let text = String::from_utf8(bytes)
+                    .unwrap_or_else(|e| panic!("{} is not UTF-8: {e}", path.display()));
+                (path.display().to_string(), text)
+            }),
+    );
     for (name, text) in texts.clone() {
         if name.ends_with(".json") {
             let mut all = Vec::new();
