@@ -31,6 +31,13 @@ pub struct Change {
     pub regression: bool,
 }
 
+impl Change {
+    /// The ratio the test judged: the normalised one between launches.
+    pub fn judged_ratio(&self) -> f64 {
+        self.normalised_ratio.unwrap_or(self.ratio)
+    }
+}
+
 /// Every median of the new launch moved by one factor against the baseline
 /// launches: the machine's state (or the whole library) changed, not one
 /// collective.
@@ -84,6 +91,15 @@ placement and machine state can flag cases that did not change. Give --baseline 
 impl Comparison {
     pub fn regressions(&self) -> impl Iterator<Item = &Change> {
         self.changes.iter().filter(|c| c.regression)
+    }
+
+    /// Slower than the tolerance allows, but not significantly: the
+    /// comparison could not tell these from the spread between launches
+    /// (a report that said "no regression" of an 8× case would mislead).
+    pub fn unshown(&self) -> impl Iterator<Item = &Change> {
+        self.changes
+            .iter()
+            .filter(|c| !c.regression && c.judged_ratio() > 1.0 + self.tolerance)
     }
 
     /// The violation changes of one kind.

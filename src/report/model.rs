@@ -77,7 +77,7 @@ pub fn baseline_notes(b: &crate::analyse::baseline::Comparison) -> Vec<String> {
 /// the shift and corrected across cases where it had several launches.
 pub fn regression_numbers(c: &crate::analyse::baseline::Change) -> (String, String) {
     (
-        format!("{:.3}", c.normalised_ratio.unwrap_or(c.ratio)),
+        format!("{:.3}", c.judged_ratio()),
         format!("{:.2e}", c.p_adjusted.unwrap_or(c.p_value)),
     )
 }

@@ -116,6 +116,12 @@ fn headline(results: &Results) -> Vec<Block> {
                 .and_icon(Icon::Fail)
                 .and(format!("{regressions} regression(s) against the baseline"));
         }
+        let unshown = b.unshown().count();
+        if unshown > 0 {
+            summary = summary.and(", ").and_icon(Icon::Warning).and(format!(
+                "{unshown} case(s) slower than the baseline's tolerance, not shown a regression"
+            ));
+        }
         if let Some(shift) = b.shift.filter(|s| s.significant) {
             summary = summary.and(", ").and_icon(Icon::Warning).and(format!(
                 "the whole machine {:.2}× the baseline launches",
@@ -567,27 +573,52 @@ fn baseline(results: &Results) -> Vec<Block> {
         blocks.push(Block::Paragraph(Line::plain(note)));
     }
     use Align::{Left, Right};
-    let mut regressions = Table::new([
-        ("regression", Left),
+    let mut changes = Table::new([
+        ("case", Left),
         ("baseline", Right),
         ("now", Right),
         ("ratio", Right),
         ("p-value", Right),
+        ("verdict", Left),
     ]);
-    for c in b.regressions() {
+    for (c, verdict) in b
+        .regressions()
+        .map(|c| (c, "regression"))
+        .chain(b.unshown().map(|c| (c, "not shown")))
+    {
         let (ratio, p_value) = model::regression_numbers(c);
-        regressions.push(vec![
+        changes.push(vec![
             Line::plain(model::title_of(&c.key)),
             Line::plain(seconds(c.baseline_median_s)),
             Line::plain(seconds(c.median_s)),
             Line::plain(ratio),
             Line::plain(p_value),
+            Line::plain(verdict),
         ]);
     }
-    blocks.push(match regressions.rows.is_empty() {
-        true => Block::Paragraph("No regression of the library's own collectives.".into()),
-        false => Block::Table(regressions),
-    });
+    let (regressions, unshown) = (b.regressions().count(), b.unshown().count());
+    let tolerance = format!("{:.0} %", b.tolerance * 100.0);
+    let verdict = match (regressions, unshown) {
+        (0, 0) => format!(
+            "No regression of the library's own collectives: none is slower than the \
+             baseline by more than {tolerance}."
+        ),
+        (0, n) => format!(
+            "No regression shown, but {n} case(s) slower than the baseline by more than \
+             {tolerance}, not significantly at α = {} against the spread between launches \
+             (not shown): more baseline launches would decide.",
+            results.meta.alpha
+        ),
+        (r, 0) => format!("{r} regression(s) of the library's own collectives."),
+        (r, n) => format!(
+            "{r} regression(s) of the library's own collectives; {n} more case(s) slower by \
+             more than {tolerance}, not shown."
+        ),
+    };
+    blocks.push(Block::Paragraph(Line::plain(verdict)));
+    if !changes.rows.is_empty() {
+        blocks.push(Block::Table(changes));
+    }
     blocks.extend(violation_changes(b));
     let list = |keys: &[CaseKey]| {
         keys.iter()
