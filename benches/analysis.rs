@@ -6,10 +6,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use pgcheck::analyse::{
-    CaseData, CaseKey, Correction, Decisions, Options, Outcome, Outliers, Sample, Test,
-    DEFAULT_MARGIN, DEFAULT_QMAX,
-};
+use pgcheck::analyse::{CaseData, CaseKey, Decisions, Options, Outcome, Sample};
 use pgcheck::collective::Collective;
 use pgcheck::element::{Datatype, Op};
 use pgcheck::meta::Meta;
@@ -87,23 +84,9 @@ fn thread_cpu_s() -> f64 {
 
 /// The options of `pgcheck run` by default, with a nanosecond timer so
 /// that every candidate gets its usual time.
-fn options() -> Options {
-    Options {
-        alpha: 0.05,
-        test: Test::Rounds,
-        correction: Correction::Holm,
-        outliers: Outliers::None,
-        noise_floor_s: 0.0,
-        margin: DEFAULT_MARGIN,
-        qmax: DEFAULT_QMAX,
-        timer_resolution_s: 1e-9,
-        fail_on: None,
-    }
-}
-
 fn main() {
     let cases = cases();
-    let options = options();
+    let options = Options::default();
     let observations: usize = cases
         .iter()
         .flat_map(|c| &c.samples)

@@ -3,9 +3,7 @@
 //! them and for a baseline) does not grow with their observations. Counted
 //! by this test binary's allocator; one test, so nothing else allocates.
 
-use pgcheck::analyse::{
-    Correction, Decisions, Options, Outliers, Test, DEFAULT_MARGIN, DEFAULT_QMAX,
-};
+use pgcheck::analyse::{Decisions, Options};
 use pgcheck::case::{CaseData, CaseKey, Sample};
 use pgcheck::collective::Collective;
 use pgcheck::element::{Datatype, Op};
@@ -72,15 +70,8 @@ fn case(size_bytes: u64, n: usize) -> CaseData {
 /// observations per candidate (each case freed once decided).
 fn kept_after(cases: u32, n: usize) -> isize {
     let options = Options {
-        alpha: 0.05,
-        test: Test::Rounds,
-        correction: Correction::Holm,
-        outliers: Outliers::None,
         noise_floor_s: 1e-7,
-        margin: DEFAULT_MARGIN,
-        qmax: DEFAULT_QMAX,
-        timer_resolution_s: 1e-9,
-        fail_on: None,
+        ..Options::default()
     };
     let before = LIVE.load(Ordering::Relaxed);
     let mut decisions = Decisions::default();

@@ -180,25 +180,16 @@ pub fn assess(checks: &[Verdict], options: &Options) -> Option<Noise> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyse::{
-        verdicts, CaseData, CaseKey, Conclusion, Correction, Outliers, Sample, Test,
-        DEFAULT_MARGIN, DEFAULT_QMAX,
-    };
+    use crate::analyse::{verdicts, CaseData, CaseKey, Conclusion, Sample};
     use crate::case::Outcome;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
     fn options(fail_on: Option<Severity>) -> Options {
         Options {
-            alpha: 0.05,
-            test: Test::Rounds,
-            correction: Correction::Holm,
-            outliers: Outliers::None,
             noise_floor_s: 1e-6,
-            margin: DEFAULT_MARGIN,
-            qmax: DEFAULT_QMAX,
-            timer_resolution_s: 1e-9,
             fail_on,
+            ..Options::default()
         }
     }
 

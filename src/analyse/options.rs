@@ -110,6 +110,25 @@ pub struct Options {
     pub fail_on: Option<Severity>,
 }
 
+/// The command line's defaults (α 0.05, the rounds test, Holm, no outlier
+/// filter, the default margin and q_max), without a noise floor and with a
+/// 1 ns timer: what benchmarks and tests start from.
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            alpha: 0.05,
+            test: Test::Rounds,
+            correction: Correction::Holm,
+            outliers: Outliers::None,
+            noise_floor_s: 0.0,
+            margin: default_margin(),
+            qmax: default_qmax(),
+            timer_resolution_s: 1e-9,
+            fail_on: None,
+        }
+    }
+}
+
 impl Options {
     /// Records in `meta` how the run was decided.
     pub fn record(&self, meta: &mut Meta) {

@@ -87,14 +87,20 @@ pub fn write(blocks: &[Block], look: &Look) -> String {
                     out += &wrap(&format!("  {}", item.words()), width, "    ");
                 }
             }
-            Block::Table(t) => match table(t, look) {
-                Some(boxed) => out += &format!("{boxed}\n"),
-                None => out += &records(t, width),
-            },
+            Block::Table(t) => out += &table_text(t, look),
             Block::Fold(_, blocks) => out += &write(blocks, look),
         }
     }
     out
+}
+
+/// A document table boxed to the look's width, or as records when its
+/// names alone are wider.
+pub fn table_text(t: &crate::report::document::Table, look: &Look) -> String {
+    match table(t, look) {
+        Some(boxed) => format!("{boxed}\n"),
+        None => records(t, usize::from(look.width)),
+    }
 }
 
 /// A table too wide for the width even with only its names whole, as one

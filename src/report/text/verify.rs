@@ -1,9 +1,9 @@
 //! `pgcheck verify`'s pass/fail table.
 
-use super::{style, wrap, Look};
+use super::{table_text, wrap, Look};
 use crate::candidates::native::DEFAULT;
 use crate::case::{CaseData, Outcome};
-use comfy_table::Table;
+use crate::report::document::{Align, Line, Table};
 use std::collections::BTreeMap;
 
 /// One row per (collective, candidate): how many cases passed; under the
@@ -52,16 +52,16 @@ pub fn render_to(runs: &[CaseData], look: &Look) -> (String, usize) {
             }
         }
     }
-    let mut table = Table::new();
-    style(&mut table, look);
-    table.set_header(vec![
-        "collective",
-        "candidate",
-        "result",
-        "passed",
-        "failed",
-        "skipped",
+    use Align::{Left, Right};
+    let mut table = Table::new([
+        ("collective", Left),
+        ("candidate", Left),
+        ("result", Left),
+        ("passed", Right),
+        ("failed", Right),
+        ("skipped", Right),
     ]);
+    let width = usize::from(look.width);
     let mut details = String::new();
     let (mut failures, mut skipped) = (0, 0);
     for ((collective, candidate), t) in &tallies {
@@ -77,34 +77,89 @@ pub fn render_to(runs: &[CaseData], look: &Look) -> (String, usize) {
         if let Some(detail) = t.first_failure.as_ref().or(t.skip_reason.as_ref()) {
             details += &wrap(
                 &format!("{candidate} ({collective}), {result}: {detail}"),
-                usize::from(look.width),
+                width,
                 "    ",
             );
         }
-        table.add_row(vec![
-            collective.clone(),
-            candidate.clone(),
-            result.into(),
-            t.passed.to_string(),
-            t.failed.to_string(),
-            t.skipped.to_string(),
-        ]);
+        table.push(
+            [
+                collective.clone(),
+                candidate.clone(),
+                result.into(),
+                t.passed.to_string(),
+                t.failed.to_string(),
+                t.skipped.to_string(),
+            ]
+            .into_iter()
+            .map(Line::plain)
+            .collect(),
+        );
     }
-    super::arrange(&mut table);
-    let mut summary = format!(
-        "verify: {} cases, {failures} candidate runs failed, {skipped} skipped\n",
-        runs.len(),
+    let mut summary = wrap(
+        &format!(
+            "verify: {} cases, {failures} candidate runs failed, {skipped} skipped",
+            runs.len(),
+        ),
+        width,
+        "  ",
     );
     for run in runs {
         for candidate in run.samples.iter().filter(|c| c.name == DEFAULT) {
             if let Outcome::Wrong(why) = &candidate.outcome {
-                summary += &format!(
-                    "{}: {}: {why}\n",
-                    crate::report::model::who_failed(DEFAULT),
-                    run.key.label()
-                );
+                let who = crate::report::model::who_failed(DEFAULT);
+                summary += &wrap(&format!("{who}: {}: {why}", run.key.label()), width, "  ");
             }
         }
     }
-    (format!("{table}\n{details}{summary}"), failures)
+    (
+        format!("{}{details}{summary}", table_text(&table, look)),
+        failures,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::case::{CaseKey, Sample};
+
+    fn cases() -> Vec<CaseData> {
+        let mut wrong = Sample::measured("allreduce_as_reducescatterblock_allgather");
+        wrong.outcome = Outcome::Wrong("rank 1: element 3 is 4, expected 5".into());
+        vec![CaseData {
+            key: CaseKey::allreduce_bytes(64),
+            samples: vec![Sample::measured(DEFAULT), wrong],
+            smaller: None,
+        }]
+    }
+
+    #[test]
+    fn counts_each_candidate_and_names_its_first_failure() {
+        let look = Look {
+            color: false,
+            width: 120,
+        };
+        let (text, failures) = render_to(&cases(), &look);
+        assert_eq!(failures, 1);
+        assert!(text.contains("| allreduce"), "{text}");
+        assert!(
+            text.contains("allreduce_as_reducescatterblock_allgather (allreduce), FAIL: 64 B"),
+            "{text}"
+        );
+    }
+
+    /// A width its names cannot fit: a record per row, no line wider.
+    #[test]
+    fn names_wider_than_the_width_become_records() {
+        let look = Look {
+            color: false,
+            width: 50,
+        };
+        let (text, _) = render_to(&cases(), &look);
+        assert!(!text.contains('+'), "no box: {text}");
+        let name = "allreduce_as_reducescatterblock_allgather";
+        assert!(text.lines().any(|l| l.trim() == name), "{text}");
+        for line in text.lines() {
+            assert!(line.chars().count() <= 50, "{line:?} in\n{text}");
+        }
+    }
 }

@@ -118,7 +118,7 @@ pub struct Row<'a> {
 }
 
 impl Row<'_> {
-    fn to_owned(&self) -> RawRow {
+    fn to_raw_row(&self) -> RawRow {
         RawRow {
             run: self.run.to_string(),
             collective: self.key.collective,
@@ -417,7 +417,7 @@ impl Cases {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyse::{verdicts, Correction, Options, Outliers, Test};
+    use crate::analyse::{verdicts, Options};
     use rand::{Rng, SeedableRng};
 
     /// 20 cases of `default` and a competitor 3 % faster, 5,000
@@ -454,20 +454,6 @@ mod tests {
                 smaller: None,
             })
             .collect()
-    }
-
-    fn options() -> Options {
-        Options {
-            alpha: 0.05,
-            test: Test::Rounds,
-            correction: Correction::Holm,
-            outliers: Outliers::None,
-            noise_floor_s: 0.0,
-            margin: crate::analyse::DEFAULT_MARGIN,
-            qmax: crate::analyse::DEFAULT_QMAX,
-            timer_resolution_s: 1e-9,
-            fail_on: None,
-        }
     }
 
     /// Writes `cases` as a run does, one append per case, and reads them back.
@@ -540,7 +526,10 @@ mod tests {
             }
         }
         // The same verdicts as from the observations as measured.
-        let (before, after) = (verdicts(cases, &options()), verdicts(back, &options()));
+        let (before, after) = (
+            verdicts(cases, &Options::default()),
+            verdicts(back, &Options::default()),
+        );
         assert!(before.iter().any(|v| v.violated_by.is_none()));
         for (b, a) in before.iter().zip(&after) {
             assert_eq!(

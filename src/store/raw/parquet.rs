@@ -268,16 +268,7 @@ fn valid_chunk(file: &mut Vec<u8>, samples: &[&Sample], n: u64) -> Chunk {
     for (i, _) in valid.enumerate().filter(|&(_, v)| v) {
         bits[i / 8] |= 1 << (i % 8);
     }
-    let start = file.len() as u64;
-    data_page_to(file, &bits, n, PLAIN);
-    Chunk {
-        start,
-        dictionary_page: None,
-        data_page: start,
-        bytes: file.len() as u64 - start,
-        values: n,
-        encodings: &[PLAIN],
-    }
+    data_chunk(file, &bits, n, PLAIN, &[PLAIN])
 }
 
 /// `ps`: definition levels (1 for a time, 0 for a late start) as runs,
@@ -297,15 +288,33 @@ fn time_chunk(file: &mut Vec<u8>, samples: &[&Sample], n: u64) -> Chunk {
         .iter()
         .flat_map(|s| s.seconds.iter().map(|&seconds| picoseconds(seconds)));
     delta_binary_packed(times, &mut data);
+    data_chunk(
+        file,
+        &data,
+        n,
+        DELTA_BINARY_PACKED,
+        &[RLE, DELTA_BINARY_PACKED],
+    )
+}
+
+/// A column of one data page, `data` encoded as `encoding`, without a
+/// dictionary (`encodings`: every encoding the chunk uses, levels included).
+fn data_chunk(
+    file: &mut Vec<u8>,
+    data: &[u8],
+    n: u64,
+    encoding: i32,
+    encodings: &'static [i32],
+) -> Chunk {
     let start = file.len() as u64;
-    data_page_to(file, &data, n, DELTA_BINARY_PACKED);
+    data_page_to(file, data, n, encoding);
     Chunk {
         start,
         dictionary_page: None,
         data_page: start,
         bytes: file.len() as u64 - start,
         values: n,
-        encodings: &[RLE, DELTA_BINARY_PACKED],
+        encodings,
     }
 }
 
@@ -496,7 +505,7 @@ pub fn read(dir: &Path) -> anyhow::Result<Vec<RawRow>> {
     for path in files(dir)? {
         for group in read_file(&path).with_context(|| path.display().to_string())? {
             for row in group.rows() {
-                rows.push(row?.to_owned());
+                rows.push(row?.to_raw_row());
             }
         }
     }
@@ -614,7 +623,9 @@ fn named<T>(name: &str, from_name: fn(&str) -> Option<T>) -> anyhow::Result<T> {
 
 type Group<'a> = &'a dyn parquet::file::reader::RowGroupReader;
 
-/// Reads every record of `column` with `read` (records, levels, values).
+/// Reads every record of a typed column `$reader` into `$values`, and
+/// its definition levels into `$levels` when given (`Some`): 4096 records
+/// at a time until none is left.
 macro_rules! read_all {
     ($reader:expr, $levels:expr, $values:expr) => {{
         let mut reader = $reader;
