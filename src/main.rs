@@ -3,6 +3,7 @@
 
 use clap::Parser;
 use mpi::traits::*;
+use pgcheck::candidates::library;
 use pgcheck::cli::Cli;
 use pgcheck::commands::{self, input_error};
 use pgcheck::config;
@@ -43,8 +44,10 @@ fn main() {
     let ending = match Command::of(cli.command) {
         // Offline commands need no MPI; rank 0 speaks for all.
         Command::List => {
-            let _tools = discover_library_algorithms();
-            commands::list::list(leader)
+            library::enable();
+            let ending = commands::list::list(leader);
+            library::end();
+            ending
         }
         Command::Analyze(settings) if leader => commands::analyze::analyze(&settings),
         Command::Compare(settings) if leader => commands::compare::compare(&settings),
@@ -61,7 +64,7 @@ fn main() {
 /// The commands that run on every rank.
 fn with_mpi(command: Command) -> Ending {
     let universe = mpi::initialize().expect("MPI initialises");
-    let tools = discover_library_algorithms();
+    library::enable();
     commands::abort_on_panic();
     let comm = Rc::new(universe.world().duplicate());
     let leader = comm.rank() == 0;
@@ -92,16 +95,7 @@ fn with_mpi(command: Command) -> Ending {
         }
     };
     drop(comm);
-    // MPI_T ends before MPI: Open MPI 4.1 crashes in an MPI_T_finalize after MPI_Finalize.
-    drop(tools);
+    library::end();
     drop(universe);
     ending
-}
-
-/// Starts the MPI tools interface for the run and registers the library's
-/// own algorithms (family `library`); without MPI_T that family is empty.
-fn discover_library_algorithms() -> Option<pgcheck::mpit::Session> {
-    let session = pgcheck::mpit::Session::start().ok()?;
-    pgcheck::candidates::library::discover(&session);
-    Some(session)
 }

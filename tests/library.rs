@@ -235,6 +235,45 @@ fn allreduce_functions_run(out: &Outcome, min_count: u64) -> std::collections::B
 /// the others (`default` slowed 3×: each is significantly faster), so
 /// that the confirmation run, which runs the chosen one, differs from the
 /// control only by the file.
+/// MPI_T starts only for an input that asks for the library's algorithms
+/// (Open MPI 4 spends 0.2 s starting it): the run's record of them is
+/// empty without, and holds them with `competitors: library`.
+#[test]
+fn the_library_is_asked_for_its_algorithms_only_when_the_input_names_them() {
+    let dir = scratch("library-lazy");
+    let recorded = |competitors: &str| {
+        let input = dir.join(format!("{}.yaml", competitors.len()));
+        std::fs::write(
+            &input,
+            format!(
+                "budget: 20ms\nrounds: 4\nchecks:\n  - collective: allreduce\n    sizes: [64]\n    competitors: {competitors}\n"
+            ),
+        )
+        .unwrap();
+        let out_dir = dir.join(format!("run-{}", competitors.len()));
+        let out = library_launch(
+            2,
+            &[
+                "run",
+                input.to_str().unwrap(),
+                "--fail-on",
+                "none",
+                "--allow-undecided",
+                "--allow-powerless",
+                "--output",
+                out_dir.to_str().unwrap(),
+            ],
+        )
+        .run();
+        assert_eq!(out.code, Some(0), "{}", out.text());
+        results(&out_dir)["meta"]["library_algorithms"]
+            .as_array()
+            .map_or(0, Vec::len)
+    };
+    assert_eq!(recorded("[allreduce_as_reduce_bcast]"), 0);
+    assert!(recorded("library") > 0, "Open MPI and MPICH have some");
+}
+
 #[test]
 #[cfg_attr(
     any(not(mpi_family = "openmpi"), not(feature = "testing")),

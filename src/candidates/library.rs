@@ -221,9 +221,47 @@ struct Discovered {
 
 static DISCOVERED: OnceLock<Discovered> = OnceLock::new();
 
-/// Finds the running library's algorithms (once per process); until then,
-/// and where the library has none, the family is empty.
-pub fn discover(session: &Session) {
+thread_local! {
+    /// The session that keeps MPI_T up from the discovery to [`end`]
+    /// (MPI is used from the main thread alone).
+    static SESSION: std::cell::RefCell<Option<Session>> = const { std::cell::RefCell::new(None) };
+    /// Whether the family may be discovered here: between [`enable`] and
+    /// [`end`], in the commands that run MPI.
+    static ENABLED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Lets the family be discovered when first asked for. Starting MPI_T
+/// costs Open MPI 4 about 0.2 s (it registers every component's
+/// variables), so a run whose input names none of the library's
+/// algorithms never starts it.
+pub fn enable() {
+    ENABLED.with(|e| e.set(true));
+}
+
+/// Ends the discovery's MPI_T session: before MPI_Finalize (Open MPI 4.1
+/// crashes in an MPI_T_finalize after it).
+pub fn end() {
+    ENABLED.with(|e| e.set(false));
+    SESSION.with(|s| s.borrow_mut().take());
+}
+
+/// The algorithms found, discovering them on first use once enabled;
+/// where MPI_T is not up or the library has none, the family is empty.
+fn discovered() -> Option<&'static Discovered> {
+    if let Some(d) = DISCOVERED.get() {
+        return Some(d);
+    }
+    if !ENABLED.with(Cell::get) {
+        return None;
+    }
+    let session = Session::start().ok()?;
+    discover(&session);
+    SESSION.with(|s| *s.borrow_mut() = Some(session));
+    DISCOVERED.get()
+}
+
+/// Finds the running library's algorithms (once per process).
+fn discover(session: &Session) {
     DISCOVERED.get_or_init(|| {
         let algorithms = algorithms_in(&session.variables());
         // Registry entries are 'static like the built-in ones; these are
@@ -251,21 +289,23 @@ pub fn discover(session: &Session) {
 
 /// The family's registry entries: the running library's algorithms.
 pub fn competitors() -> &'static [Competitor] {
-    DISCOVERED.get().map_or(&[], |d| &d.competitors)
+    discovered().map_or(&[], |d| &d.competitors)
 }
 
-/// The algorithms found by [`discover`].
+/// The algorithms found so far, without discovering them: what the run's
+/// record keeps (none when its input named none).
 pub fn algorithms() -> &'static [Algorithm] {
     DISCOVERED.get().map_or(&[], |d| &d.algorithms)
 }
 
+/// [`algorithms`] as the run's record keeps them.
+pub fn records() -> Vec<crate::meta::LibraryAlgorithm> {
+    algorithms().iter().map(Algorithm::record).collect()
+}
+
 /// The algorithm behind a registry entry.
 pub fn algorithm(name: &str) -> Option<&'static Algorithm> {
-    DISCOVERED
-        .get()?
-        .algorithms
-        .iter()
-        .find(|a| a.name() == name)
+    discovered()?.algorithms.iter().find(|a| a.name() == name)
 }
 
 /// Prepares the library algorithm `name` for `setup.shape`.

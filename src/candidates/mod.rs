@@ -189,7 +189,8 @@ pub fn competitors() -> impl Iterator<Item = &'static Competitor> + Clone {
         .chain(lane::COMPETITORS)
         .chain(hier::COMPETITORS)
         .chain(circulant::COMPETITORS)
-        .chain(library::competitors());
+        // Last and lazily: a name found before it needs no discovery.
+        .chain(std::iter::once(()).flat_map(|()| library::competitors()));
     #[cfg(feature = "testing")]
     let all = all.chain(testing::COMPETITORS);
     all
@@ -287,7 +288,12 @@ pub fn prepare_switched<T: Element>(
     name: &str,
     setup: &Setup,
 ) -> Result<(Call<T>, Option<Rc<dyn Switch>>), NotApplicable> {
-    match find(name) {
+    // `default` is no competitor: looking it up would search the library's.
+    let competitor = match name {
+        native::DEFAULT | native::DEFAULT_IN_PLACE => None,
+        name => find(name),
+    };
+    match competitor {
         Some(c) if c.family == Family::Library && c.collective == setup.shape.collective => {
             library::prepare_switched(name, setup)
         }

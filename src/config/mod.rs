@@ -345,12 +345,18 @@ pub fn from_options(check: RawCheck) -> Result<Config, InputError> {
 /// Every name is a competitor of `collective` or a selector (`all`,
 /// `library`), and none is listed twice.
 fn check_competitors(collective: Collective, names: &[String]) -> Result<(), String> {
-    let valid: Vec<&str> = candidates::competitors_of(collective)
-        .map(|c| c.name)
-        .chain(candidates::SELECTORS)
-        .collect();
+    // A competitor found by name needs no list of them all: that list
+    // holds the library's algorithms, which starts MPI_T.
+    let known = |name: &str| {
+        candidates::SELECTORS.contains(&name)
+            || candidates::find(name).is_some_and(|c| c.collective == collective)
+    };
     for (j, name) in names.iter().enumerate() {
-        if !valid.contains(&name.as_str()) {
+        if !known(name) {
+            let valid: Vec<&str> = candidates::competitors_of(collective)
+                .map(|c| c.name)
+                .chain(candidates::SELECTORS)
+                .collect();
             let what = format!("competitor of {collective}");
             // A competitor of another collective is a likelier mistake than a typo.
             let elsewhere = candidates::find(name)

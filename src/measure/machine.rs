@@ -50,10 +50,7 @@ pub fn machine(ctx: &Context, pinning: &Pinning) -> Meta {
         timer_resolution_s: timer.granularity_s,
         timer_read_cost_s: timer.read_cost_s,
         timer_wtick_s: mpi::time_resolution(),
-        library_algorithms: candidates::library::algorithms()
-            .iter()
-            .map(candidates::library::Algorithm::record)
-            .collect(),
+        library_algorithms: candidates::library::records(),
         warnings: cross_check(&ranks).into_iter().collect(),
         ..Meta::default()
     }
