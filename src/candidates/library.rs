@@ -214,6 +214,7 @@ pub fn mpich_items(description: &str) -> Vec<Item> {
 }
 
 /// The algorithms found by [`discover`], with their registry entries.
+#[derive(Default)]
 struct Discovered {
     algorithms: Vec<Algorithm>,
     competitors: Vec<Competitor>,
@@ -254,9 +255,16 @@ fn discovered() -> Option<&'static Discovered> {
     if !ENABLED.with(Cell::get) {
         return None;
     }
-    let session = Session::start().ok()?;
-    discover(&session);
-    SESSION.with(|s| *s.borrow_mut() = Some(session));
+    match Session::start() {
+        Ok(session) => {
+            discover(&session);
+            SESSION.with(|s| *s.borrow_mut() = Some(session));
+        }
+        // Once: a library without MPI_T has no algorithms of its own here.
+        Err(_) => {
+            DISCOVERED.get_or_init(Discovered::default);
+        }
+    }
     DISCOVERED.get()
 }
 
@@ -296,11 +304,6 @@ pub fn competitors() -> &'static [Competitor] {
 /// record keeps (none when its input named none).
 pub fn algorithms() -> &'static [Algorithm] {
     DISCOVERED.get().map_or(&[], |d| &d.algorithms)
-}
-
-/// [`algorithms`] as the run's record keeps them.
-pub fn records() -> Vec<crate::meta::LibraryAlgorithm> {
-    algorithms().iter().map(Algorithm::record).collect()
 }
 
 /// The algorithm behind a registry entry.

@@ -157,9 +157,7 @@ pub fn run(ctx: &Context, config: &Config, args: &Run) -> Ending {
     ctx.control.max(&mut waits);
     [between.waited_s, between.largest_waited_s] = waits;
     meta.between_cases = between;
-    // Found when the input first asked for them, which may have been while
-    // preparing a case.
-    meta.library_algorithms = crate::candidates::library::records();
+    meta.library_algorithms = measure::machine::library_algorithms();
     meta.largest_peak_rss_bytes = measure::largest_peak_rss_bytes(ctx);
     if let Some(progress) = progress {
         progress.finish();
