@@ -50,15 +50,14 @@ pub fn machine(ctx: &Context, pinning: &Pinning) -> Meta {
         timer_resolution_s: timer.granularity_s,
         timer_read_cost_s: timer.read_cost_s,
         timer_wtick_s: mpi::time_resolution(),
-        library_algorithms: library_algorithms(),
         warnings: cross_check(&ranks).into_iter().collect(),
         ..Meta::default()
     }
 }
 
-/// The library's algorithms found so far, as the run's record keeps them:
-/// MPI_T is started when the input first asks for them, which may be
-/// while a case is prepared, so the run records them again at its end.
+/// The library's algorithms found, as the run's record keeps them: MPI_T
+/// starts when the input first asks for them, so the run records them at
+/// its end, whatever asked.
 pub fn library_algorithms() -> Vec<crate::meta::LibraryAlgorithm> {
     candidates::library::algorithms()
         .iter()

@@ -132,13 +132,16 @@ mod tests {
         }]
     }
 
+    fn plain(width: u16) -> Look {
+        Look {
+            color: false,
+            width,
+        }
+    }
+
     #[test]
     fn counts_each_candidate_and_names_its_first_failure() {
-        let look = Look {
-            color: false,
-            width: 120,
-        };
-        let (text, failures) = render_to(&cases(), &look);
+        let (text, failures) = render_to(&cases(), &plain(120));
         assert_eq!(failures, 1);
         assert!(text.contains("| allreduce"), "{text}");
         assert!(
@@ -150,11 +153,7 @@ mod tests {
     /// A width its names cannot fit: a record per row, no line wider.
     #[test]
     fn names_wider_than_the_width_become_records() {
-        let look = Look {
-            color: false,
-            width: 50,
-        };
-        let (text, _) = render_to(&cases(), &look);
+        let (text, _) = render_to(&cases(), &plain(50));
         assert!(!text.contains('+'), "no box: {text}");
         let name = "allreduce_as_reducescatterblock_allgather";
         assert!(text.lines().any(|l| l.trim() == name), "{text}");

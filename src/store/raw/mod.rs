@@ -325,59 +325,35 @@ impl Cases {
         Ok(())
     }
 
-    /// The sample `row` belongs to, made if new: the smaller size's (None)
-    /// or the `i`-th of its case.
+    /// The sample `row` belongs to, made if new.
     fn sample_of(&mut self, row: &Row) -> &mut Sample {
-        let cached = self.last.filter(|&(c, s)| {
+        let (c, s) = match self.last.filter(|&(c, s)| {
             let case = &self.cases[c];
-            let name = match s {
-                Some(s) => &case.samples[s].name,
-                None => &case.smaller.as_ref().expect("a smaller sample").sample.name,
-            };
-            *name == row.candidate && case.key == row.key
-        });
-        let (c, s) = match cached {
+            case.key == row.key && sample_at(case, s).name == row.candidate
+        }) {
             Some(last) => last,
             None => {
-                let key = row.key.clone();
-                let c = match self.cases.iter().position(|c| c.key == key) {
-                    Some(c) => c,
-                    None => {
-                        self.cases.push(CaseData {
-                            key,
-                            samples: Vec::new(),
-                            smaller: None,
-                        });
-                        self.cases.len() - 1
-                    }
-                };
-                let case = &mut self.cases[c];
-                let s = match Smaller::size_of(row.candidate) {
-                    Some(size_bytes) => {
-                        case.smaller.get_or_insert_with(|| Smaller {
-                            size_bytes,
-                            sample: Sample::measured(row.candidate),
-                        });
-                        None
-                    }
-                    None => Some(
-                        match case.samples.iter().position(|s| s.name == row.candidate) {
-                            Some(s) => s,
-                            None => {
-                                case.samples.push(Sample::measured(row.candidate));
-                                case.samples.len() - 1
-                            }
-                        },
-                    ),
-                };
+                let c = self.case_of(&row.key);
+                let s = slot_of(&mut self.cases[c], row.candidate);
                 self.last = Some((c, s));
                 (c, s)
             }
         };
-        let case = &mut self.cases[c];
-        match s {
-            Some(s) => &mut case.samples[s],
-            None => &mut case.smaller.as_mut().expect("a smaller sample").sample,
+        sample_at_mut(&mut self.cases[c], s)
+    }
+
+    /// The index of the case of `key`, made if new.
+    fn case_of(&mut self, key: &CaseKey) -> usize {
+        match self.cases.iter().position(|c| c.key == *key) {
+            Some(c) => c,
+            None => {
+                self.cases.push(CaseData {
+                    key: key.clone(),
+                    samples: Vec::new(),
+                    smaller: None,
+                });
+                self.cases.len() - 1
+            }
         }
     }
 
@@ -411,6 +387,43 @@ impl Cases {
             case.samples.sort_by_key(|s| s.name != DEFAULT);
         }
         Ok(self.cases)
+    }
+}
+
+/// Where `candidate`'s sample is in `case`, made if new: the smaller
+/// size's (None) or the i-th.
+fn slot_of(case: &mut CaseData, candidate: &str) -> Option<usize> {
+    if let Some(size_bytes) = Smaller::size_of(candidate) {
+        case.smaller.get_or_insert_with(|| Smaller {
+            size_bytes,
+            sample: Sample::measured(candidate),
+        });
+        return None;
+    }
+    Some(
+        match case.samples.iter().position(|s| s.name == candidate) {
+            Some(s) => s,
+            None => {
+                case.samples.push(Sample::measured(candidate));
+                case.samples.len() - 1
+            }
+        },
+    )
+}
+
+/// The sample at a slot of [`slot_of`].
+fn sample_at(case: &CaseData, slot: Option<usize>) -> &Sample {
+    match slot {
+        Some(s) => &case.samples[s],
+        None => &case.smaller.as_ref().expect("a smaller sample").sample,
+    }
+}
+
+/// [`sample_at`], to add to.
+fn sample_at_mut(case: &mut CaseData, slot: Option<usize>) -> &mut Sample {
+    match slot {
+        Some(s) => &mut case.samples[s],
+        None => &mut case.smaller.as_mut().expect("a smaller sample").sample,
     }
 }
 
