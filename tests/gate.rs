@@ -148,14 +148,18 @@ fn against_several_launches_a_regression_is_found_and_a_shift_is_named() {
     // at α = 0.01 is what it can tell for sure.
     // The fault's slowdown is no exact shift: it made the sizes 17–23×
     // slower in one CI run, which leaves 512 B 1.32× off its neighbours
-    // after normalisation. Changes within 50 % are the shift's here.
+    // after normalisation. In another it made 512 B 62× slower and 64 B
+    // and 4096 B 9–11×: 4.9× after normalisation. The fault compounds
+    // (every rank spins in proportion to a call that waits for the others'
+    // spinning), so only changes beyond 7× are a regression (and a
+    // shift: it was 17–42× here) in this test.
     let gate = [
         "--baseline",
         baselines.to_str().unwrap(),
         "--alpha",
         "0.01",
         "--tolerance",
-        "50%",
+        "600%",
     ];
     let out = launch(&input, &shifted, &gate, Some("*:scale=1000"));
     let r = results(&shifted);
