@@ -481,7 +481,7 @@ fn tune_writes_a_selection_file_that_mpich_follows_in_the_confirmation_run() {
         with_probe(launch).run()
     };
     let with_file = confirm(&tuned, &load);
-    with_file.expect_in_stdout("violations: ", "compared with the first run's verdicts");
+    with_file.expect_in_stdout("Violations: ", "compared with the first run's verdicts");
     assert!(
         with_file.text().contains("s->num_entries"),
         "no schedule dump: default did not run the nonblocking reduce\n{}",

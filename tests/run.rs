@@ -597,6 +597,9 @@ fn a_known_slowdown_is_flagged_and_no_slowdown_is_not() {
         let out_dir = dir.join(format!("out-{factor}"));
         // Two ranks, one per core, and barrier synchronisation: many
         // observations of a slowdown measured, not scheduled.
+        // --allow-undecided: under a heavy load the noise rule exits 9
+        // whatever the verdicts (tests/host.rs tests it); here the exit
+        // status follows the verdicts alone.
         let args = [
             "run",
             &input,
@@ -604,6 +607,7 @@ fn a_known_slowdown_is_flagged_and_no_slowdown_is_not() {
             "1.5",
             "--fail-on",
             "low",
+            "--allow-undecided",
             "--output",
             out_dir.to_str().unwrap(),
         ];

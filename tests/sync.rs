@@ -84,6 +84,23 @@ fn fell_back(results: &Value) -> bool {
     fell
 }
 
+/// MPICH's ranks busy-poll without yielding (`launch_timeout` in
+/// tests/common), so more ranks than CPUs make a barrier take milliseconds:
+/// roundtime asked for there must give way to barrier, and say why.
+fn gives_way_on_shared_cpus(out: &Outcome, results: &Value) -> bool {
+    if is_open_mpi() {
+        return false;
+    }
+    let (sync, asked, reason) = sync_of(results);
+    assert_eq!((sync.as_str(), asked.as_str()), ("barrier", "roundtime"));
+    assert!(reason.starts_with("a barrier takes "), "{reason}");
+    out.expect_in_stdout(
+        "WARNING: measuring with barrier, not roundtime: a barrier takes ",
+        "the report says why roundtime gave way",
+    );
+    true
+}
+
 #[test]
 fn by_default_ranks_that_share_cpus_are_measured_with_barrier_and_told_why() {
     let np = online_cpus() + 1;
@@ -155,7 +172,7 @@ fn roundtime_asked_for_on_shared_cpus_is_kept_and_warned_of() {
         "{warnings:?}"
     );
     out.expect_in_stdout(&format!("WARNING: {warning}"), "the report warns of it");
-    if fell_back(&r) {
+    if gives_way_on_shared_cpus(&out, &r) || fell_back(&r) {
         return;
     }
     assert_eq!(
