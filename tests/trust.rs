@@ -184,7 +184,10 @@ fn a_library_wrong_after_its_verification_is_caught_in_the_timed_calls() {
     assert_wrong_after_verification(
         &r,
         1,
-        &["timed call ", "a check between timed calls on refilled buffers"],
+        &[
+            "timed call ",
+            "a check between timed calls on refilled buffers",
+        ],
     );
 }
 
