@@ -17,13 +17,25 @@ checks:
 ";
 
 /// `pgcheck run` on `launch`'s ranks of an input that starts with
-/// `header`, with `extra` options: the outcome, `results.json` and
-/// `report.md`.
+/// `header`, with `extra` options, which must pass: the outcome,
+/// `results.json` and `report.md`.
 fn run(name: &str, np: usize, header: &str, extra: &[&str]) -> (Outcome, Value, String) {
     run_launch(name, header, extra, |args| Launch::new(np, args))
 }
 
 fn run_launch(
+    name: &str,
+    header: &str,
+    extra: &[&str],
+    launch: impl Fn(&[&str]) -> Launch,
+) -> (Outcome, Value, String) {
+    let (out, results, report) = launch_run(name, header, extra, launch);
+    assert_eq!(out.code, Some(0), "{}", out.text());
+    (out, results, report)
+}
+
+/// [`run_launch`] whatever the exit status.
+fn launch_run(
     name: &str,
     header: &str,
     extra: &[&str],
@@ -50,7 +62,6 @@ fn run_launch(
     ];
     args.extend(extra);
     let out = launch(&args).run();
-    assert_eq!(out.code, Some(0), "{}", out.text());
     let results = results(&out_dir);
     let report = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
     (out, results, report)
@@ -85,15 +96,16 @@ fn fell_back(results: &Value) -> bool {
 }
 
 /// MPICH's ranks busy-poll without yielding (`launch_timeout` in
-/// tests/common), so more ranks than CPUs make a barrier take milliseconds:
-/// roundtime asked for there must give way to barrier, and say why.
+/// tests/common), so more ranks than CPUs can make a barrier take
+/// milliseconds (8 ms on MPICH 4.0.2 here; 22 µs on MPICH 5.0.2, whose
+/// timed starts were then all late): roundtime asked for there must then
+/// give way to barrier, and say why.
 fn gives_way_on_shared_cpus(out: &Outcome, results: &Value) -> bool {
-    if is_open_mpi() {
+    let (sync, asked, reason) = sync_of(results);
+    if is_open_mpi() || !reason.starts_with("a barrier takes ") {
         return false;
     }
-    let (sync, asked, reason) = sync_of(results);
     assert_eq!((sync.as_str(), asked.as_str()), ("barrier", "roundtime"));
-    assert!(reason.starts_with("a barrier takes "), "{reason}");
     out.expect_in_stdout(
         "WARNING: measuring with barrier, not roundtime: a barrier takes ",
         "the report says why roundtime gave way",
@@ -161,7 +173,19 @@ fn by_default_ranks_bound_to_cpus_of_their_own_keep_roundtime() {
 #[test]
 fn roundtime_asked_for_on_shared_cpus_is_kept_and_warned_of() {
     let np = online_cpus() + 1;
-    let (out, r, _) = run("roundtime-crowded", np, "", &["--sync", "roundtime"]);
+    let (out, r, _) = launch_run("roundtime-crowded", "", &["--sync", "roundtime"], |args| {
+        Launch::new(np, args)
+    });
+    // Every start late leaves `default` unmeasured (status 6), as the
+    // warning says can happen: MPICH 5's busy-polling ranks, 3 on 2 CPUs,
+    // lost all of theirs.
+    let all_late = out.code == Some(6) && !is_open_mpi();
+    assert!(
+        out.code == Some(0) || all_late,
+        "status {:?}\n{}",
+        out.code,
+        out.text()
+    );
     let (_, reason) = crowded(&r);
     let warning = format!("--sync roundtime although {reason}");
     let warnings = r["meta"]["warnings"].as_array().unwrap();
