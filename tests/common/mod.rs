@@ -252,12 +252,17 @@ pub const REDUCTIONS: [&str; 6] = [
 /// of a collective waits for the scheduler (`verify` on 8 ranks of MPICH
 /// 5.0.2 on 2 cores ran past 300 s); Open MPI's ranks yield here.
 fn launch_timeout(np: usize) -> Duration {
+    Duration::from_secs(300 * busy_polling_shares(np) as u64)
+}
+
+/// How many ranks that busy-poll share a core: with MPICH `np` over the
+/// cores, with Open MPI (whose ranks yield here) 1.
+fn busy_polling_shares(np: usize) -> usize {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let shares = match is_open_mpi() {
+    match is_open_mpi() {
         true => 1,
         false => np.div_ceil(cores).max(1),
-    };
-    Duration::from_secs(300 * shares as u64)
+    }
 }
 
 /// A launch of `pgcheck` on `np` processes.
@@ -474,6 +479,14 @@ pub fn assert_verifies(np: usize, args: &[&str]) -> Outcome {
 pub fn assert_verifies_with(np: usize, args: &[&str], env: &[(&str, &str)]) -> Outcome {
     let mut all = vec!["verify"];
     all.extend_from_slice(args);
+    // MPICH's busy-polling ranks, several to a core, took longer than the
+    // default 10 s for one call of 1 MiB (MPICH 5.0.2, 5 and 6 ranks on 2
+    // cores), which the watchdog rightly calls a hang.
+    let shares = busy_polling_shares(np);
+    let timeout = format!("{}s", 60 * shares);
+    if shares > 1 {
+        all.extend(["--timeout", &timeout]);
+    }
     let out = with_env(Launch::new(np, &all), env).run();
     assert_eq!(
         out.code,
