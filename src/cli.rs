@@ -261,9 +261,11 @@ pub struct SetupArgs {
     pub op: Option<OpArg>,
     /// A call of the library, or a wait for the other ranks, that lasts longer
     /// than this (and than 10 × the budget and 10 × the call's verification)
-    /// is a hang: the job ends with status 7.
-    #[arg(long, value_parser = parse_duration, default_value = "10s")]
-    pub timeout: Duration,
+    /// is a hang: the job ends with status 7. Default 10s, times the square of
+    /// the ranks per CPU where ranks share CPUs (busy-polling ranks wait for
+    /// each other's time slices).
+    #[arg(long, value_parser = parse_duration)]
+    pub timeout: Option<Duration>,
 }
 
 #[derive(Args, Debug)]
@@ -279,7 +281,8 @@ pub struct RunArgs {
     /// Time budget per candidate and size, e.g. 500ms, 2s (overrides the file; default 1s).
     #[arg(long, value_parser = parse_duration)]
     pub budget: Option<Duration>,
-    /// Rounds the budget is cut into; each round runs the candidates in a fresh random order.
+    /// Rounds the budget is cut into; each round runs the candidates in a fresh random order
+    /// (overrides the file; default one per 10 ms of the budget, 10 to 300).
     #[arg(long, value_parser = parse_positive)]
     pub rounds: Option<usize>,
     /// Seed of the candidate order.

@@ -113,6 +113,40 @@ pub struct Meta {
     /// `library`): what `pgcheck tune` writes into the library's tuning file.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub library_algorithms: Vec<LibraryAlgorithm>,
+    /// The machine's state through the run: a fixed workload timed at the
+    /// start of every round, outside the timed calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine_state: Option<MachineState>,
+}
+
+/// The machine's state through a run: how long a fixed calibration
+/// workload (a compute loop on every rank, then a 4 KiB broadcast of
+/// pgcheck's control plane; the fastest of three) took at the start of
+/// each round. Launches whose `calibration_s` differ ran in different
+/// states of the machine, which can decide which candidate is faster.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct MachineState {
+    /// The launch's median over its rounds.
+    pub calibration_s: f64,
+    /// The 10th and 90th percentiles over the rounds.
+    pub low_s: f64,
+    pub high_s: f64,
+    /// Each round's, in the order measured (every case's rounds in turn,
+    /// disturbed rounds measured again included).
+    pub rounds_s: Vec<f64>,
+}
+
+impl MachineState {
+    /// A spread of the calibration this large (90th over 10th percentile)
+    /// is a change of the machine's state, within a launch or between
+    /// launches: this machine's fast and slow states were 1.6–2.4× apart,
+    /// while a quiet launch's calibration spread by a few per cent.
+    pub const CHANGE: f64 = 1.2;
+
+    /// Whether the run spanned more than one state.
+    pub fn changed(&self) -> bool {
+        self.high_s >= Self::CHANGE * self.low_s
+    }
 }
 
 impl Meta {

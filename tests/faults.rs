@@ -460,3 +460,84 @@ checks:
         assert_eq!(outcome.code, Some(i32::from(gated)), "{}", outcome.text());
     }
 }
+
+/// A machine that stalls for most of a case's rounds: every call of rank 0
+/// takes 100 µs more (20–50× a call) for 500 ms of wall time, which covers
+/// over half of the 20 rounds (3 candidates × 10 ms each) of allreduce
+/// 4 KiB: its first chunk takes about 80 ms at the slowed pace, then every
+/// slice adapts to it. The
+/// rounds are named and set aside, as many as allowed are measured again,
+/// and no candidate's headline is the stall's: the plain median of the
+/// per-round medians would be a disturbed round's, milliseconds. Without
+/// the stall no round is set aside.
+#[test]
+fn a_stall_of_the_machine_is_set_aside_named_and_measured_again() {
+    const STALLED: &str = "datatype: int32
+op: sum
+checks:
+  - collective: allreduce
+    sizes: [4096]
+    competitors: [allreduce_as_reduce_bcast, allreduce_as_reducescatterblock_allgather]
+";
+    for stall in [true, false] {
+        let dir = scratch(&format!("faults-stall-{stall}"));
+        let input = input(&dir, "input.yaml", STALLED);
+        let out_dir = dir.join("out");
+        let args = [
+            "run",
+            &input,
+            "--output",
+            out_dir.to_str().unwrap(),
+            "--budget",
+            "200ms",
+            "--sync",
+            "barrier",
+            "--fail-on",
+            "none",
+            "--allow-undecided",
+        ];
+        // From rank 0's 2,000th interposed call on (a few slices into the
+        // case: verification and warm-up take a handful), every call of any
+        // collective 100 µs longer for 500 ms; the other rank waits for it.
+        let launch = Launch::new(2, &args);
+        let launch = match stall {
+            true => with_fault(launch, "*:delay=100,rank=0,after=2000,for=500"),
+            false => launch,
+        };
+        let outcome = launch.run();
+        assert_eq!(outcome.code, Some(0), "{}", outcome.text());
+        let r = results(&out_dir);
+        let check = &r["checks"][0];
+        let rounds_measured = r["meta"]["machine_state"]["rounds_s"]
+            .as_array()
+            .expect("a calibration per round")
+            .len();
+        assert_eq!(r["meta"]["rounds"], 20, "the budget's default rounds");
+        if !stall {
+            assert!(check["disturbed"].is_null(), "{}", outcome.text());
+            assert_eq!(rounds_measured, 20, "{}", outcome.text());
+            continue;
+        }
+        let disturbed = &check["disturbed"];
+        let set_aside = disturbed["rounds"].as_array().map_or(0, Vec::len);
+        assert!(set_aside >= 8, "{disturbed}\n{}", outcome.text());
+        assert!(disturbed["factor"].as_f64().unwrap() >= 4.0, "{disturbed}");
+        // At most a fifth more rounds, all of them used.
+        assert_eq!(rounds_measured, 24, "{}", outcome.text());
+        outcome.expect_in_stdout(
+            "4096 B: disturbed, set aside: rounds",
+            "named in the report",
+        );
+        for candidate in check["candidates"].as_array().unwrap() {
+            let headline = candidate["round_median_s"].as_f64().unwrap();
+            // The stall's rounds took 100–200 µs, the others 2–10 µs.
+            assert!(
+                headline < 50e-6,
+                "{} printed {headline} s, the stall's scale\n{}",
+                candidate["name"],
+                outcome.text()
+            );
+            assert!(candidate["rounds"].as_u64().unwrap() >= 8, "{candidate}");
+        }
+    }
+}

@@ -2,7 +2,7 @@
 
 use super::defaults::{Defaults, Spilled};
 use super::guidelines::{self, Guidelines};
-use super::verdict::verdict_and_default_shape;
+use super::verdict::decide;
 use super::{noise, timer, CaseData, CaseKey, Options, Results, Verdict};
 use crate::meta::Meta;
 
@@ -28,9 +28,9 @@ pub struct Decisions {
 impl Decisions {
     /// Decides `case` and keeps what later decisions need of it.
     pub fn add(&mut self, case: &CaseData, options: &Options) {
-        let (verdict, default_shape) = verdict_and_default_shape(case, options);
+        let (verdict, default_shape, kept) = decide(case, options);
         self.checks.push(verdict);
-        self.defaults.push_with_shape(case, default_shape);
+        self.defaults.push_with_shape(&kept, default_shape);
         let added = self.defaults.cases() - 1;
         if self.defaults.measured(added) {
             match self

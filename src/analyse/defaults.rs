@@ -38,29 +38,31 @@ pub fn measured_default(case: &CaseData) -> Option<&Sample> {
         .find(|s| s.name == DEFAULT && s.outcome == Outcome::Measured && !s.seconds.is_empty())
 }
 
-impl Defaults for [CaseData] {
+/// Cases in memory, owned or borrowed (a case without its disturbed
+/// rounds is a copy, the others are not).
+impl<C: std::borrow::Borrow<CaseData>> Defaults for [C] {
     fn cases(&self) -> usize {
         self.len()
     }
 
     fn key(&self, case: usize) -> &CaseKey {
-        &self[case].key
+        &self[case].borrow().key
     }
 
     fn measured(&self, case: usize) -> bool {
-        measured_default(&self[case]).is_some()
+        measured_default(self[case].borrow()).is_some()
     }
 
     fn load(&self, case: usize) -> Cow<'_, CaseData> {
-        Cow::Borrowed(&self[case])
+        Cow::Borrowed(self[case].borrow())
     }
 
     fn default_shape(&self, case: usize) -> Option<Shape> {
-        measured_default(&self[case]).and_then(Shape::of)
+        measured_default(self[case].borrow()).and_then(Shape::of)
     }
 
     fn smaller_shape(&self, case: usize) -> Option<(u64, Shape)> {
-        let smaller = self[case].smaller.as_ref()?;
+        let smaller = self[case].borrow().smaller.as_ref()?;
         Some((smaller.size_bytes, Shape::of(&smaller.sample)?))
     }
 }

@@ -9,6 +9,7 @@ pub mod baseline;
 pub mod decided;
 mod decisions;
 pub mod defaults;
+pub mod disturbed;
 pub mod guidelines;
 pub mod history;
 pub mod launches;

@@ -1,7 +1,9 @@
 //! The results of a run as results.json holds them: every case's verdict
 //! and its candidates, severities, the run's failure and exit status.
 
-use super::{baseline, guidelines, noise, timer, verdicts};
+use super::disturbed::Disturbance;
+use super::verdict::decide;
+use super::{baseline, guidelines, noise, timer};
 use super::{CaseData, CaseKey, ExitStatus, Options, Outcome, UsualTime};
 use crate::candidates::native::DEFAULT;
 use crate::meta::Meta;
@@ -102,7 +104,10 @@ pub struct CandidateSummary {
     /// The fewest observations of those rounds.
     #[serde(default)]
     pub min_round_n: usize,
-    /// The median of the per-round medians: what slowdowns compare.
+    /// The median of the per-round medians, each round weighted by its
+    /// observations (a round a stall cut short weighs little), over the
+    /// rounds not set aside as disturbed: the latency a report prints and
+    /// slowdowns compare.
     #[serde(default)]
     pub round_median_s: Option<f64>,
     /// The standard error of ln `round_median_s` from the spread of the
@@ -192,6 +197,10 @@ pub struct Verdict {
     /// ([`timer`]): powerless whatever the rounds, and inconclusive.
     #[serde(default)]
     pub timer_bound: bool,
+    /// The rounds set aside because every candidate ran far slower in them
+    /// than usual (a disturbance of the machine); null when none were.
+    #[serde(default)]
+    pub disturbed: Option<Disturbance>,
 }
 
 impl Verdict {
@@ -251,14 +260,20 @@ pub struct RankFailure {
 impl Results {
     /// Verdicts, universal guidelines and the noise verdict of `cases`.
     pub fn of(mut meta: Meta, complete: bool, cases: &[CaseData], options: &Options) -> Results {
-        let checks = verdicts(cases, options);
+        let (checks, kept): (Vec<Verdict>, Vec<std::borrow::Cow<CaseData>>) = cases
+            .iter()
+            .map(|c| {
+                let (verdict, _, kept) = decide(c, options);
+                (verdict, kept)
+            })
+            .unzip();
         meta.noise = noise::assess(&checks, options);
         timer::warn(&mut meta, &checks);
         Results {
             meta,
             complete,
             checks,
-            guidelines: guidelines::check(cases, options),
+            guidelines: guidelines::check(&kept[..], options),
             baseline: None,
             failure: None,
             exit: None,

@@ -108,6 +108,39 @@ impl RoundMedians {
         self.middles.iter().map(Middles::median).collect()
     }
 
+    /// The median of the per-round medians, each round weighted by its
+    /// observations: what most observations say, so that a round a stall
+    /// cut to a few observations never weighs like a full one. Equal to
+    /// the plain median when every round has as many observations. None
+    /// without rounds.
+    pub fn weighted_median(&self) -> Option<f64> {
+        let mut weighted: Vec<(f64, usize)> = self
+            .middles
+            .iter()
+            .map(Middles::median)
+            .zip(self.counts.iter().copied())
+            .collect();
+        weighted.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let total: usize = weighted.iter().map(|w| w.1).sum();
+        let mut below = 0;
+        for (i, &(value, weight)) in weighted.iter().enumerate() {
+            below += weight;
+            // Exactly half below: between this value and the next, as the
+            // plain median of an even count is.
+            if 2 * below == total {
+                return Some(
+                    weighted
+                        .get(i + 1)
+                        .map_or(value, |next| (value + next.0) / 2.0),
+                );
+            }
+            if 2 * below > total {
+                return Some(value);
+            }
+        }
+        None
+    }
+
     /// The standard error of the logarithm of the median of the per-round
     /// medians, from their spread (1.4826 MAD, a median's √(π/2) σ/√n):
     /// how far the launch's own rounds leave its median uncertain. `None`
@@ -286,6 +319,31 @@ mod tests {
             );
             assert_eq!(Middles::of_selected(&selected), None);
         }
+    }
+
+    #[test]
+    fn the_weighted_median_is_what_most_observations_say() {
+        // Equal counts: the plain median of the round medians.
+        let even = sample(vec![1.0, 2.0, 3.0, 4.0], vec![0, 1, 2, 3]);
+        assert_eq!(RoundMedians::of(&even).weighted_median(), Some(2.5));
+        let odd = sample(vec![5.0, 1.0, 3.0], vec![0, 1, 2]);
+        assert_eq!(RoundMedians::of(&odd).weighted_median(), Some(3.0));
+        // Five full rounds at 38 µs, five that a stall cut to two
+        // observations of milliseconds each: the plain median of the round
+        // medians is the stall's, the weighted one the full rounds'.
+        let (mut seconds, mut rounds) = (Vec::new(), Vec::new());
+        for round in 0..10u32 {
+            let (n, t) = match round < 5 {
+                true => (100, 38e-6 + f64::from(round) * 1e-7),
+                false => (2, 5e-3),
+            };
+            seconds.extend(std::iter::repeat_n(t, n));
+            rounds.extend(std::iter::repeat_n(round, n));
+        }
+        let stalled = RoundMedians::of(&sample(seconds, rounds));
+        assert!(describe::median(&stalled.medians()) > 2e-3);
+        assert_eq!(stalled.weighted_median(), Some(38e-6 + 2.0 * 1e-7));
+        assert_eq!(RoundMedians::default().weighted_median(), None);
     }
 
     #[test]

@@ -122,7 +122,7 @@ fn summarise(
         q3_s: quartiles.map(|q| q[2]),
         rounds: rounds.len(),
         min_round_n: rounds.counts.iter().copied().min().unwrap_or(0),
-        round_median_s: measured.then(|| describe::median(&round_medians_s)),
+        round_median_s: measured.then(|| rounds.weighted_median()).flatten(),
         round_median_log_se: measured.then(|| rounds.log_median_se()).flatten(),
         round_medians_s,
         slowdown: None,
@@ -137,10 +137,24 @@ fn summarise(
 }
 
 pub(super) fn verdict(case: &CaseData, options: &Options) -> Verdict {
-    verdict_and_default_shape(case, options).0
+    decide(case, options).0
 }
 
-/// [`verdict`], and the shape of the case's (first) `default` sample as
+/// The verdict of `case` without its disturbed rounds ([`disturbed`]),
+/// the shape of its `default` sample ([`verdict_and_default_shape`]), and
+/// the case as decided: what the universal guidelines and a baseline
+/// compare.
+pub(super) fn decide<'a>(
+    case: &'a CaseData,
+    options: &Options,
+) -> (Verdict, Option<Shape>, Cow<'a, CaseData>) {
+    let (kept, disturbance) = disturbed::set_aside(case);
+    let (mut verdict, shape) = verdict_and_default_shape(&kept, options);
+    verdict.disturbed = disturbance;
+    (verdict, shape, kept)
+}
+
+/// The verdict of `case` as it is, and the shape of its (first) `default` sample as
 /// the verdict selected it: what [`Decisions`] keeps of it need not be
 /// selected again. None when the outlier filter dropped some of its
 /// observations or its selection cannot give it ([`Middles::of_selected`]).
@@ -295,6 +309,7 @@ pub(super) fn verdict_and_default_shape(
         sensitivity: None,
         powerless: false,
         timer_bound,
+        disturbed: None,
     };
     settle(&mut verdict, options);
     let default_shape = case

@@ -50,15 +50,15 @@ pub fn run(ctx: &Context, config: &Config, args: &Run) -> Ending {
     let pinning = measure::pin::pin(ctx, args.pin);
     // From here on no call of the library and no wait for the others
     // outlives its bound.
-    measure::watchdog::start(
-        ctx.rank(),
-        args.setup
-            .timeout
+    let bound = |shared| {
+        crate::settings::timeout(args.setup.timeout, shared)
             .max(10 * plan.settings.budget)
-            .as_secs_f64(),
-        Some(args.output.clone()),
-    );
+            .as_secs_f64()
+    };
+    measure::watchdog::start(ctx.rank(), bound(None), Some(args.output.clone()));
     let mut meta = measure::machine(ctx, &pinning);
+    // Where ranks share CPUs a call takes longer: the default bound grows.
+    measure::watchdog::widen(bound(meta.placement.shared_cpus.as_ref()));
     meta.warnings.extend(powerless);
     meta.warnings
         .extend(meta.placement.warnings(meta.processes));
@@ -157,6 +157,7 @@ pub fn run(ctx: &Context, config: &Config, args: &Run) -> Ending {
     ctx.control.max(&mut waits);
     [between.waited_s, between.largest_waited_s] = waits;
     meta.between_cases = between;
+    meta.machine_state = measure::calibration::state(std::mem::take(&mut harness.calibration_s));
     meta.library_algorithms = measure::machine::library_algorithms();
     meta.largest_peak_rss_bytes = measure::largest_peak_rss_bytes(ctx);
     if let Some(progress) = progress {

@@ -17,7 +17,10 @@ pub fn verify(ctx: &Context, config: Option<&Config>, args: &Verify) -> Ending {
         Ok(p) => p,
         Err(e) => return input_error(leader, &e),
     };
-    measure::watchdog::start(ctx.rank(), args.setup.timeout.as_secs_f64(), None);
+    // Where ranks share CPUs a call takes longer: the default bound grows.
+    let shared = measure::machine::shared_cpus(&measure::machine::survey(ctx));
+    let timeout = crate::settings::timeout(args.setup.timeout, shared.as_ref());
+    measure::watchdog::start(ctx.rank(), timeout.as_secs_f64(), None);
     let cases: Vec<CaseData> = plan
         .cases
         .iter()

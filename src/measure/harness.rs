@@ -54,6 +54,9 @@ pub struct Harness {
     /// How long this rank waited for rank 0 at the start of the last case
     /// (rank 0 decides and writes files between cases).
     pub case_wait_s: f64,
+    /// The machine state's calibration at the start of every round
+    /// ([`super::calibration`]), in the order measured.
+    pub calibration_s: Vec<f64>,
 }
 
 impl Harness {
@@ -86,6 +89,7 @@ impl Harness {
             calling_s: 0.0,
             calls: 0,
             case_wait_s: 0.0,
+            calibration_s: Vec::new(),
         };
         for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
             // A second signal terminates at once, as if there were no handler.

@@ -4,6 +4,7 @@
 //! and its host's cache in [`host`]), and ranks bound to cores before
 //! anything is timed ([`pin`]). The only stage that times MPI.
 
+pub mod calibration;
 pub mod clock;
 pub mod cpus;
 mod environment;
@@ -25,6 +26,7 @@ pub use probe::{cold_cache_bytes, largest_peak_rss_bytes, probe_cases, resident_
 use verify::{agree_on_failure, Check};
 use watchdog::Phase;
 
+use crate::analyse::disturbed;
 use crate::candidates::{self, native, Call, NotApplicable, Setup, Switch, Tuning};
 use crate::case::{CaseData, CaseKey, Outcome, Sample, Smaller};
 use crate::collective::Shape;
@@ -404,94 +406,149 @@ impl<T: Element> Prepared<T> {
         }
         // Rank 0's schedule decides every chunk (see `observe_until`).
         harness.rebase();
-        let slice = settings.budget.as_secs_f64() / settings.rounds as f64;
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(settings.seed ^ case_seed(&case.key));
-        let mut order = measured.clone();
-        let mut local = Vec::with_capacity(3 << 12);
-        for round in 0..settings.rounds {
-            order.shuffle(&mut rng);
-            for &e in &order {
-                if harness.stopped || harness.wrong {
-                    return;
-                }
-                if let Some(sender) = &events.sender {
-                    let _ = sender.send(Event {
-                        case: events.case,
-                        cases: events.cases,
-                        label: format!("{} {} B", case.key.collective, case.key.size_bytes),
-                        candidate: self.entries[e].sample.name.clone(),
-                        round: round + 1,
-                        rounds: settings.rounds,
-                        elapsed_s: harness.elapsed(),
-                        planned_s: harness.planned,
-                    });
-                }
-                // Clocks drift: resynchronise between slices once stale.
-                harness.refresh(ctx);
-                let deadline = harness.book(slice);
-                let entry = &mut self.entries[e];
-                let call = entry.call.as_mut().expect("verified");
-                watchdog::at(&self.label, &entry.sample.name);
-                local.clear();
-                let slice_start = mpi::time();
-                // The in-place form runs on a buffer of its own, which the
-                // usual form's check cannot read.
-                let in_place = runs_in_place(&entry.sample.name, &self.setup);
-                let checked = Checked {
-                    check: self
-                        .check
-                        .as_ref()
-                        .filter(|_| entry.smaller.is_none() && !in_place),
-                    calls: &mut entry.calls,
-                    sampler: &mut entry.sampler,
-                };
-                let wrong = observe_until(
-                    control,
-                    harness,
-                    call,
-                    entry.switch.as_deref(),
-                    &mut self.send,
-                    &mut self.recv,
-                    deadline,
-                    &mut local,
-                    &mut entry.pace,
-                    checked,
-                );
-                // Every rank learnt of it alike: nothing more is measured.
-                if let Some(w) = wrong {
-                    entry.sample.outcome = Outcome::Wrong(format!(
-                        "rank {}, {} (verification had passed)",
-                        w.rank, w.what
-                    ));
-                    entry.call = None;
-                    harness.wrong = true;
-                    return;
-                }
-                // Whether any rank was signalled travels with the
-                // observations: a launcher may not signal rank 0 itself.
-                // Only rank 0 needs the observations, every rank the flag.
-                local.push(f64::from(u8::from(harness.signalled())));
-                control.max_on_first(&mut local);
-                let mut signalled = [local.pop().unwrap_or(0.0)];
-                control.broadcast(&mut signalled);
-                if signalled[0] > 0.0 {
-                    harness.stopped = true;
-                }
-                if ctx.rank() == 0 {
-                    let max = &local;
-                    let sample = &mut entry.sample;
-                    let before = sample.seconds.len();
-                    let late = assemble(max, &mut sample.seconds);
-                    let added = sample.seconds.len() - before;
-                    let round = round as u32;
-                    sample.rounds.extend(std::iter::repeat_n(round, added));
-                    sample
-                        .invalid_rounds
-                        .extend(std::iter::repeat_n(round, late));
-                }
-                harness.measuring_s += mpi::time() - slice_start;
+        let rounds = settings.rounds_for(case.call_s);
+        let slice = settings.budget.as_secs_f64() / rounds as f64;
+        let mut rounds_run = Rounds {
+            order: measured,
+            rng: rand_chacha::ChaCha8Rng::seed_from_u64(settings.seed ^ case_seed(&case.key)),
+            slice,
+            planned: rounds,
+            local: Vec::with_capacity(3 << 12),
+        };
+        for round in 0..rounds {
+            if !self.round(ctx, case, harness, events, &mut rounds_run, round) {
+                return;
             }
         }
+        // Rounds in which every candidate ran far slower than usual are
+        // set aside by the analysis; as many are measured again, within
+        // a bounded share of the case's rounds. Rank 0 alone has the
+        // observations, so it decides for every rank.
+        let most = Settings::extra_rounds(rounds);
+        let mut extra = 0;
+        while extra < most {
+            let mut again = [0u32];
+            if ctx.rank() == 0 {
+                let disturbed = disturbed::find(self.entries.iter().map(|e| &e.sample)).len();
+                again[0] = disturbed.saturating_sub(extra).min(most - extra) as u32;
+            }
+            control.broadcast(&mut again);
+            if again[0] == 0 {
+                break;
+            }
+            rounds_run.planned += again[0] as usize;
+            for _ in 0..again[0] {
+                if !self.round(ctx, case, harness, events, &mut rounds_run, rounds + extra) {
+                    return;
+                }
+                extra += 1;
+            }
+        }
+    }
+
+    /// Round `round` of a case: the machine's state calibrated, then every
+    /// candidate for its slice in a fresh random order. False when
+    /// measuring stops (a signal, a wrong result).
+    fn round(
+        &mut self,
+        ctx: &Context,
+        case: &Case,
+        harness: &mut Harness,
+        events: &Events,
+        run: &mut Rounds,
+        round: usize,
+    ) -> bool {
+        let control = &ctx.control;
+        let calibration = calibration::calibrate(ctx);
+        harness.calibration_s.push(calibration);
+        // The calibration is outside the slices: the round's first slice
+        // keeps its whole share.
+        harness.rebase();
+        run.order.shuffle(&mut run.rng);
+        for i in 0..run.order.len() {
+            let e = run.order[i];
+            if harness.stopped || harness.wrong {
+                return false;
+            }
+            if let Some(sender) = &events.sender {
+                let _ = sender.send(Event {
+                    case: events.case,
+                    cases: events.cases,
+                    label: format!("{} {} B", case.key.collective, case.key.size_bytes),
+                    candidate: self.entries[e].sample.name.clone(),
+                    round: round + 1,
+                    rounds: run.planned,
+                    elapsed_s: harness.elapsed(),
+                    planned_s: harness.planned,
+                });
+            }
+            // Clocks drift: resynchronise between slices once stale.
+            harness.refresh(ctx);
+            let deadline = harness.book(run.slice);
+            let entry = &mut self.entries[e];
+            let call = entry.call.as_mut().expect("verified");
+            watchdog::at(&self.label, &entry.sample.name);
+            let local = &mut run.local;
+            local.clear();
+            let slice_start = mpi::time();
+            // The in-place form runs on a buffer of its own, which the
+            // usual form's check cannot read.
+            let in_place = runs_in_place(&entry.sample.name, &self.setup);
+            let checked = Checked {
+                check: self
+                    .check
+                    .as_ref()
+                    .filter(|_| entry.smaller.is_none() && !in_place),
+                calls: &mut entry.calls,
+                sampler: &mut entry.sampler,
+            };
+            let wrong = observe_until(
+                control,
+                harness,
+                call,
+                entry.switch.as_deref(),
+                &mut self.send,
+                &mut self.recv,
+                deadline,
+                local,
+                &mut entry.pace,
+                checked,
+            );
+            // Every rank learnt of it alike: nothing more is measured.
+            if let Some(w) = wrong {
+                entry.sample.outcome = Outcome::Wrong(format!(
+                    "rank {}, {} (verification had passed)",
+                    w.rank, w.what
+                ));
+                entry.call = None;
+                harness.wrong = true;
+                return false;
+            }
+            // Whether any rank was signalled travels with the
+            // observations: a launcher may not signal rank 0 itself.
+            // Only rank 0 needs the observations, every rank the flag.
+            local.push(f64::from(u8::from(harness.signalled())));
+            control.max_on_first(local);
+            let mut signalled = [local.pop().unwrap_or(0.0)];
+            control.broadcast(&mut signalled);
+            if signalled[0] > 0.0 {
+                harness.stopped = true;
+            }
+            if ctx.rank() == 0 {
+                let max = &*local;
+                let sample = &mut entry.sample;
+                let before = sample.seconds.len();
+                let late = assemble(max, &mut sample.seconds);
+                let added = sample.seconds.len() - before;
+                let round = round as u32;
+                sample.rounds.extend(std::iter::repeat_n(round, added));
+                sample
+                    .invalid_rounds
+                    .extend(std::iter::repeat_n(round, late));
+            }
+            harness.measuring_s += mpi::time() - slice_start;
+        }
+        true
     }
 
     fn finish(self, case: &Case) -> CaseData {
@@ -509,6 +566,18 @@ impl<T: Element> Prepared<T> {
             }),
         }
     }
+}
+
+/// A case's rounds as they go: the candidates' order, shuffled anew each
+/// round by a generator seeded per case, each slice's length, the rounds
+/// planned so far (disturbed rounds measured again add to them), and the
+/// buffer of a slice's observations.
+struct Rounds {
+    order: Vec<usize>,
+    rng: rand_chacha::ChaCha8Rng,
+    slice: f64,
+    planned: usize,
+    local: Vec<f64>,
 }
 
 /// The library's call with `count` elements, on the first elements of the

@@ -108,6 +108,15 @@ pub fn start(rank: usize, bound_s: f64, output: Option<PathBuf>) {
         .expect("the watchdog thread starts");
 }
 
+/// Raises the run's bound to `bound_s` (never lowers it), once what the
+/// ranks run on is known.
+pub fn widen(bound_s: f64) {
+    let run = f64::from_bits(RUN_BOUND.load(Relaxed)).max(bound_s);
+    RUN_BOUND.store(run.to_bits(), Relaxed);
+    let case = f64::from_bits(BOUND.load(Relaxed)).max(run);
+    BOUND.store(case.to_bits(), Relaxed);
+}
+
 /// A case whose longest call took `call_s`: a call is a hang once it
 /// outlives the run's bound and ten times that.
 pub fn expect_calls_of(call_s: f64) {

@@ -9,6 +9,7 @@ use crate::config::{Config, InputError};
 use crate::element::{Datatype, Op};
 use crate::meta::Meta;
 use crate::reference;
+pub use crate::settings::REMEASURE_SHARE;
 use crate::settings::{Settings, TimedForms, UniversalMode};
 use crate::stats::power;
 use std::time::Duration;
@@ -159,17 +160,27 @@ impl Plan {
         self.budgeted() + Duration::from_secs_f64(long.max(0.0))
     }
 
+    /// The most that measuring disturbed rounds again may add to
+    /// [`Plan::expected`] ([`REMEASURE_SHARE`] of it).
+    pub fn remeasured_at_most(&self) -> Duration {
+        self.expected().mul_f64(REMEASURE_SHARE)
+    }
+
     /// The cases whose one call ([`Case::call_s`]) is longer than a slice:
     /// a slice takes at least one observation, so each of their rounds
     /// takes a call per candidate, and one more that checks the output
     /// on refilled buffers after the chunk (`measure::observe`); warm-up
     /// and verification take calls of the same length.
     pub fn long_calls(&self) -> Vec<LongCall> {
-        let (slice, rounds) = (self.slice_s(), self.settings.rounds as f64);
+        let budget = self.settings.budget.as_secs_f64();
         self.cases
             .iter()
-            .filter(|c| c.call_s > slice && c.measurements() > 0)
+            .filter(|c| {
+                let rounds = self.settings.rounds_for(c.call_s);
+                c.call_s > budget / rounds as f64 && c.measurements() > 0
+            })
             .map(|c| {
+                let rounds = self.settings.rounds_for(c.call_s) as f64;
                 let n = c.measurements() as f64;
                 let calls_outside = c.calls_outside(self.settings.warmup);
                 LongCall {
@@ -428,8 +439,8 @@ pub fn case(
 /// rounds: its smallest attainable p-value is not below the correction's
 /// first threshold. Says how many rounds would do.
 pub fn powerless(plan: &Plan, test: Test, correction: Correction, alpha: f64) -> Option<String> {
-    let rounds = plan.settings.rounds;
     plan.cases.iter().find_map(|case| {
+        let rounds = plan.settings.rounds_for(case.call_s);
         let family = case.candidates.len().saturating_sub(1);
         let threshold = correction.first_threshold(alpha, family);
         let min_p = test.min_p(rounds)?;
@@ -516,6 +527,7 @@ mod tests {
             settings: Settings {
                 budget: Duration::from_millis(100),
                 rounds: 10,
+                rounds_by_budget: false,
                 seed: 1,
                 warmup: 3,
                 sync: SyncRequest::Barrier,

@@ -17,6 +17,7 @@ pub fn plan(config: Option<&Config>, selection: &Selection, world: &World) -> Re
     let settings = Settings {
         budget: Duration::ZERO,
         rounds: 1,
+        rounds_by_budget: false,
         seed: 0,
         warmup: 0,
         sync: SyncRequest::Barrier,

@@ -119,8 +119,8 @@ pub fn plan_text(plan: &Plan, meta: &Meta) -> String {
             "long calls: {} takes {} a call, longer than a round's share of the budget ({}): each of its {} rounds takes a call per candidate and one more that checks its output, {:.1} s for its {} candidates, and {} more calls each for warm-up and verification, {:.1} s; verification's reference, {:.1} s\n",
             l.label,
             seconds(l.call_s),
-            seconds(plan.slice_s()),
-            s.rounds,
+            seconds(s.budget.as_secs_f64() / s.rounds_for(l.call_s) as f64),
+            s.rounds_for(l.call_s),
             l.slices_s,
             l.measurements,
             l.calls_outside,
@@ -134,6 +134,12 @@ pub fn plan_text(plan: &Plan, meta: &Meta) -> String {
             plan.expected().as_secs_f64()
         );
     }
+    text += &format!(
+        "disturbed rounds (every candidate {}× slower than usual) measured again: at most +{} %, {:.1} s\n",
+        crate::analyse::disturbed::DISTURBED_FACTOR,
+        (crate::plan::REMEASURE_SHARE * 100.0).round(),
+        plan.remeasured_at_most().as_secs_f64(),
+    );
     text
 }
 

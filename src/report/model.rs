@@ -298,7 +298,8 @@ pub fn short_name(collective: Collective, name: &str) -> String {
 }
 
 /// What the per-collective table's columns mean, under the settings.
-pub const SLOWDOWN: &str = "slowdown = median of default's per-round medians / the competitor's; \
+pub const SLOWDOWN: &str = "slowdown = default's median / the competitor's (each the median of \
+     its per-round medians, a round weighted by its observations); \
      verdict: violated · severity, holds, or inconclusive (≥ s×): this run could flag only \
      slowdowns of at least s×";
 
@@ -375,8 +376,8 @@ pub fn sensitivity(check: &Verdict) -> String {
 
 /// The notes under a collective's table, a line per case and kind: every
 /// candidate that failed verification, every case without a verdict,
-/// late starts above [`LATE_WARNING`] with what to do, and what would
-/// decide an inconclusive case.
+/// late starts above [`LATE_WARNING`] with what to do, the rounds set
+/// aside as disturbed, and what would decide an inconclusive case.
 pub fn notes(meta: &Meta, checks: &[&Verdict]) -> Vec<String> {
     let mut notes = Vec::new();
     for check in checks {
@@ -404,6 +405,12 @@ pub fn notes(meta: &Meta, checks: &[&Verdict]) -> Vec<String> {
                 100.0 * LATE_WARNING,
                 late.join(", "),
                 late_advice(meta)
+            ));
+        }
+        if let Some(disturbed) = &check.disturbed {
+            notes.push(format!(
+                "{case}: disturbed, set aside: {}",
+                disturbed.describe()
             ));
         }
         if check.conclusion == Conclusion::Unmeasured {
@@ -801,6 +808,23 @@ pub fn noise_line(results: &Results) -> Option<(NoiseVerdict, String)> {
         NoiseVerdict::Quiet => format!("noise: quiet: {}", noise.reason),
     };
     Some((noise.verdict, line))
+}
+
+/// A warning when the machine changed state during the run (its
+/// calibration spread by [`crate::meta::MachineState::CHANGE`] or more).
+pub fn machine_state_line(results: &Results) -> Option<String> {
+    let state = results
+        .meta
+        .machine_state
+        .as_ref()
+        .filter(|s| s.changed())?;
+    Some(format!(
+        "the machine changed state during the run: its calibration took {}–{} (10th–90th percentile of {} rounds, median {}); a verdict may hold only in the state its case ran in",
+        seconds(state.low_s),
+        seconds(state.high_s),
+        state.rounds_s.len(),
+        seconds(state.calibration_s),
+    ))
 }
 
 /// The columns of [`usual_row`].

@@ -89,8 +89,9 @@ pub struct Setup {
     /// The element datatype and operator of every check, over the input's.
     pub datatype: Option<Datatype>,
     pub op: Option<Op>,
-    /// How long a call or a wait may last before it is a hang.
-    pub timeout: Duration,
+    /// How long a call or a wait may last before it is a hang, if given
+    /// ([`crate::settings::timeout`] gives the default).
+    pub timeout: Option<Duration>,
 }
 
 impl Setup {
@@ -191,7 +192,8 @@ pub enum Input {
 pub struct Run {
     pub input: Input,
     pub setup: Setup,
-    /// Over the input's budget and rounds; default 1 s and 10.
+    /// Over the input's budget and rounds; default 1 s and the rounds
+    /// that budget buys ([`crate::settings::default_rounds`]).
     pub budget: Option<Duration>,
     pub rounds: Option<usize>,
     pub seed: u64,
@@ -248,12 +250,17 @@ impl Run {
     /// the defaults. `nodes_apart`: the ranks span real nodes, whose
     /// clocks drift apart (those of one node do not).
     pub fn measuring(&self, config: &Config, nodes_apart: bool) -> Settings {
+        let budget = self
+            .budget
+            .or(config.budget)
+            .unwrap_or(Duration::from_secs(1));
         Settings {
-            budget: self
-                .budget
-                .or(config.budget)
-                .unwrap_or(Duration::from_secs(1)),
-            rounds: self.rounds.or(config.rounds).unwrap_or(10),
+            budget,
+            rounds: self
+                .rounds
+                .or(config.rounds)
+                .unwrap_or_else(|| super::default_rounds(budget)),
+            rounds_by_budget: self.rounds.or(config.rounds).is_none(),
             seed: self.seed,
             warmup: self.warmup,
             sync: self.sync.or(config.sync).unwrap_or_default(),
@@ -462,7 +469,8 @@ mod tests {
         let Command::Run(bare_run) = settings(&["run", "in.yaml"]) else {
             panic!("run")
         };
-        assert_eq!(bare_run.measuring(&bare, false).rounds, 10, "the default");
+        // The default budget of 1 s cut into slices of 10 ms.
+        assert_eq!(bare_run.measuring(&bare, false).rounds, 100, "the default");
     }
 
     #[test]

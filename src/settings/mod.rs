@@ -10,13 +10,62 @@ pub use command::Command;
 use crate::meta::{Meta, SharedCpus};
 use std::time::Duration;
 
+/// How long one candidate's slice of a round lasts by default: short
+/// enough that a round sits inside one state of the machine (this VM
+/// changed state within seconds, and a round of a 1 s budget cut into ten
+/// spanned fast and slow states), long enough that the slice's agreement
+/// and reduction stay a small share of it.
+pub const DEFAULT_SLICE: Duration = Duration::from_millis(10);
+
+/// The fewest rounds by default: today's power at 100 ms.
+pub const MIN_DEFAULT_ROUNDS: usize = 10;
+
+/// The most rounds by default: 3 s of budget; beyond, slices grow.
+pub const MAX_DEFAULT_ROUNDS: usize = 300;
+
+/// The rounds a budget is cut into when neither the command line nor the
+/// input says: one per [`DEFAULT_SLICE`] of it, so that a longer budget
+/// buys more rounds (and power), not longer ones.
+pub fn default_rounds(budget: Duration) -> usize {
+    let rounds = (budget.as_secs_f64() / DEFAULT_SLICE.as_secs_f64()).round() as usize;
+    rounds.clamp(MIN_DEFAULT_ROUNDS, MAX_DEFAULT_ROUNDS)
+}
+
+/// By default a case's slices hold at least this many calls: a case whose
+/// call is long gets fewer rounds (down to [`MIN_DEFAULT_ROUNDS`]), not a
+/// run many times its budget.
+pub const MIN_CALLS_PER_SLICE: f64 = 10.0;
+
+/// Disturbed rounds (every candidate far slower than usual) are measured
+/// again, at most this share of a case's rounds more.
+pub const REMEASURE_SHARE: f64 = 0.2;
+
+/// `--timeout`'s default where every rank has a CPU of its own.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a call or a wait may last before it is a hang: `given`, else
+/// [`DEFAULT_TIMEOUT`] times the square of the ranks per CPU on the most
+/// crowded host (`shared`). Ranks that busy-poll on shared CPUs advance a
+/// collective only when the ranks it waits for get a time slice, so each
+/// step of it can take a slice per rank: MPICH 5's 1 MiB gather on 5 and
+/// 6 ranks of 2 CPUs took over 10 s, which the watchdog called a hang.
+pub fn timeout(given: Option<Duration>, shared: Option<&SharedCpus>) -> Duration {
+    given.unwrap_or_else(|| {
+        let crowding = shared.map_or(1, |s| s.ranks.div_ceil(s.cpus.max(1))) as u32;
+        DEFAULT_TIMEOUT * crowding * crowding
+    })
+}
+
 /// How to measure.
 #[derive(Clone, Debug)]
 pub struct Settings {
     /// Time budget per candidate and case.
     pub budget: Duration,
-    /// Rounds the budget is cut into.
+    /// Rounds the budget is cut into (a case's: [`Settings::rounds_for`]).
     pub rounds: usize,
+    /// Whether `rounds` is the budget's default ([`default_rounds`]) rather
+    /// than asked for: then cases of long calls get fewer.
+    pub rounds_by_budget: bool,
     pub seed: u64,
     /// Warm-up calls per candidate and case.
     pub warmup: usize,
@@ -32,6 +81,28 @@ pub struct Settings {
     /// The share of the time in timed calls that checking sampled outputs
     /// between them may cost (0: only a chunk's last call and one more).
     pub check_share: f64,
+}
+
+impl Settings {
+    /// The rounds of a case whose one call takes `call_s` (0: not known):
+    /// the rounds asked for; by default as many as leave each slice
+    /// [`MIN_CALLS_PER_SLICE`] calls, at least [`MIN_DEFAULT_ROUNDS`] and
+    /// at most the budget's default.
+    pub fn rounds_for(&self, call_s: f64) -> usize {
+        if !self.rounds_by_budget || call_s <= 0.0 {
+            return self.rounds;
+        }
+        let fit = self.budget.as_secs_f64() / (MIN_CALLS_PER_SLICE * call_s);
+        (fit.floor() as usize)
+            .max(MIN_DEFAULT_ROUNDS)
+            .min(self.rounds)
+    }
+
+    /// How many disturbed rounds a case of `rounds` rounds may measure
+    /// again ([`REMEASURE_SHARE`] of them, rounded up).
+    pub fn extra_rounds(rounds: usize) -> usize {
+        (rounds as f64 * REMEASURE_SHARE).ceil() as usize
+    }
 }
 
 /// How the universal guidelines get the sizes they compare.
@@ -187,6 +258,56 @@ mod tests {
             ranks: 3,
             cpus: 2,
         }
+    }
+
+    #[test]
+    fn default_rounds_grow_with_the_budget_between_their_bounds() {
+        let rounds = |ms| default_rounds(Duration::from_millis(ms));
+        assert_eq!(
+            [10, 100, 300, 1000, 3000, 10_000].map(rounds),
+            [10, 10, 30, 100, 300, 300]
+        );
+    }
+
+    #[test]
+    fn long_calls_get_fewer_rounds_by_default_and_the_rounds_asked_for_otherwise() {
+        let settings = |rounds_by_budget| Settings {
+            budget: Duration::from_secs(1),
+            rounds: 100,
+            rounds_by_budget,
+            seed: 1,
+            warmup: 3,
+            sync: SyncRequest::Auto,
+            cache: CacheState::Warm,
+            resync_s: 1.0,
+            drift_s: 0.0,
+            universal: UniversalMode::Apart,
+            check_share: 0.0,
+        };
+        let by_budget = settings(true);
+        // Unknown, short, 2 ms (50 a second: 5 a slice of 100), 1 s.
+        assert_eq!(
+            [0.0, 1e-6, 2e-3, 1.0].map(|c| by_budget.rounds_for(c)),
+            [100, 100, 50, 10]
+        );
+        assert_eq!(settings(false).rounds_for(2e-3), 100);
+        assert_eq!([1, 10, 11, 100].map(Settings::extra_rounds), [1, 2, 3, 20]);
+    }
+
+    #[test]
+    fn the_timeout_grows_with_the_ranks_a_cpu_unless_given() {
+        let secs = |given: Option<u64>, shared: Option<SharedCpus>| {
+            timeout(given.map(Duration::from_secs), shared.as_ref()).as_secs()
+        };
+        assert_eq!(secs(None, None), 10);
+        // 3 ranks on 2 CPUs: 2 a CPU at most; 6 on 2: 3 a CPU.
+        assert_eq!(secs(None, Some(shared())), 40);
+        let crowded = SharedCpus {
+            ranks: 6,
+            ..shared()
+        };
+        assert_eq!(secs(None, Some(crowded.clone())), 90);
+        assert_eq!(secs(Some(3), Some(crowded)), 3, "as given");
     }
 
     #[test]

@@ -270,6 +270,7 @@ pub(crate) mod tests {
             sensitivity: Some(1.25),
             powerless: false,
             timer_bound: false,
+            disturbed: None,
         }
     }
 

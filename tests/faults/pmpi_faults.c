@@ -44,6 +44,9 @@
  *             library that is right in verification and wrong later
  *   every=M   only every Mth matching call of this process (the Mth, the
  *             2Mth, ...), counted after `after`: wrong in 1 call of M
+ *   for=MS    only for MS milliseconds of wall time from the first call
+ *             the fault strikes (after `after`), then never again: with
+ *             delay=, a window in which the machine stalled
  *   type=T    only calls of datatype T: double, float, int32, int64, uint8
  *             (pgcheck's bookkeeping uses double, int32 and uint8)
  * Matching calls are those of the function, bytes= and type= filters, on
@@ -102,6 +105,9 @@ static struct {
     long long bytes[MAX_BYTES];
     long long after; /* matching calls spared first */
     long long every; /* 0: every call */
+    long long for_ms; /* 0: no window */
+    struct timespec window_start; /* set at the first call struck */
+    int window_started;
     int exit_status;
     char type[16]; /* "": any datatype */
     long long matched; /* matching calls so far */
@@ -209,13 +215,15 @@ static void parse(void)
             fault.after = value;
         else if (strncmp(opt, "every=", 6) == 0 && number(opt + 6, &value) && value > 0)
             fault.every = value;
+        else if (strncmp(opt, "for=", 4) == 0 && number(opt + 4, &value) && value > 0)
+            fault.for_ms = value;
         else if (strncmp(opt, "type=", 5) == 0 && strlen(opt + 5) < sizeof fault.type &&
                  (strcmp(opt + 5, "double") == 0 || strcmp(opt + 5, "float") == 0 ||
                   strcmp(opt + 5, "int32") == 0 || strcmp(opt + 5, "int64") == 0 ||
                   strcmp(opt + 5, "uint8") == 0))
             strcpy(fault.type, opt + 5);
         else
-            bad_spec(spec, "options are rank=R, bytes=B, after=N, every=M (decimal numbers), "
+            bad_spec(spec, "options are rank=R, bytes=B, after=N, every=M, for=MS (decimal numbers), "
                            "type=double|float|int32|int64|uint8 and inplace");
     }
     fault.active = 1;
@@ -327,13 +335,25 @@ static int type_matches(MPI_Datatype type)
     return type == MPI_UINT8_T || type == MPI_UNSIGNED_CHAR || type == MPI_BYTE;
 }
 
-/* Whether this matching call is one the fault spares: before after=, or
- * not an every=th one. */
+/* Whether this matching call is one the fault spares: before after=,
+ * past the window of for=, or not an every=th one. */
 static int spared(void)
 {
     long long k = ++fault.matched - fault.after;
     if (k <= 0)
         return 1;
+    if (fault.for_ms > 0) {
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (!fault.window_started) {
+            fault.window_started = 1;
+            fault.window_start = now;
+        }
+        long long ms = (now.tv_sec - fault.window_start.tv_sec) * 1000LL +
+                       (now.tv_nsec - fault.window_start.tv_nsec) / 1000000LL;
+        if (ms >= fault.for_ms)
+            return 1;
+    }
     return fault.every > 0 && k % fault.every != 0;
 }
 
