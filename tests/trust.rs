@@ -280,6 +280,17 @@ fn a_call_that_never_returns_ends_the_job_with_status_7() {
     );
     r.outcome
         .expect_in_stderr("ending the job with status 7 (hang)", "");
+    // Rank 1 sleeps in the call; the others busy-poll for it inside the
+    // library: only rank 1 is named as the one that never returned.
+    let named: Vec<String> = messages(&r.outcome.stderr)
+        .into_iter()
+        .filter(|m| m.contains("the rank that never returned"))
+        .collect();
+    assert!(
+        !named.is_empty() && named.iter().all(|m| m.contains("rank 1 has not returned")),
+        "{named:?}\n{}",
+        r.outcome.text()
+    );
     assert_eq!(
         r.candidate("allreduce", 8, "default")["status"],
         "measured",

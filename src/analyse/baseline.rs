@@ -51,6 +51,36 @@ pub struct Shift {
     pub significant: bool,
 }
 
+/// The new launch's machine state against the baseline launches'
+/// (`meta.machine_state.calibration_s` of each).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StateAgainst {
+    pub calibration_s: f64,
+    /// The fastest and slowest of the baseline launches'.
+    pub baseline_low_s: f64,
+    pub baseline_high_s: f64,
+    /// [`crate::meta::MachineState::CHANGE`] or more beyond every baseline
+    /// launch's: a state the baseline never had.
+    pub new: bool,
+}
+
+impl StateAgainst {
+    /// None unless the new launch and every baseline launch recorded one.
+    pub fn of(now: Option<f64>, baseline: &[Option<f64>]) -> Option<StateAgainst> {
+        let now = now?;
+        let baseline: Vec<f64> = baseline.iter().copied().collect::<Option<_>>()?;
+        let low = baseline.iter().copied().fold(f64::INFINITY, f64::min);
+        let high = baseline.iter().copied().fold(0.0, f64::max);
+        let change = crate::meta::MachineState::CHANGE;
+        (!baseline.is_empty()).then_some(StateAgainst {
+            calibration_s: now,
+            baseline_low_s: low,
+            baseline_high_s: high,
+            new: now >= change * high || now * change <= low,
+        })
+    }
+}
+
 /// The comparison with a baseline run.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Comparison {
@@ -77,6 +107,9 @@ pub struct Comparison {
     /// The cases violated in either run, in this run's order.
     #[serde(default)]
     pub violations: Vec<ViolationChange>,
+    /// The new launch's machine state against the baseline launches'.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine_state: Option<StateAgainst>,
 }
 
 fn one() -> usize {
@@ -309,6 +342,25 @@ fn measured(case: &CaseData) -> &Sample {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_state_no_baseline_launch_had_is_new() {
+        let of = |now: f64, base: &[f64]| {
+            let base: Vec<Option<f64>> = base.iter().map(|&b| Some(b)).collect();
+            StateAgainst::of(Some(now), &base).unwrap()
+        };
+        let fast = [20e-6, 21e-6, 20.5e-6];
+        assert!(!of(22e-6, &fast).new, "within 1.2× of the slowest");
+        assert!(of(40e-6, &fast).new, "twice as slow");
+        assert!(of(15e-6, &fast).new, "faster than any by 1.2× or more");
+        // Baseline launches in both states: neither is new.
+        assert!(!of(40e-6, &[20e-6, 41e-6]).new);
+        let s = of(40e-6, &fast);
+        assert_eq!((s.baseline_low_s, s.baseline_high_s), (20e-6, 21e-6));
+        // A launch without a record: nothing to say.
+        assert_eq!(StateAgainst::of(Some(1e-6), &[Some(1e-6), None]), None);
+        assert_eq!(StateAgainst::of(None, &[Some(1e-6)]), None);
+    }
+
     use super::*;
     use crate::collective::Collective;
     use crate::report::fixture::check;

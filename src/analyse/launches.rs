@@ -51,6 +51,8 @@ pub struct Launch {
     /// ones violation changes compare with.
     pub start_time: String,
     pub checks: Vec<Verdict>,
+    /// `meta.machine_state.calibration_s`, where the launch recorded it.
+    pub calibration_s: Option<f64>,
 }
 
 /// The logarithm of the median of per-round medians of `candidate` in
@@ -343,6 +345,7 @@ mod tests {
                     let machine = (machine_sigma * normal(rng)).exp();
                     launch(rng, machine, sigma, None)
                 },
+                calibration_s: None,
             })
             .collect()
     }

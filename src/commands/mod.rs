@@ -137,6 +137,7 @@ impl Baseline {
                     name: run.display().to_string(),
                     start_time: results.meta.start_time,
                     checks: results.checks,
+                    calibration_s: results.meta.machine_state.map(|s| s.calibration_s),
                 })
             })
             .collect::<Result<_, String>>()
@@ -185,8 +186,11 @@ fn compare_with_baseline<B: Defaults + ?Sized, C: Defaults + ?Sized>(
                 .iter()
                 .max_by(|a, b| a.start_time.cmp(&b.start_time))
                 .expect("several launches");
+            let calibrations: Vec<Option<f64>> = launches.iter().map(|l| l.calibration_s).collect();
+            let now = results.meta.machine_state.as_ref().map(|s| s.calibration_s);
             analyse::baseline::Comparison {
                 violations: analyse::baseline::violation_changes(&latest.checks, &results.checks),
+                machine_state: analyse::baseline::StateAgainst::of(now, &calibrations),
                 ..analyse::launches::compare(launches, &results.checks, tolerance, options)
             }
         }

@@ -4,6 +4,7 @@
 //! and its host's cache in [`host`]), and ranks bound to cores before
 //! anything is timed ([`pin`]). The only stage that times MPI.
 
+mod buffers;
 pub mod calibration;
 pub mod clock;
 pub mod cpus;
@@ -37,6 +38,7 @@ use crate::reference::{self, Inputs};
 use crate::settings::{Settings, TimedForms};
 use crate::with_element;
 use algorithms::topology::Topology;
+use buffers::Moving;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use rand::seq::SliceRandom;
@@ -189,8 +191,9 @@ struct Prepared<T> {
     /// The check of the measured operator, which the timed calls' outputs
     /// are held to as well.
     check: Option<Check<T>>,
-    send: Vec<T>,
-    recv: Vec<T>,
+    /// Moved to a fresh offset every round ([`buffers`]).
+    send: Moving<T>,
+    recv: Moving<T>,
     entries: Vec<Entry<T>>,
 }
 
@@ -232,16 +235,12 @@ impl<T: Element> Prepared<T> {
             true => (0, 0),
             false => (shape.send_len(), shape.recv_len()),
         };
-        // Never the dangling pointer of an empty Vec: Open MPI's MPI_IN_PLACE
-        // is (void*)1, the address an empty Vec<u8> has.
         let inputs = Inputs::new(key.collective, key.op, shape.size);
-        let mut send = match send_len {
+        let send = Moving::new(match send_len {
             0 => Vec::new(),
             _ => reference::send_buffer(&shape, &inputs),
-        };
-        send.reserve(1);
-        let mut recv = Vec::with_capacity(recv_len.max(1));
-        recv.resize(recv_len, T::default());
+        });
+        let recv = Moving::new(vec![T::default(); recv_len]);
         Prepared {
             shape,
             inputs,
@@ -265,7 +264,7 @@ impl<T: Element> Prepared<T> {
         }
         // Prepared::new filled the send buffer from the same inputs, and no
         // candidate has run on it yet.
-        let primary = Check::new(ctx, &self.shape, self.inputs, self.send.clone());
+        let primary = Check::new(ctx, &self.shape, self.inputs, self.send.to_vec());
         let second = self
             .shape
             .collective
@@ -411,6 +410,9 @@ impl<T: Element> Prepared<T> {
         let mut rounds_run = Rounds {
             order: measured,
             rng: rand_chacha::ChaCha8Rng::seed_from_u64(settings.seed ^ case_seed(&case.key)),
+            placement: rand_chacha::ChaCha8Rng::seed_from_u64(
+                settings.seed ^ case_seed(&case.key) ^ (ctx.rank() as u64 + 1) << 32,
+            ),
             slice,
             planned: rounds,
             local: Vec::with_capacity(3 << 12),
@@ -461,8 +463,10 @@ impl<T: Element> Prepared<T> {
         let control = &ctx.control;
         let calibration = calibration::calibrate(ctx);
         harness.calibration_s.push(calibration);
-        // The calibration is outside the slices: the round's first slice
-        // keeps its whole share.
+        self.send.move_randomly(&mut run.placement);
+        self.recv.move_randomly(&mut run.placement);
+        // The calibration and the move are outside the slices: the round's
+        // first slice keeps its whole share.
         harness.rebase();
         run.order.shuffle(&mut run.rng);
         for i in 0..run.order.len() {
@@ -569,12 +573,14 @@ impl<T: Element> Prepared<T> {
 }
 
 /// A case's rounds as they go: the candidates' order, shuffled anew each
-/// round by a generator seeded per case, each slice's length, the rounds
-/// planned so far (disturbed rounds measured again add to them), and the
-/// buffer of a slice's observations.
+/// round by a generator seeded per case (the same on every rank), the
+/// buffers' offsets drawn by one of this rank's own, each slice's length,
+/// the rounds planned so far (disturbed rounds measured again add to
+/// them), and the buffer of a slice's observations.
 struct Rounds {
     order: Vec<usize>,
     rng: rand_chacha::ChaCha8Rng,
+    placement: rand_chacha::ChaCha8Rng,
     slice: f64,
     planned: usize,
     local: Vec<f64>,

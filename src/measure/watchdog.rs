@@ -56,6 +56,8 @@ struct Armed {
 }
 
 static ARMED: OnceLock<Armed> = OnceLock::new();
+/// The CPU-time clock of the measuring (main) thread.
+static MAIN_CPU_CLOCK: OnceLock<libc::clockid_t> = OnceLock::new();
 static EPOCH: OnceLock<Instant> = OnceLock::new();
 /// Seconds since [`EPOCH`] after which the current phase is a hang; 0: none.
 static DEADLINE: AtomicU64 = AtomicU64::new(0);
@@ -89,6 +91,11 @@ pub fn start(rank: usize, bound_s: f64, output: Option<PathBuf>) {
         return;
     }
     seconds();
+    let mut clock: libc::clockid_t = 0;
+    // SAFETY: the calling thread's own handle, and a clock id to fill in.
+    if unsafe { libc::pthread_getcpuclockid(libc::pthread_self(), &mut clock) } == 0 {
+        let _ = MAIN_CPU_CLOCK.set(clock);
+    }
     // SAFETY: the handlers are plain functions that end the process.
     unsafe {
         libc::atexit(on_exit);
@@ -208,10 +215,20 @@ fn doing(phase: Phase) -> String {
 
 /// The watchdog's thread: wakes every 10 ms, and ends the job on a hang.
 fn watch() {
+    // The main thread's CPU time over about the last second: a rank stuck
+    // in a call (blocked, asleep) uses none, while the ranks of the same
+    // collective that wait for it busy-poll.
+    let mut cpu: std::collections::VecDeque<(f64, f64)> = std::collections::VecDeque::new();
     loop {
         std::thread::sleep(Duration::from_millis(10));
-        let deadline = f64::from_bits(DEADLINE.load(Relaxed));
         let now = seconds();
+        if let Some(used) = main_cpu_s() {
+            cpu.push_back((now, used));
+            while cpu.len() > 2 && now - cpu[1].0 >= CPU_WINDOW_S {
+                cpu.pop_front();
+            }
+        }
+        let deadline = f64::from_bits(DEADLINE.load(Relaxed));
         if deadline <= 0.0 || now < deadline || ENDING.load(Relaxed) {
             continue;
         }
@@ -224,12 +241,54 @@ fn watch() {
                 doing(phase)
             ),
             _ => format!(
-                "has not returned within {:.1} s of its expected end: {}",
+                "has not returned within {:.1} s of its expected end: {}{}",
                 bound(),
-                doing(phase)
+                doing(phase),
+                cpu_use(&cpu),
             ),
         };
         end(Exit::Hang, "hang", &what);
+    }
+}
+
+/// How far back the CPU share of a hung call looks.
+const CPU_WINDOW_S: f64 = 1.0;
+
+/// Below this share of a CPU a hung call is stuck on this rank.
+const STUCK_SHARE: f64 = 0.1;
+
+/// The measuring thread's CPU time, if its clock can be read.
+fn main_cpu_s() -> Option<f64> {
+    let clock = *MAIN_CPU_CLOCK.get()?;
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a valid clock id and a timespec to fill in.
+    (unsafe { libc::clock_gettime(clock, &mut t) } == 0)
+        .then(|| t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9)
+}
+
+/// What the measuring thread's CPU use over `samples` (wall and CPU
+/// seconds, oldest first) says of a hung call: stuck on this rank, or
+/// busy-polling for another.
+fn cpu_use(samples: &std::collections::VecDeque<(f64, f64)>) -> String {
+    let (Some(first), Some(last)) = (samples.front(), samples.back()) else {
+        return String::new();
+    };
+    let wall = last.0 - first.0;
+    if wall < 0.5 * CPU_WINDOW_S {
+        return String::new();
+    }
+    let share = ((last.1 - first.1) / wall).max(0.0);
+    let percent = 100.0 * share;
+    match share < STUCK_SHARE {
+        true => format!(
+            "; it used {percent:.0} % of a CPU in the last {wall:.1} s: stuck in the call on this rank (blocked or asleep), the rank that never returned"
+        ),
+        false => format!(
+            "; it used {percent:.0} % of a CPU in the last {wall:.1} s, as a rank that busy-polls for another does"
+        ),
     }
 }
 
@@ -300,4 +359,31 @@ extern "C" fn on_fatal_signal(signal: libc::c_int) {
 /// Whether MPI is initialised and not yet finalised.
 fn mpi_running() -> bool {
     mpi::environment::is_initialized() && !mpi::environment::is_finalized()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_use_tells_a_stuck_rank_from_one_that_polls() {
+        let samples = |cpu_per_s: f64| -> std::collections::VecDeque<(f64, f64)> {
+            (0..=100)
+                .map(|i| (f64::from(i) * 0.01, f64::from(i) * 0.01 * cpu_per_s))
+                .collect()
+        };
+        assert!(
+            cpu_use(&samples(0.02)).ends_with(
+                "it used 2 % of a CPU in the last 1.0 s: stuck in the call on this rank (blocked or asleep), the rank that never returned"
+            ),
+            "{}",
+            cpu_use(&samples(0.02))
+        );
+        assert!(cpu_use(&samples(0.97))
+            .contains("97 % of a CPU in the last 1.0 s, as a rank that busy-polls"));
+        // Too short a window says nothing.
+        let short: std::collections::VecDeque<(f64, f64)> = [(0.0, 0.0), (0.2, 0.0)].into();
+        assert_eq!(cpu_use(&short), "");
+        assert_eq!(cpu_use(&Default::default()), "");
+    }
 }

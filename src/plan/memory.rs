@@ -4,6 +4,7 @@
 
 use crate::collective::{Collective, Shape};
 use crate::element::{Datatype, Op};
+use crate::settings::MAX_BUFFER_SHIFT_BYTES;
 
 /// The library's temporaries in one call, as a multiple of the larger of a
 /// process's send and receive buffers. Measured on Open MPI 4.1.4, 4 ranks,
@@ -16,7 +17,9 @@ pub const LIBRARY_FACTOR: u64 = 2;
 /// the root of a rooted collective).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Footprint {
-    /// The send and receive buffers every candidate runs on.
+    /// The send and receive buffers every candidate runs on, each in an
+    /// allocation [`MAX_BUFFER_SHIFT_BYTES`] longer, where it moves every
+    /// round.
     pub buffers: u64,
     /// Verification's copies: per check, the send buffer and the expected
     /// output (receive buffers get their sentinels from the expected
@@ -60,7 +63,7 @@ impl Footprint {
             bytes(2 * count)
         };
         Footprint {
-            buffers: bytes(send + recv),
+            buffers: bytes(send + recv) + 2 * MAX_BUFFER_SHIFT_BYTES as u64,
             // Scan's and exscan's shared reference also holds, while it is
             // built, this rank's share of every rank's prefix: about count.
             verification: bytes(
@@ -115,12 +118,12 @@ mod tests {
             4,
             0,
         );
-        assert_eq!(f.buffers, 128 * MIB);
+        assert_eq!(f.buffers, 128 * MIB + 8192);
         assert_eq!(f.verification, 2 * 2 * 64 * MIB);
         assert_eq!(f.library, 128 * MIB);
         assert_eq!(f.scratch_each, 128 * MIB);
         assert_eq!(f.in_place, 64 * MIB);
-        assert_eq!(f.alone(), (128 + 256 + 64 + 128) * MIB);
+        assert_eq!(f.alone(), (128 + 256 + 64 + 128) * MIB + 8192);
         // Four competitors and the one prepared again for the second check.
         assert_eq!(f.with(4), f.alone() + 5 * 128 * MIB);
         assert_eq!(f.with(0), f.alone());
@@ -145,7 +148,7 @@ mod tests {
         // gather of 1 MiB per process on 4 ranks, at root 2: the root
         // receives 4 MiB, and only it has a defined output.
         let f = Footprint::of(Collective::Gather, 1 << 20, Datatype::Byte, Op::Bor, 4, 2);
-        assert_eq!(f.buffers, 5 * MIB);
+        assert_eq!(f.buffers, 5 * MIB + 8192);
         assert_eq!(f.verification, (1 + 4) * MIB);
         assert_eq!(f.library, 8 * MIB);
         assert_eq!(f.scratch_each, 4 * MIB);
@@ -164,7 +167,7 @@ mod tests {
             4,
             0,
         );
-        assert_eq!(f.buffers, 5 * MIB);
+        assert_eq!(f.buffers, 5 * MIB + 8192);
         // Sums of bytes are checked again with bxor.
         assert_eq!(f.verification, 2 * (4 + 1) * MIB);
         assert_eq!(f.in_place, 4 * MIB);

@@ -70,6 +70,21 @@ pub fn baseline_notes(b: &crate::analyse::baseline::Comparison) -> Vec<String> {
             false => format!("No shift of the whole machine: {moved}."),
         });
     }
+    if let Some(state) = b.machine_state {
+        let numbers = format!(
+            "its calibration took {}, the baseline launches' {}–{}",
+            seconds(state.calibration_s),
+            seconds(state.baseline_low_s),
+            seconds(state.baseline_high_s)
+        );
+        notes.push(match state.new {
+            true => format!(
+                "A machine state the baseline never had: {numbers}; a verdict or ratio that \
+                 differs from theirs may be the state's, not the library's."
+            ),
+            false => format!("Machine state as in the baseline launches: {numbers}."),
+        });
+    }
     notes
 }
 

@@ -40,6 +40,11 @@ pub const MIN_CALLS_PER_SLICE: f64 = 10.0;
 /// again, at most this share of a case's rounds more.
 pub const REMEASURE_SHARE: f64 = 0.2;
 
+/// How far a case's send and receive buffers move within their allocation
+/// from one round to the next, at most (`measure`'s moving buffers): a
+/// page's worth of cache lines, which every buffer's footprint counts.
+pub const MAX_BUFFER_SHIFT_BYTES: usize = 4096;
+
 /// `--timeout`'s default where every rank has a CPU of its own.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
