@@ -265,8 +265,8 @@ fn main_cpu_s() -> Option<f64> {
         tv_nsec: 0,
     };
     // SAFETY: a valid clock id and a timespec to fill in.
-    (unsafe { libc::clock_gettime(clock, &mut t) } == 0)
-        .then(|| t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9)
+    let read = unsafe { libc::clock_gettime(clock, &mut t) } == 0;
+    read.then_some(t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9)
 }
 
 /// What the measuring thread's CPU use over `samples` (wall and CPU
