@@ -141,8 +141,9 @@ pub fn gate(results: &Results, gate: Gate) -> (Exit, ExitStatus) {
         .baseline
         .as_ref()
         .map_or(0, |b| b.regressions().count());
-    let violated = count(&|c| c.conclusion == Conclusion::Violated);
-    let worst = results.worst();
+    let violated = count(&|c| c.gated_severity() > Severity::Ok);
+    let within_floor = count(&|c| c.violated_within_noise_floor());
+    let worst = results.worst_gated();
     let fails = match gate.fail_on {
         FailOn::None => false,
         FailOn::Violated => violated > 0 || worst > Severity::Ok,
@@ -198,6 +199,13 @@ pub fn gate(results: &Results, gate: Gate) -> (Exit, ExitStatus) {
                 "{} violated, below --fail-on {}",
                 cases(n),
                 gate.fail_on.label()
+            ),
+        };
+        let reason = match within_floor {
+            0 => reason,
+            n => format!(
+                "{reason}; {} violated within the noise floor (~), not gated",
+                cases(n)
             ),
         };
         let reason = match results.undecided() {
@@ -365,6 +373,33 @@ mod tests {
             status.reason,
             "1 case violated, worst medium-high (--fail-on violated)"
         );
+    }
+
+    #[test]
+    fn a_violation_within_the_noise_floor_is_reported_but_never_gates() {
+        let mut within = violated(16);
+        for c in &mut within.candidates {
+            c.below_noise = c.name != crate::candidates::native::DEFAULT;
+        }
+        assert!(within.violated_within_noise_floor());
+        assert_eq!(within.gated_severity(), Severity::Ok);
+        let run = results(vec![holds(8), within.clone(), holds(32)]);
+        assert!(at_every_level(&run).iter().all(|&e| e == Exit::Pass));
+        let (_, status) = gate(
+            &run,
+            Gate {
+                fail_on: FailOn::Violated,
+                allow_undecided: false,
+            },
+        );
+        assert_eq!(
+            status.reason,
+            "no guideline violated; 1 case violated within the noise floor (~), not gated"
+        );
+        // Beside a violation beyond the floor, that one gates.
+        let both = results(vec![within, violated(32)]);
+        assert_eq!(exit(&both, FailOn::Violated, false), Exit::Violation);
+        assert_eq!(both.worst_gated(), Severity::MediumHigh);
     }
 
     #[test]

@@ -120,19 +120,24 @@ pub struct Meta {
 }
 
 /// The machine's state through a run: how long a fixed calibration
-/// workload (a compute loop on every rank, then a 4 KiB broadcast of
-/// pgcheck's control plane; the fastest of three) took at the start of
-/// each round. Launches whose `calibration_s` differ ran in different
-/// states of the machine, which can decide which candidate is faster.
+/// workload took at the start of each round, outside the timed calls: a
+/// barrier of pgcheck's control plane (point-to-point messages of the
+/// library's own transport; the mean of 8, maximum over ranks, fastest of
+/// three), and a compute loop. Launches whose `calibration_s` differ ran
+/// in different states of the machine, which can decide which candidate
+/// is faster.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct MachineState {
-    /// The launch's median over its rounds.
+    /// The launch's median barrier over its rounds.
     pub calibration_s: f64,
     /// The 10th and 90th percentiles over the rounds.
     pub low_s: f64,
     pub high_s: f64,
-    /// Each round's, in the order measured (every case's rounds in turn,
-    /// disturbed rounds measured again included).
+    /// The launch's median of the compute loop.
+    #[serde(default)]
+    pub compute_s: f64,
+    /// Each round's barrier, in the order measured (every case's rounds in
+    /// turn, disturbed rounds measured again included).
     pub rounds_s: Vec<f64>,
 }
 
@@ -405,7 +410,8 @@ pub struct Noise {
     /// when the value is `none` (no slowdown could have been flagged).
     pub sensitivity_median: Option<f64>,
     pub sensitivity_max: Option<f64>,
-    /// Cases whose sensitivity is above s* or `none`.
+    /// Cases undecided (inconclusive) whose sensitivity is above s* or
+    /// `none`: more than half of `cases` make the run noisy.
     pub cases_above: usize,
     /// Measured candidates with a usual time.
     pub candidates: usize,

@@ -208,6 +208,34 @@ impl Verdict {
         self.candidates.iter().find(|c| c.name == DEFAULT)
     }
 
+    /// The severity `--fail-on` judges: the worst significant competitor
+    /// whose median differs from `default`'s by more than the noise floor
+    /// (the barrier's median). Violations within it (`~`) are reported but
+    /// do not gate: in six identical launches every violation found was
+    /// within it, and none was found again in another launch
+    /// (docs/statistics.md).
+    pub fn gated_severity(&self) -> Severity {
+        match self.conclusion {
+            Conclusion::Violated => self
+                .measured_competitors()
+                .filter(|c| c.significant && !c.below_noise)
+                .map(|c| Severity::of_slowdown(c.slowdown.unwrap_or(1.0)))
+                .max()
+                .unwrap_or(Severity::Ok),
+            _ => Severity::Ok,
+        }
+    }
+
+    /// Violated, but only by competitors within the noise floor.
+    pub fn violated_within_noise_floor(&self) -> bool {
+        self.conclusion == Conclusion::Violated && self.gated_severity() == Severity::Ok
+    }
+
+    /// Whether the case was decided: violated or shown to hold.
+    pub fn decided(&self) -> bool {
+        matches!(self.conclusion, Conclusion::Holds | Conclusion::Violated)
+    }
+
     /// Verified competitors with observations.
     pub fn measured_competitors(&self) -> impl Iterator<Item = &CandidateSummary> {
         self.candidates
@@ -278,6 +306,18 @@ impl Results {
             failure: None,
             exit: None,
         }
+    }
+
+    /// The worst severity `--fail-on` judges ([`Verdict::gated_severity`]),
+    /// and of the universal guidelines where they compared sizes measured
+    /// in shared rounds.
+    pub fn worst_gated(&self) -> Severity {
+        self.checks
+            .iter()
+            .map(Verdict::gated_severity)
+            .max()
+            .unwrap_or(Severity::Ok)
+            .max(self.guidelines.worst_shared())
     }
 
     /// The worst severity of any check, and of the universal guidelines

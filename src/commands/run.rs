@@ -157,7 +157,7 @@ pub fn run(ctx: &Context, config: &Config, args: &Run) -> Ending {
     ctx.control.max(&mut waits);
     [between.waited_s, between.largest_waited_s] = waits;
     meta.between_cases = between;
-    meta.machine_state = measure::calibration::state(std::mem::take(&mut harness.calibration_s));
+    meta.machine_state = measure::calibration::state(&harness.calibrations);
     meta.library_algorithms = measure::machine::library_algorithms();
     meta.largest_peak_rss_bytes = measure::largest_peak_rss_bytes(ctx);
     if let Some(progress) = progress {

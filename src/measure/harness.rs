@@ -56,7 +56,7 @@ pub struct Harness {
     pub case_wait_s: f64,
     /// The machine state's calibration at the start of every round
     /// ([`super::calibration`]), in the order measured.
-    pub calibration_s: Vec<f64>,
+    pub calibrations: Vec<super::calibration::Calibration>,
 }
 
 impl Harness {
@@ -89,7 +89,7 @@ impl Harness {
             calling_s: 0.0,
             calls: 0,
             case_wait_s: 0.0,
-            calibration_s: Vec::new(),
+            calibrations: Vec::new(),
         };
         for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
             // A second signal terminates at once, as if there were no handler.

@@ -461,8 +461,7 @@ impl<T: Element> Prepared<T> {
         round: usize,
     ) -> bool {
         let control = &ctx.control;
-        let calibration = calibration::calibrate(ctx);
-        harness.calibration_s.push(calibration);
+        harness.calibrations.push(calibration::calibrate(ctx));
         self.send.move_randomly(&mut run.placement);
         self.recv.move_randomly(&mut run.placement);
         // The calibration and the move are outside the slices: the round's

@@ -276,6 +276,21 @@ pub fn results_with_usual() -> Results {
     results
 }
 
+/// [`results_with_usual`] with every case undecided: at their
+/// sensitivities (1.2× and more) the noise verdict says noisy.
+pub fn results_noisy() -> Results {
+    let mut results = results_with_usual();
+    for check in &mut results.checks {
+        check.conclusion = crate::analyse::Conclusion::Inconclusive;
+    }
+    let options = Options {
+        noise_floor_s: results.meta.noise_floor_s,
+        ..options()
+    };
+    results.meta.noise = crate::analyse::noise::assess(&results.checks, &options);
+    results
+}
+
 /// [`results`] with ten per-round medians for every measured candidate,
 /// drifting up by 1 % of its median a round.
 pub fn results_with_rounds() -> Results {

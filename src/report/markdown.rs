@@ -264,15 +264,15 @@ mod tests {
     fn says_when_the_run_was_noisy_and_shows_usual_times() {
         let md = render(&fixture::results());
         assert!(!md.contains("noisy") && !md.contains("| noise |") && !md.contains("usual times"));
-        let results = fixture::results_with_usual();
+        let results = fixture::results_noisy();
         let md = render(&results);
         let headline = &md[..md.find("| MPI library").unwrap()];
         assert!(
-            headline.contains("> ⚠️ **noisy run: median case sensitivity 1.200× &gt; 1.1× asked about (twice the --margin's excess)"),
+            headline.contains("> ⚠️ **noisy run: 3 of 3 cases undecided and unable to flag 1.1× (twice the --margin's excess), more than half; median case sensitivity 1.200×"),
             "{headline}"
         );
         assert!(
-            md.contains("| noise | **noisy**: median case sensitivity"),
+            md.contains("| noise | **noisy**: 3 of 3 cases undecided"),
             "{md}"
         );
         assert_eq!(md.matches("| candidate | model | λ | fit p | window | t_min | mean error | t_max | empirical | above t_max | overhead |").count(), 3);

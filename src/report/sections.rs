@@ -98,9 +98,13 @@ fn headline(results: &Results) -> Vec<Block> {
             .and_strong(format!("wrong results in {wrong} case(s)"))
             .and(", ");
     }
-    summary = match results.worst() {
-        Severity::Ok => summary.and_icon(Icon::Pass).and("no guideline violations"),
-        worst => summary
+    summary = match (results.worst_gated(), results.worst()) {
+        (Severity::Ok, Severity::Ok) => summary.and_icon(Icon::Pass).and("no guideline violations"),
+        (Severity::Ok, worst) => summary
+            .and_icon(Icon::Warning)
+            .and("guideline violations within the noise floor only (~, not gated), worst ")
+            .and_strong(worst.label()),
+        (worst, _) => summary
             .and_icon(Icon::Fail)
             .and("guideline violations, worst ")
             .and_strong(worst.label()),
