@@ -25,7 +25,25 @@ pub enum Test {
     Sign,
 }
 
+/// From this many rounds on, the default test is `paired`: with rounds of
+/// 10 ms the candidates of a round share the machine's state, and pairing
+/// by round cancels it. Measured with known truth on 2 bound ranks
+/// (`ci/noise-experiment`, docs/statistics.md): at 1 s (100 rounds) a 1.1×
+/// slowdown was found in 15 of 16 cases paired and 12 of 16 unpaired, at
+/// 300 ms (30 rounds) 1.25× in 16 of 16 against 15; neither raised a false
+/// violation in 32 A/A cases. At 10 rounds neither was better.
+pub const PAIRED_FROM_ROUNDS: usize = 20;
+
 impl Test {
+    /// The default test for `rounds` rounds: `paired` from
+    /// [`PAIRED_FROM_ROUNDS`] on, `rounds` below.
+    pub fn for_rounds(rounds: usize) -> Test {
+        match rounds >= PAIRED_FROM_ROUNDS {
+            true => Test::Paired,
+            false => Test::Rounds,
+        }
+    }
+
     /// The test for samples of different cases, whose rounds do not pair.
     pub fn unpaired(self) -> Test {
         match self {

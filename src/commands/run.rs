@@ -31,7 +31,8 @@ pub fn run(ctx: &Context, config: &Config, args: &Run) -> Ending {
         Err(e) => return input_error(leader, &e),
     };
     let a = &args.analysis.given;
-    let powerless = plan::powerless(&plan, a.test, a.correction, a.alpha);
+    let test = args.analysis.test_for(plan.settings.rounds);
+    let powerless = plan::powerless(&plan, test, a.correction, a.alpha);
     match &powerless {
         Some(why) if !args.allow_powerless => return input_error(leader, why),
         Some(why) if leader => report::warning(why),

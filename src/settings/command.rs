@@ -4,7 +4,7 @@
 //! out, and no command reads a clap argument.
 
 use super::{CacheState, PinMode, Settings, SyncRequest, UniversalMode};
-use crate::analyse::Options;
+use crate::analyse::{Options, Test};
 use crate::candidates::Family;
 use crate::cli::{self, ColorChoice, CompareFormat};
 use crate::collective::Collective;
@@ -110,16 +110,20 @@ impl Setup {
 #[derive(Clone, Debug)]
 pub struct Analysis {
     /// The options as the command line gives them; the noise floor and the
-    /// timer's resolution are 0 until measuring finds them ([`Analysis::options`]).
+    /// timer's resolution are 0 until measuring finds them, and the test
+    /// the default until the rounds are known ([`Analysis::options`]).
     pub given: Options,
+    /// `--test`, if given.
+    pub test: Option<Test>,
 }
 
 impl Analysis {
     fn of(a: &cli::AnalysisArgs, report: &cli::ReportArgs) -> Analysis {
         Analysis {
+            test: a.test,
             given: Options {
                 alpha: a.alpha,
-                test: a.test,
+                test: a.test.unwrap_or(Test::Rounds),
                 correction: a.correction,
                 outliers: a.outliers,
                 noise_floor_s: 0.0,
@@ -131,14 +135,20 @@ impl Analysis {
         }
     }
 
-    /// The options to decide with, given the noise floor and the timer
-    /// resolution measured (`meta`).
+    /// The options to decide with, given the noise floor, the timer
+    /// resolution and the rounds of the run (`meta`).
     pub fn options(&self, meta: &Meta) -> Options {
         Options {
             noise_floor_s: meta.noise_floor_s,
             timer_resolution_s: meta.timer_resolution_s,
+            test: self.test_for(meta.rounds),
             ..self.given.clone()
         }
+    }
+
+    /// The test asked for, else the default for `rounds` rounds.
+    pub fn test_for(&self, rounds: usize) -> Test {
+        self.test.unwrap_or_else(|| Test::for_rounds(rounds))
     }
 }
 
@@ -471,6 +481,13 @@ mod tests {
         };
         // The default budget of 1 s cut into slices of 10 ms.
         assert_eq!(bare_run.measuring(&bare, false).rounds, 100, "the default");
+        // Its test: paired from 20 rounds on, unless --test says.
+        let tests = [10, 19, 20, 100].map(|r| bare_run.analysis.test_for(r));
+        assert_eq!(tests, [Test::Rounds, Test::Rounds, Test::Paired, Test::Paired]);
+        let Command::Run(mwu) = settings(&["run", "in.yaml", "--test", "mwu"]) else {
+            panic!("run")
+        };
+        assert_eq!(mwu.analysis.test_for(100), Test::Mwu);
     }
 
     #[test]
