@@ -105,7 +105,7 @@ fn a_wtime_rounded_to_a_millisecond_makes_every_case_powerless_and_the_run_noisy
     assert_eq!(meta["noise"]["verdict"], "noisy", "{meta}");
     let reason = meta["noise"]["reason"].as_str().unwrap();
     assert!(
-        reason.contains("2 of 2 cases above (2 too short for the timer)"),
+        reason.contains("2 of 2 cases undecided and unable to flag 1.1× (twice the --margin's excess) (2 too short for the timer), more than half"),
         "{reason}"
     );
     out.expect_in_stdout("WARNING: noisy run:", "the run is noisy");

@@ -825,23 +825,6 @@ pub fn noise_line(results: &Results) -> Option<(NoiseVerdict, String)> {
     Some((noise.verdict, line))
 }
 
-/// A warning when the machine changed state during the run (its
-/// calibration spread by [`crate::meta::MachineState::CHANGE`] or more).
-pub fn machine_state_line(results: &Results) -> Option<String> {
-    let state = results
-        .meta
-        .machine_state
-        .as_ref()
-        .filter(|s| s.changed())?;
-    Some(format!(
-        "the machine changed state during the run: its calibration took {}–{} (10th–90th percentile of {} rounds, median {}); a verdict may hold only in the state its case ran in",
-        seconds(state.low_s),
-        seconds(state.high_s),
-        state.rounds_s.len(),
-        seconds(state.calibration_s),
-    ))
-}
-
 /// The columns of [`usual_row`].
 pub const USUAL_COLUMNS: [&str; 11] = [
     "candidate",
@@ -908,6 +891,29 @@ pub fn fine_seconds(s: f64) -> String {
 mod tests {
     use super::*;
     use crate::report::fixture;
+
+    #[test]
+    fn a_machine_state_the_baseline_never_had_is_named() {
+        use crate::analyse::baseline::{Comparison, StateAgainst};
+        let with = |now: f64| Comparison {
+            machine_state: StateAgainst::of(Some(now), &[Some(0.5e-6), Some(0.55e-6)]),
+            ..Comparison::default()
+        };
+        assert_eq!(
+            baseline_notes(&with(0.9e-6)),
+            ["A machine state the baseline never had: its calibration took 0.90 µs, the baseline \
+              launches' 0.50 µs–0.55 µs; a verdict or ratio that differs from theirs may be the \
+              state's, not the library's."]
+        );
+        assert_eq!(
+            baseline_notes(&with(0.52e-6)),
+            [
+                "Machine state as in the baseline launches: its calibration took 0.52 µs, the \
+              baseline launches' 0.50 µs–0.55 µs."
+            ]
+        );
+        assert!(baseline_notes(&Comparison::default()).is_empty());
+    }
 
     /// The fixture's 8 KiB allreduce made inconclusive: its fastest
     /// competitor 1.1× faster, sensitivity `sensitivity`, neither test

@@ -173,7 +173,6 @@ fn headline(results: &Results) -> Vec<Block> {
     if let Some((NoiseVerdict::Noisy, line)) = model::noise_line(results) {
         blocks.push(Block::Warning(Line::default().and_strong(line)));
     }
-    blocks.extend(model::machine_state_line(results).map(|l| Block::Warning(Line::plain(l))));
     blocks
 }
 
@@ -295,7 +294,6 @@ fn settings(results: &Results) -> Vec<Block> {
     if let Some((NoiseVerdict::Noisy, line)) = &noise {
         blocks.push(Block::Warning(Line::plain(line.as_str())));
     }
-    blocks.extend(model::machine_state_line(results).map(|l| Block::Warning(Line::plain(l))));
     blocks.push(Block::Paragraph(Line::plain(format!(
         "{} processes ({} nodes × {} ppn), sync {}, {} test, {} correction, α = {}, margin {}; noise floor (barrier median) {}: slowdowns marked ~ differ by less",
         m.processes,

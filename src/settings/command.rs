@@ -483,7 +483,10 @@ mod tests {
         assert_eq!(bare_run.measuring(&bare, false).rounds, 100, "the default");
         // Its test: paired from 20 rounds on, unless --test says.
         let tests = [10, 19, 20, 100].map(|r| bare_run.analysis.test_for(r));
-        assert_eq!(tests, [Test::Rounds, Test::Rounds, Test::Paired, Test::Paired]);
+        assert_eq!(
+            tests,
+            [Test::Rounds, Test::Rounds, Test::Paired, Test::Paired]
+        );
         let Command::Run(mwu) = settings(&["run", "in.yaml", "--test", "mwu"]) else {
             panic!("run")
         };
