@@ -155,11 +155,16 @@ impl Run {
 /// `pgcheck run` of `yaml` on `np` ranks, with the fault library loaded
 /// and configured by `fault` unless it is `None`.
 fn run(name: &str, np: usize, yaml: &str, fault: Option<&str>) -> Run {
+    run_with(name, np, yaml, fault, &SETTINGS)
+}
+
+/// [`run`] with `settings` instead of [`SETTINGS`].
+fn run_with(name: &str, np: usize, yaml: &str, fault: Option<&str>, settings: &[&str]) -> Run {
     let dir = scratch(&format!("faults-{name}-np{np}"));
     let input = input(&dir, "input.yaml", yaml);
     let out_dir = dir.join("out");
     let mut args = vec!["run", &input, "--output", out_dir.to_str().unwrap()];
-    args.extend(SETTINGS);
+    args.extend(settings);
     let launch = Launch::new(np, &args);
     let launch = match fault {
         Some(spec) => with_fault(launch, spec),
@@ -417,14 +422,7 @@ checks:
     competitors: []
 ";
     for (universal, gated) in [("shared", true), ("apart", false)] {
-        let dir = scratch(&format!("faults-monotony-{universal}"));
-        let input = input(&dir, "input.yaml", SERIES);
-        let out_dir = dir.join("out");
-        let args = [
-            "run",
-            &input,
-            "--output",
-            out_dir.to_str().unwrap(),
+        let settings = [
             "--budget",
             "100ms",
             "--rounds",
@@ -441,8 +439,11 @@ checks:
         // busy-polling ranks take a time slice (8 ms) a call, and the
         // 300 µs delay drowned in it (ratio 1.04).
         let spec = "MPI_Allreduce:delay=300,bytes=64";
-        let outcome = with_fault(Launch::new(2, &args), spec).run();
-        let r = results(&out_dir);
+        let name = format!("monotony-{universal}");
+        let Run {
+            outcome,
+            results: r,
+        } = run_with(&name, 2, SERIES, Some(spec), &settings);
         assert_eq!(r["meta"]["universal"], universal);
         let finding = &r["guidelines"]["monotony"][0];
         assert_eq!(finding["size_bytes"], 128, "{}", outcome.text());
@@ -479,34 +480,26 @@ checks:
     sizes: [4096]
     competitors: [allreduce_as_reduce_bcast, allreduce_as_reducescatterblock_allgather]
 ";
+    let settings = [
+        "--budget",
+        "200ms",
+        "--sync",
+        "barrier",
+        "--fail-on",
+        "none",
+        "--allow-undecided",
+    ];
     for stall in [true, false] {
-        let dir = scratch(&format!("faults-stall-{stall}"));
-        let input = input(&dir, "input.yaml", STALLED);
-        let out_dir = dir.join("out");
-        let args = [
-            "run",
-            &input,
-            "--output",
-            out_dir.to_str().unwrap(),
-            "--budget",
-            "200ms",
-            "--sync",
-            "barrier",
-            "--fail-on",
-            "none",
-            "--allow-undecided",
-        ];
         // From rank 0's 2,000th interposed call on (a few slices into the
         // case: verification and warm-up take a handful), every call of any
         // collective 100 µs longer for 500 ms; the other rank waits for it.
-        let launch = Launch::new(2, &args);
-        let launch = match stall {
-            true => with_fault(launch, "*:delay=100,rank=0,after=2000,for=500"),
-            false => launch,
-        };
-        let outcome = launch.run();
+        let fault = stall.then_some("*:delay=100,rank=0,after=2000,for=500");
+        let name = format!("stall-{stall}");
+        let Run {
+            outcome,
+            results: r,
+        } = run_with(&name, 2, STALLED, fault, &settings);
         assert_eq!(outcome.code, Some(0), "{}", outcome.text());
-        let r = results(&out_dir);
         let check = &r["checks"][0];
         let rounds_measured = r["meta"]["machine_state"]["rounds_s"]
             .as_array()
@@ -528,16 +521,23 @@ checks:
             "4096 B: disturbed, set aside: rounds",
             "named in the report",
         );
+        // The stall's observations took 100 µs and more, the others a few:
+        // no headline may be of the stall's scale (no speed asserted, only
+        // the headline against the observations set aside).
+        let stalled =
+            disturbed["seconds"].as_f64().unwrap() / disturbed["observations"].as_f64().unwrap();
         for candidate in check["candidates"].as_array().unwrap() {
             let headline = candidate["round_median_s"].as_f64().unwrap();
-            // The stall's rounds took 100–200 µs, the others 2–10 µs.
             assert!(
-                headline < 50e-6,
-                "{} printed {headline} s, the stall's scale\n{}",
+                headline < stalled / 4.0,
+                "{} printed {headline} s, the stall's scale ({stalled} s)\n{}",
                 candidate["name"],
                 outcome.text()
             );
-            assert!(candidate["rounds"].as_u64().unwrap() >= 8, "{candidate}");
+            // Every round not set aside is kept (barrier: no late starts);
+            // how many the stall spans depends on the machine's pace.
+            let kept = candidate["rounds"].as_u64().unwrap() as usize;
+            assert_eq!(kept, rounds_measured - set_aside, "{candidate}");
         }
     }
 }

@@ -342,6 +342,10 @@ fn measured(case: &CaseData) -> &Sample {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::collective::Collective;
+    use crate::report::fixture::check;
+
     #[test]
     fn a_state_no_baseline_launch_had_is_new() {
         let of = |now: f64, base: &[f64]| {
@@ -360,10 +364,6 @@ mod tests {
         assert_eq!(StateAgainst::of(Some(1e-6), &[Some(1e-6), None]), None);
         assert_eq!(StateAgainst::of(None, &[Some(1e-6)]), None);
     }
-
-    use super::*;
-    use crate::collective::Collective;
-    use crate::report::fixture::check;
 
     /// Allreduce 8 B with the given competitors (median µs, raw p) against
     /// a default of 100 µs.

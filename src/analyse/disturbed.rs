@@ -77,22 +77,29 @@ fn ranges(rounds: &[u32]) -> String {
 /// for each the smallest factor of any candidate over its usual level;
 /// ascending by round. Samples without observations take no part.
 pub fn find<'a>(samples: impl IntoIterator<Item = &'a Sample>) -> Vec<(u32, f64)> {
-    let measured: Vec<RoundMedians> = samples
+    let rounds: Vec<RoundMedians> = samples
         .into_iter()
-        .filter(|s| s.outcome == Outcome::Measured && !s.seconds.is_empty())
+        .filter(|s| measured(s))
         .map(RoundMedians::of)
         .collect();
+    disturbed_rounds(&rounds.iter().collect::<Vec<_>>())
+}
+
+/// Whether `sample` takes part: measured, with observations.
+fn measured(sample: &Sample) -> bool {
+    sample.outcome == Outcome::Measured && !sample.seconds.is_empty()
+}
+
+/// [`find`] on the measured samples' rounds.
+fn disturbed_rounds(measured: &[&RoundMedians]) -> Vec<(u32, f64)> {
     if measured.len() < 2 {
         return Vec::new();
     }
-    let levels: Vec<f64> = measured
-        .iter()
-        .map(|r| r.weighted_median().unwrap_or(f64::NAN))
-        .collect();
+    let levels: Vec<Option<f64>> = measured.iter().map(|r| r.weighted_median()).collect();
+    let medians: Vec<Vec<f64>> = measured.iter().map(|r| r.medians()).collect();
     let mut all_rounds: Vec<u32> = measured.iter().flat_map(|r| r.rounds.clone()).collect();
     all_rounds.sort_unstable();
     all_rounds.dedup();
-    let medians: Vec<Vec<f64>> = measured.iter().map(RoundMedians::medians).collect();
     all_rounds
         .into_iter()
         .filter_map(|round| {
@@ -102,7 +109,7 @@ pub fn find<'a>(samples: impl IntoIterator<Item = &'a Sample>) -> Vec<(u32, f64)
                 .zip(&levels)
                 .filter_map(|((r, m), &level)| {
                     let at = r.rounds.binary_search(&round).ok()?;
-                    (level > 0.0).then(|| m[at] / level)
+                    level.filter(|&l| l > 0.0).map(|l| m[at] / l)
                 })
                 .collect();
             let least = factors.iter().copied().fold(f64::INFINITY, f64::min);
@@ -113,13 +120,26 @@ pub fn find<'a>(samples: impl IntoIterator<Item = &'a Sample>) -> Vec<(u32, f64)
 
 /// The case without its disturbed rounds (every candidate's, the smaller
 /// size's too, so that rounds stay paired), and what was set aside; the
-/// case itself when no round was disturbed.
-pub fn set_aside(case: &CaseData) -> (Cow<'_, CaseData>, Option<Disturbance>) {
-    let found = find(
-        case.samples
-            .iter()
-            .chain(case.smaller.as_ref().map(|s| &s.sample)),
-    );
+/// case itself when no round was disturbed. `rounds`: the rounds of the
+/// case's samples, in their order.
+pub fn set_aside<'a>(
+    case: &'a CaseData,
+    rounds: &[RoundMedians],
+) -> (Cow<'a, CaseData>, Option<Disturbance>) {
+    let smaller = case
+        .smaller
+        .as_ref()
+        .filter(|s| measured(&s.sample))
+        .map(|s| RoundMedians::of(&s.sample));
+    let taking_part: Vec<&RoundMedians> = case
+        .samples
+        .iter()
+        .zip(rounds)
+        .filter(|(s, _)| measured(s))
+        .map(|(_, r)| r)
+        .chain(smaller.as_ref())
+        .collect();
+    let found = disturbed_rounds(&taking_part);
     if found.is_empty() {
         return (Cow::Borrowed(case), None);
     }
@@ -189,6 +209,10 @@ mod tests {
         s
     }
 
+    fn rounds_of(case: &CaseData) -> Vec<RoundMedians> {
+        case.samples.iter().map(RoundMedians::of).collect()
+    }
+
     fn case(samples: Vec<Sample>) -> CaseData {
         CaseData {
             key: CaseKey::allreduce_bytes(4096),
@@ -211,7 +235,7 @@ mod tests {
             sample("default", &times, &counts),
             sample("other", &other, &counts),
         ]);
-        let (kept, disturbance) = set_aside(&c);
+        let (kept, disturbance) = set_aside(&c, &rounds_of(&c));
         let d = disturbance.expect("disturbed");
         assert_eq!(d.rounds, [5, 6, 7, 8, 9]);
         assert_eq!(d.observations, 2 * 17);
@@ -252,7 +276,7 @@ mod tests {
                 &[100, 100, 100, 10, 10, 10, 10, 10, 100, 100],
             ),
         ]);
-        assert!(set_aside(&c).1.is_none());
+        assert!(set_aside(&c, &rounds_of(&c)).1.is_none());
         // A single candidate cannot tell itself from the machine.
         let stalled: Vec<f64> = (0..10).map(|r| if r == 3 { 1e-3 } else { 1e-6 }).collect();
         assert!(find([&sample("default", &stalled, &counts)]).is_empty());
@@ -271,7 +295,7 @@ mod tests {
             size_bytes: 1024,
             sample: sample("default@1024B", &times, &counts),
         });
-        let (kept, d) = set_aside(&c);
+        let (kept, d) = set_aside(&c, &rounds_of(&c));
         assert_eq!(d.unwrap().describe().split(':').next(), Some("round 3"));
         assert_eq!(kept.samples[1].invalid_rounds, [1, 4]);
         let smaller = &kept.smaller.as_ref().unwrap().sample;

@@ -148,19 +148,25 @@ pub(super) fn decide<'a>(
     case: &'a CaseData,
     options: &Options,
 ) -> (Verdict, Option<Shape>, Cow<'a, CaseData>) {
-    let (kept, disturbance) = disturbed::set_aside(case);
-    let (mut verdict, shape) = verdict_and_default_shape(&kept, options);
+    // Each sample's rounds once: finding the disturbed ones and, where none
+    // is set aside, every comparison of the verdict take them.
+    let rounds: Vec<RoundMedians> = case.samples.iter().map(RoundMedians::of).collect();
+    let (kept, disturbance) = disturbed::set_aside(case, &rounds);
+    let rounds = disturbance.is_none().then_some(rounds);
+    let (mut verdict, shape) = verdict_and_default_shape(&kept, options, rounds);
     verdict.disturbed = disturbance;
     (verdict, shape, kept)
 }
 
-/// The verdict of `case` as it is, and the shape of its (first) `default` sample as
+/// The verdict of `case` as it is (`rounds`: its samples' rounds, if
+/// already summarised), and the shape of its (first) `default` sample as
 /// the verdict selected it: what [`Decisions`] keeps of it need not be
 /// selected again. None when the outlier filter dropped some of its
 /// observations or its selection cannot give it ([`Middles::of_selected`]).
-pub(super) fn verdict_and_default_shape(
+fn verdict_and_default_shape(
     case: &CaseData,
     options: &Options,
+    rounds: Option<Vec<RoundMedians>>,
 ) -> (Verdict, Option<Shape>) {
     // Each measured candidate's order statistics once: its quartiles and
     // its usual time's empirical q_max quantile.
@@ -215,8 +221,20 @@ pub(super) fn verdict_and_default_shape(
             false => Selected::of(&sample.seconds, &describe::QUARTILES),
         })
         .collect();
-    // Each candidate's rounds once, for every comparison that follows.
-    let mut rounds: Vec<RoundMedians> = samples.iter().map(|s| RoundMedians::of(s)).collect();
+    // Each candidate's rounds once, for every comparison that follows: as
+    // given for the samples the filter left whole.
+    let mut rounds: Vec<RoundMedians> = match rounds {
+        Some(given) => samples
+            .iter()
+            .zip(given)
+            .zip(&whole)
+            .map(|((sample, given), &whole)| match whole {
+                true => given,
+                false => RoundMedians::of(sample),
+            })
+            .collect(),
+        None => samples.iter().map(|s| RoundMedians::of(s)).collect(),
+    };
     let mut candidates: Vec<CandidateSummary> = samples
         .iter()
         .zip(&rounds)

@@ -52,7 +52,8 @@ pub fn run(ctx: &Context, config: &Config, args: &Run) -> Ending {
     // From here on no call of the library and no wait for the others
     // outlives its bound.
     let bound = |shared| {
-        crate::settings::timeout(args.setup.timeout, shared)
+        args.setup
+            .timeout(shared)
             .max(10 * plan.settings.budget)
             .as_secs_f64()
     };
@@ -158,7 +159,9 @@ pub fn run(ctx: &Context, config: &Config, args: &Run) -> Ending {
     ctx.control.max(&mut waits);
     [between.waited_s, between.largest_waited_s] = waits;
     meta.between_cases = between;
-    meta.machine_state = measure::calibration::state(&harness.calibrations);
+    if leader {
+        meta.machine_state = measure::calibration::state(&harness.calibrations);
+    }
     meta.library_algorithms = measure::machine::library_algorithms();
     meta.largest_peak_rss_bytes = measure::largest_peak_rss_bytes(ctx);
     if let Some(progress) = progress {

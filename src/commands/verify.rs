@@ -19,8 +19,8 @@ pub fn verify(ctx: &Context, config: Option<&Config>, args: &Verify) -> Ending {
     };
     // Where ranks share CPUs a call takes longer: the default bound grows.
     let shared = measure::machine::shared_cpus(&measure::machine::survey(ctx));
-    let timeout = crate::settings::timeout(args.setup.timeout, shared.as_ref());
-    measure::watchdog::start(ctx.rank(), timeout.as_secs_f64(), None);
+    let timeout = args.setup.timeout(shared.as_ref()).as_secs_f64();
+    measure::watchdog::start(ctx.rank(), timeout, None);
     let cases: Vec<CaseData> = plan
         .cases
         .iter()

@@ -3,8 +3,10 @@
 //! alignment, the cache sets and the offset within a page it maps to) is
 //! one of the things that differ between launches and stay fixed within
 //! one (ReproMPI: the launch is a factor); moving the buffers every round
-//! brings that variation inside the launch, where the rounds' spread shows
-//! it and the tests account for it.
+//! varies it inside the launch, where the rounds' spread shows it. Here it
+//! did not lower the share of the spread between launches (the machine's
+//! state, not placement, made launches differ: docs/statistics.md), and
+//! it costs one copy of the buffers a round, outside the slices.
 
 use rand::Rng;
 use std::ops::{Deref, DerefMut};

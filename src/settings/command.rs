@@ -95,6 +95,12 @@ pub struct Setup {
 }
 
 impl Setup {
+    /// How long a call or a wait may last before it is a hang, given where
+    /// ranks share CPUs ([`crate::settings::timeout`]).
+    pub fn timeout(&self, shared: Option<&crate::meta::SharedCpus>) -> Duration {
+        super::timeout(self.timeout, shared)
+    }
+
     fn of(a: &cli::SetupArgs) -> Setup {
         Setup {
             ppn: a.ppn,
