@@ -166,6 +166,10 @@ pub struct HistoryArgs {
     /// Also write history.svg, history.md and history.json into this directory.
     #[arg(long, short)]
     pub output: Option<PathBuf>,
+    /// The launch a CI gate is judging: drawn beside the history's launches, marked, and
+    /// kept out of their change points.
+    #[arg(long, value_name = "DIR")]
+    pub under_test: Option<PathBuf>,
     /// A change point is kept when its permutation p-value is below this.
     #[arg(long, default_value_t = 0.05, value_parser = parse_alpha)]
     pub alpha: f64,
@@ -202,8 +206,9 @@ pub struct ReportArgs {
     pub color: ColorChoice,
     /// Exit with status 1 when a violation of at least this severity is found: `violated`,
     /// any; `inconclusive`: also when a case could neither show a violation nor that the
-    /// guideline holds; `none`: report only.
-    #[arg(long, value_enum, default_value_t = FailOn::Violated)]
+    /// guideline holds; `new` (with --baseline): only a violation the baseline launches did
+    /// not have (known ones are reported); `none`: report only. Regressions always fail.
+    #[arg(long, value_enum, default_value_t = FailOn::Violated, requires_if("new", "baseline"))]
     pub fail_on: FailOn,
     /// Pass a run that could not decide (noisy, or more than half of its cases inconclusive
     /// or powerless) instead of exiting with status 9.
@@ -523,6 +528,9 @@ pub enum FailOn {
     Inconclusive,
     /// Any violated case, whatever its severity (the default).
     Violated,
+    /// Violations the baseline launches did not have (`--baseline`): a
+    /// library's known violations are reported, new ones fail.
+    New,
     Low,
     Medium,
     MediumHigh,
@@ -538,7 +546,7 @@ impl FailOn {
     pub fn severity(self) -> Option<crate::analyse::Severity> {
         use crate::analyse::Severity;
         match self {
-            FailOn::Inconclusive | FailOn::Violated | FailOn::None => None,
+            FailOn::Inconclusive | FailOn::Violated | FailOn::New | FailOn::None => None,
             FailOn::Low => Some(Severity::Low),
             FailOn::Medium => Some(Severity::Medium),
             FailOn::MediumHigh => Some(Severity::MediumHigh),

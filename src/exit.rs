@@ -1,6 +1,7 @@
 //! Exit statuses, identical on every rank, and the gate that chooses one
 //! from a finished analysis.
 
+use crate::analyse::baseline::{Comparison, Transition, ViolationChange};
 use crate::analyse::{Conclusion, ExitStatus, Results, Severity};
 use crate::cli::FailOn;
 
@@ -144,8 +145,13 @@ pub fn gate(results: &Results, gate: Gate) -> (Exit, ExitStatus) {
     let violated = count(&|c| c.gated_severity() > Severity::Ok);
     let within_floor = count(&|c| c.violated_within_noise_floor());
     let worst = results.worst_gated();
+    let known = results.baseline.as_ref().map(|b| Known::of(b, results));
     let fails = match gate.fail_on {
         FailOn::None => false,
+        // Undecided when the comparison is (too few baseline launches).
+        FailOn::New => known
+            .as_ref()
+            .is_some_and(|k| k.decided && !k.new.is_empty()),
         FailOn::Violated => violated > 0 || worst > Severity::Ok,
         FailOn::Inconclusive => {
             violated > 0 || worst > Severity::Ok || results.count(Conclusion::Inconclusive) > 0
@@ -168,14 +174,23 @@ pub fn gate(results: &Results, gate: Gate) -> (Exit, ExitStatus) {
             ),
         )
     } else if regressions > 0 {
-        (
-            Exit::Violation,
-            format!("{regressions} regression(s) against the baseline"),
-        )
+        let baseline = results
+            .baseline
+            .as_ref()
+            .expect("regressions have a baseline");
+        let reason = regressions_reason(baseline);
+        let reason = match (gate.fail_on, &known) {
+            (FailOn::New, Some(known)) => format!("{reason}; {}", known.counts()),
+            _ => reason,
+        };
+        (Exit::Violation, reason)
     } else if fails {
-        let what = match violated {
-            0 => format!("a finding across sizes of severity {}", worst.label()),
-            n => format!("{} violated, worst {}", cases(n), worst.label()),
+        let what = match (gate.fail_on, &known, violated) {
+            (FailOn::New, Some(known), _) => {
+                format!("{}; {}, no regression", known.named_new(), known.counts())
+            }
+            (_, _, 0) => format!("a finding across sizes of severity {}", worst.label()),
+            (_, _, n) => format!("{} violated, worst {}", cases(n), worst.label()),
         };
         let what = match (gate.fail_on, results.count(Conclusion::Inconclusive)) {
             (FailOn::Inconclusive, n) if n > 0 => format!("{what}; {} inconclusive", cases(n)),
@@ -193,9 +208,12 @@ pub fn gate(results: &Results, gate: Gate) -> (Exit, ExitStatus) {
     } else if let Some(why) = results.undecided().filter(|_| !gate.allow_undecided) {
         (Exit::Undecided, why)
     } else {
-        let reason = match violated {
-            0 => "no guideline violated".to_string(),
-            n => format!(
+        let reason = match (gate.fail_on, &known, violated) {
+            (FailOn::New, Some(known), _) if known.decided => {
+                format!("{}, no regression", known.counts())
+            }
+            (_, _, 0) => "no guideline violated".to_string(),
+            (_, _, n) => format!(
                 "{} violated, below --fail-on {}",
                 cases(n),
                 gate.fail_on.label()
@@ -220,6 +238,87 @@ pub fn gate(results: &Results, gate: Gate) -> (Exit, ExitStatus) {
         reason,
     };
     (exit, status)
+}
+
+/// The regressions, the largest first, named: "2 regressions against the
+/// baseline: MPI_Allreduce 512 B (128 × int32 sum) 1.52×, …".
+fn regressions_reason(baseline: &Comparison) -> String {
+    let mut found: Vec<_> = baseline.regressions().collect();
+    found.sort_by(|a, b| b.judged_ratio().total_cmp(&a.judged_ratio()));
+    let named: Vec<String> = found
+        .iter()
+        .map(|c| format!("{} {:.2}×", c.key.label(), c.judged_ratio()))
+        .collect();
+    let s = if found.len() == 1 { "" } else { "s" };
+    format!(
+        "{} regression{s} against the baseline: {}",
+        found.len(),
+        named.join(", ")
+    )
+}
+
+/// The violations against the baseline launches, as `--fail-on new`
+/// judges them: new ones that gate (beyond the noise floor), known
+/// (remaining) and removed ones.
+struct Known<'a> {
+    /// The comparison decided (enough baseline launches).
+    decided: bool,
+    new: Vec<&'a ViolationChange>,
+    known: usize,
+    removed: usize,
+}
+
+impl<'a> Known<'a> {
+    fn of(baseline: &'a Comparison, results: &Results) -> Known<'a> {
+        let gated = |v: &&ViolationChange| {
+            results
+                .checks
+                .iter()
+                .any(|c| c.key == v.key && c.gated_severity() > Severity::Ok)
+        };
+        let mut new: Vec<&ViolationChange> = baseline
+            .violations_of(Transition::New)
+            .filter(gated)
+            .collect();
+        new.sort_by(|a, b| b.now.severity.cmp(&a.now.severity));
+        Known {
+            decided: baseline.undecided.is_none(),
+            new,
+            known: baseline.violations_of(Transition::Remaining).count(),
+            removed: baseline.violations_of(Transition::Removed).count(),
+        }
+    }
+
+    /// "3 known violations (1 new, 0 removed)".
+    fn counts(&self) -> String {
+        let s = if self.known == 1 { "" } else { "s" };
+        format!(
+            "{} known violation{s} ({} new, {} removed)",
+            self.known,
+            self.new.len(),
+            self.removed
+        )
+    }
+
+    /// The new violations, the worst first: "1 new violation: MPI_Reduce
+    /// 16 B (…) by reduce_as_allreduce 2.10×, medium-high".
+    fn named_new(&self) -> String {
+        let named: Vec<String> = self
+            .new
+            .iter()
+            .map(|v| {
+                format!(
+                    "{} by {} {:.2}×, {}",
+                    v.key.label(),
+                    v.now.violated_by.as_deref().unwrap_or("?"),
+                    v.now.slowdown.unwrap_or(f64::NAN),
+                    v.now.severity.label()
+                )
+            })
+            .collect();
+        let s = if self.new.len() == 1 { "" } else { "s" };
+        format!("{} new violation{s}: {}", self.new.len(), named.join("; "))
+    }
 }
 
 #[cfg(test)]
@@ -400,6 +499,134 @@ mod tests {
         let both = results(vec![within, violated(32)]);
         assert_eq!(exit(&both, FailOn::Violated, false), Exit::Violation);
         assert_eq!(both.worst_gated(), Severity::MediumHigh);
+    }
+
+    /// `results` compared with five baseline launches (or `launches`)
+    /// that found each case's violation as `transitions` says.
+    fn against(
+        mut results: Results,
+        launches: usize,
+        transitions: &[(u64, Transition)],
+    ) -> Results {
+        use crate::analyse::baseline::{too_few_launches, Side};
+        let side = |v: &Verdict| Side {
+            verdict: v.conclusion,
+            severity: v.severity,
+            violated_by: v.violated_by.clone(),
+            slowdown: v.slowdown,
+        };
+        let violations = transitions
+            .iter()
+            .map(|&(size, transition)| {
+                let now = results
+                    .checks
+                    .iter()
+                    .find(|c| c.key.size_bytes == size)
+                    .unwrap();
+                ViolationChange {
+                    key: now.key.clone(),
+                    transition,
+                    baseline: side(now),
+                    now: side(now),
+                    baseline_violated: 0,
+                    baseline_launches: launches,
+                    p_value: None,
+                    p_adjusted: None,
+                    library_competitor: None,
+                    library_slowdown: None,
+                    new_algorithm_family: None,
+                }
+            })
+            .collect();
+        results.baseline = Some(Comparison {
+            launches,
+            undecided: too_few_launches(launches),
+            violations,
+            ..Comparison::default()
+        });
+        results
+    }
+
+    fn reason(results: &Results, fail_on: FailOn) -> (Exit, String) {
+        let (exit, status) = gate(
+            results,
+            Gate {
+                fail_on,
+                allow_undecided: false,
+            },
+        );
+        (exit, status.reason)
+    }
+
+    #[test]
+    fn fail_on_new_passes_known_violations_and_fails_a_new_one_named_first() {
+        use Transition::{New, Remaining, Removed};
+        let run = || results(vec![violated(8), violated(16), holds(32), violated(64)]);
+        let known = against(
+            run(),
+            5,
+            &[
+                (8, Remaining),
+                (16, Remaining),
+                (32, Removed),
+                (64, Remaining),
+            ],
+        );
+        assert_eq!(
+            reason(&known, FailOn::New),
+            (
+                Exit::Pass,
+                "3 known violations (0 new, 1 removed), no regression".into()
+            )
+        );
+        assert_eq!(
+            reason(&known, FailOn::Violated).0,
+            Exit::Violation,
+            "they still violate"
+        );
+        let one_new = against(run(), 5, &[(8, Remaining), (16, New), (64, Remaining)]);
+        let (exit, why) = reason(&one_new, FailOn::New);
+        assert_eq!(exit, Exit::Violation);
+        assert!(
+            why.starts_with("1 new violation: MPI_Allreduce 16 B (16 × byte bor) by competitor 2.00×, medium-high; 2 known violations (1 new, 0 removed), no regression"),
+            "{why}"
+        );
+        // A new violation within the noise floor is reported, not gated.
+        let mut within = one_new.clone();
+        for c in &mut within.checks[1].candidates {
+            c.below_noise = c.name != crate::candidates::native::DEFAULT;
+        }
+        assert_eq!(reason(&within, FailOn::New).0, Exit::Pass);
+        // A regression fails first, named, with the violations' counts.
+        let mut regressed = regressed(run());
+        let comparison = regressed.baseline.take().unwrap();
+        let mut regressed = against(regressed, 5, &[(8, Remaining)]);
+        regressed.baseline.as_mut().unwrap().changes = comparison.changes;
+        let (exit, why) = reason(&regressed, FailOn::New);
+        assert_eq!(exit, Exit::Violation);
+        assert!(
+            why.starts_with("1 regression against the baseline: MPI_Bcast 8 B (8 × byte bor, root 2) 2.00×; 1 known violation (0 new, 0 removed)"),
+            "{why}"
+        );
+    }
+
+    #[test]
+    fn too_few_baseline_launches_decide_nothing() {
+        use Transition::New;
+        for launches in [1, 2] {
+            let few = against(results(vec![violated(8), holds(16)]), launches, &[(8, New)]);
+            let (exit, why) = reason(&few, FailOn::New);
+            assert_eq!(exit, Exit::Undecided, "{launches}: {why}");
+            assert!(
+                why.contains(&format!("not decided: {launches} baseline launch")),
+                "{why}"
+            );
+            assert_eq!(self::exit(&few, FailOn::New, true), Exit::Pass);
+            // Violations are decided within the launch: they still fail.
+            assert_eq!(self::exit(&few, FailOn::Violated, false), Exit::Violation);
+        }
+        let enough = against(results(vec![violated(8), holds(16)]), 3, &[(8, New)]);
+        assert_eq!(reason(&enough, FailOn::New).0, Exit::Violation);
     }
 
     #[test]

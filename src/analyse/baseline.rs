@@ -6,8 +6,12 @@
 //! beats `default`), and new ones.
 
 use super::defaults::{measured_default, Defaults};
-use super::{compare, CaseData, CaseKey, Conclusion, Options, Sample, Severity, Verdict};
+use super::{
+    compare, CaseData, CaseKey, Conclusion, Correction, Options, Sample, Severity, Verdict,
+};
+use crate::stats::correction;
 use crate::stats::describe;
+use crate::stats::moderated::{t_upper_tail, Prior};
 use serde::{Deserialize, Serialize};
 
 /// One case in both runs.
@@ -95,6 +99,10 @@ pub struct Comparison {
     /// Why the comparison is weaker than it should be (one launch).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warning: Option<String>,
+    /// Why it decided no regression and no new violation: fewer baseline
+    /// launches than [`LAUNCHES_NEEDED`] (the run then ends undecided).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undecided: Option<String>,
     /// The new launch's shift against the baseline launches (several).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shift: Option<Shift>,
@@ -118,8 +126,9 @@ fn one() -> usize {
 
 /// What a baseline of one launch cannot know.
 pub const ONE_LAUNCH: &str = "the baseline is one launch, so the variation between launches is \
-unknown and `default` was compared sample against sample, as if both runs were one launch: \
-placement and machine state can flag cases that did not change. Give --baseline several launches";
+unknown: `default` was compared sample against sample, as if both runs were one launch, and no \
+case is called a regression (placement and machine state move whole launches). Give --baseline \
+3 launches or more";
 
 impl Comparison {
     pub fn regressions(&self) -> impl Iterator<Item = &Change> {
@@ -145,11 +154,13 @@ impl Comparison {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Transition {
-    /// Violated then; holds or inconclusive now.
+    /// Violated in most baseline launches; holds or inconclusive now.
     Removed,
-    /// Violated in both runs.
+    /// Violated now and known: in most baseline launches, or within the
+    /// spread of the slowdowns they measured.
     Remaining,
-    /// Violated now, not then (it held or was inconclusive).
+    /// Violated now, and by more than the baseline launches' spread
+    /// allows in a case most of them did not violate.
     New,
 }
 
@@ -182,8 +193,23 @@ pub struct ViolationChange {
     #[serde(flatten)]
     pub key: CaseKey,
     pub transition: Transition,
+    /// The latest baseline launch's verdict.
     pub baseline: Side,
     pub now: Side,
+    /// The baseline launches that violated the case, of those that decided
+    /// it (measured, library right).
+    #[serde(default)]
+    pub baseline_violated: usize,
+    #[serde(default)]
+    pub baseline_launches: usize,
+    /// Violated now and in at most half of the baseline launches: the
+    /// one-sided p-value of its slowdown against theirs (three launches or
+    /// more), and Holm's across the cases tested; at α or above the
+    /// violation is within the spread between launches, and known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p_value: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p_adjusted: Option<f64>,
     /// Now: the fastest library algorithm (`*_as_library_*`) still
     /// significantly faster than `default` — tuning could still help.
     pub library_competitor: Option<String>,
@@ -222,27 +248,134 @@ fn side(v: &Verdict) -> Side {
     }
 }
 
-/// What became of each case violated in `baseline` or in `current`;
-/// cases unmeasured or wrong in either run are left out (their own
-/// reports say why).
-pub fn violation_changes(baseline: &[Verdict], current: &[Verdict]) -> Vec<ViolationChange> {
-    let comparable = |c: Conclusion| {
-        matches!(
-            c,
-            Conclusion::Violated | Conclusion::Holds | Conclusion::Inconclusive
-        )
-    };
-    current
+/// How many baseline launches the statistics between launches need: with
+/// fewer, the spread between launches is unknown (one launch) or rests on
+/// one degree of freedom (two), and neither regressions nor new violations
+/// are decided.
+pub const LAUNCHES_NEEDED: usize = 3;
+
+/// Why a comparison with `launches` baseline launches decides nothing,
+/// if it does not.
+pub fn too_few_launches(launches: usize) -> Option<String> {
+    (launches < LAUNCHES_NEEDED).then(|| {
+        let s = if launches == 1 { "" } else { "es" };
+        format!("not decided: {launches} baseline launch{s}, {LAUNCHES_NEEDED} needed")
+    })
+}
+
+/// Conclusions that can be compared between runs (measured, library right).
+fn comparable(c: Conclusion) -> bool {
+    matches!(
+        c,
+        Conclusion::Violated | Conclusion::Holds | Conclusion::Inconclusive
+    )
+}
+
+/// The slowdown of `default` against `competitor` in the case `key` of
+/// one launch, if both were measured there.
+fn slowdown_in(checks: &[Verdict], key: &CaseKey, competitor: &str) -> Option<f64> {
+    checks
         .iter()
-        .filter_map(|now| {
-            let then = baseline.iter().find(|b| b.key == now.key)?;
+        .find(|v| &v.key == key)?
+        .candidates
+        .iter()
+        .find(|c| c.name == competitor)?
+        .slowdown
+        .filter(|s| s.is_finite() && *s > 0.0)
+}
+
+/// One case's log slowdown against the competitor that sums it up now, in
+/// every baseline launch and now; None where a launch lacks it.
+fn log_slowdowns(launches: &[&[Verdict]], now: &Verdict) -> Option<(Vec<f64>, f64)> {
+    let competitor = now.competitor.as_deref()?;
+    let then = launches
+        .iter()
+        .map(|l| slowdown_in(l, &now.key, competitor).map(f64::ln))
+        .collect::<Option<Vec<f64>>>()?;
+    Some((
+        then,
+        slowdown_in(std::slice::from_ref(now), &now.key, competitor)?.ln(),
+    ))
+}
+
+fn mean(values: &[f64]) -> f64 {
+    values.iter().sum::<f64>() / values.len() as f64
+}
+
+fn variance(values: &[f64]) -> f64 {
+    let m = mean(values);
+    values.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (values.len() as f64 - 1.0)
+}
+
+/// What became of each case violated now or in most baseline launches
+/// (`launches` in start order, the latest last: its verdict is the one
+/// shown beside now's). The rule (docs/statistics.md, "Known violations"):
+///
+/// - violated now and in more than half of the baseline launches that
+///   decided the case: *remaining* (known);
+/// - violated now, in at most half of them: *new* when its slowdown is
+///   significantly beyond what the baseline launches measured of the same
+///   competitor (one-sided t against their prediction interval, the
+///   variance moderated across the cases, Holm across the cases tested —
+///   the statistics of regressions), else *remaining*: a violation that
+///   comes and goes within the spread between launches is known, not new;
+///   with fewer than [`LAUNCHES_NEEDED`] launches nothing is tested and
+///   it is new;
+/// - not violated now, violated in more than half: *removed*.
+///
+/// Cases unmeasured or wrong in either run are left out (their own
+/// reports say why).
+pub fn violation_changes(
+    launches: &[&[Verdict]],
+    current: &[Verdict],
+    options: &Options,
+) -> Vec<ViolationChange> {
+    let Some(latest) = launches.last() else {
+        return Vec::new();
+    };
+    let k = launches.len();
+    // The prior of the moderated variance: every case's log slowdown
+    // against its own competitor over the baseline launches.
+    let series: Vec<Option<(Vec<f64>, f64)>> = current
+        .iter()
+        .map(|now| log_slowdowns(launches, now).filter(|_| k >= LAUNCHES_NEEDED))
+        .collect();
+    let df = k.saturating_sub(1) as f64;
+    let variances: Vec<f64> = series.iter().flatten().map(|(t, _)| variance(t)).collect();
+    let prior = Prior::estimate(&variances, df);
+    let mut changes: Vec<ViolationChange> = current
+        .iter()
+        .zip(&series)
+        .filter_map(|(now, series)| {
+            let then = latest.iter().find(|b| b.key == now.key)?;
             if !comparable(then.conclusion) || !comparable(now.conclusion) {
                 return None;
             }
-            let transition = match (
-                then.conclusion == Conclusion::Violated,
-                now.conclusion == Conclusion::Violated,
-            ) {
+            let decided_by: Vec<&Verdict> = launches
+                .iter()
+                .filter_map(|l| l.iter().find(|b| b.key == now.key))
+                .filter(|b| comparable(b.conclusion))
+                .collect();
+            let violated_in = decided_by
+                .iter()
+                .filter(|b| b.conclusion == Conclusion::Violated)
+                .count();
+            let most = 2 * violated_in > decided_by.len();
+            let violated = now.conclusion == Conclusion::Violated;
+            let p_value = match (violated && !most, series) {
+                (true, Some((then, now))) => {
+                    let (variance, df) =
+                        prior.map_or((variance(then), df), |p| p.moderate(variance(then), df));
+                    let se = (variance * (1.0 + 1.0 / k as f64)).sqrt();
+                    let excess = now - mean(then);
+                    Some(match se {
+                        se if se > 0.0 => t_upper_tail(excess / se, df),
+                        _ => f64::from(excess <= 0.0),
+                    })
+                }
+                _ => None,
+            };
+            let transition = match (most, violated) {
                 (true, true) => Transition::Remaining,
                 (true, false) => Transition::Removed,
                 (false, true) => Transition::New,
@@ -255,12 +388,15 @@ pub fn violation_changes(baseline: &[Verdict], current: &[Verdict]) -> Vec<Viola
                     is_library(&c.name) && c.significant && c.slowdown.is_some_and(|s| s > 1.0)
                 })
                 .max_by(|a, b| a.slowdown.partial_cmp(&b.slowdown).unwrap());
-            let violated = now.conclusion == Conclusion::Violated;
             Some(ViolationChange {
                 key: now.key.clone(),
                 transition,
                 baseline: side(then),
                 now: side(now),
+                baseline_violated: violated_in,
+                baseline_launches: decided_by.len(),
+                p_value,
+                p_adjusted: None,
                 library_competitor: library.map(|c| c.name.clone()),
                 library_slowdown: library.and_then(|c| c.slowdown),
                 new_algorithm_family: match (violated, library, &now.violated_by) {
@@ -269,7 +405,23 @@ pub fn violation_changes(baseline: &[Verdict], current: &[Verdict]) -> Vec<Viola
                 },
             })
         })
-        .collect()
+        .collect();
+    // Holm across the violations tested; one within the spread is known.
+    let tested: Vec<usize> = (0..changes.len())
+        .filter(|&i| changes[i].p_value.is_some())
+        .collect();
+    let p_values: Vec<f64> = tested.iter().filter_map(|&i| changes[i].p_value).collect();
+    let adjusted = match options.correction {
+        Correction::Holm => correction::holm(&p_values),
+        Correction::None => p_values,
+    };
+    for (&i, p) in tested.iter().zip(adjusted) {
+        changes[i].p_adjusted = Some(p);
+        if p >= options.alpha {
+            changes[i].transition = Transition::Remaining;
+        }
+    }
+    changes
 }
 
 /// Compares `default` in every case present in both runs, reading one
@@ -288,8 +440,9 @@ pub fn compare_runs<B: Defaults + ?Sized, C: Defaults + ?Sized>(
         launches: 1,
         method: "within one launch: `default`'s observations against the baseline's".into(),
         warning: Some(ONE_LAUNCH.into()),
+        undecided: too_few_launches(1),
         tolerance,
-        violations: violation_changes(verdicts.0, verdicts.1),
+        violations: violation_changes(&[verdicts.0], verdicts.1, options),
         ..Comparison::default()
     };
     for case in (0..current.cases()).filter(|&c| current.measured(c)) {
@@ -324,7 +477,9 @@ pub fn compare_runs<B: Defaults + ?Sized, C: Defaults + ?Sized>(
             normalised_ratio: None,
             p_value,
             p_adjusted: None,
-            regression: p_value < options.alpha && median > baseline_median * (1.0 + tolerance),
+            // One launch decides no regression (`undecided` says why):
+            // the sample test above is shown, not believed.
+            regression: false,
         });
     }
     comparison.only_in_baseline = (0..baseline.cases())
@@ -371,6 +526,77 @@ mod tests {
         check(Collective::Allreduce, 8, 0, 100.0, competitors, vec![])
     }
 
+    /// Allreduce at `size` B, `default` at 100 µs against one competitor
+    /// `slowdown` times faster: violated when `significant`, else it holds.
+    fn at(size: u64, slowdown: f64, significant: bool) -> Verdict {
+        let p = if significant { 1e-6 } else { 0.9 };
+        let competitor = ("allreduce_as_reduce_bcast", 100.0 / slowdown, p);
+        check(Collective::Allreduce, size, 0, 100.0, &[competitor], vec![])
+    }
+
+    /// Five baseline launches and a new one, known truth on both sides:
+    /// a case violated in 4 of 5 launches and violated now is known; one
+    /// violated in none, steady at 0.95×, and now at 2× is new; one that
+    /// held in all five with slowdowns from 0.85× to 1.2× and is violated
+    /// now at 1.22× is within their spread, so known; one violated in 4
+    /// of 5 and holding now is removed.
+    #[test]
+    fn a_violation_most_launches_had_or_within_their_spread_is_known_else_new() {
+        let steady = [0.95, 0.96, 0.94, 0.95, 0.955];
+        let wide = [0.85, 1.2, 0.95, 1.1, 0.9];
+        let launches: Vec<Vec<Verdict>> = (0..5)
+            .map(|l| {
+                vec![
+                    at(8, 1.5, l != 2),
+                    at(16, steady[l], false),
+                    at(32, wide[l], false),
+                    at(64, 1.5, l != 0),
+                    at(128, 1.0 + 0.01 * l as f64, false),
+                ]
+            })
+            .collect();
+        let now = vec![
+            at(8, 1.5, true),
+            at(16, 2.0, true),
+            at(32, 1.22, true),
+            at(64, 0.98, false),
+            at(128, 1.01, false),
+        ];
+        let verdicts: Vec<&[Verdict]> = launches.iter().map(|l| &l[..]).collect();
+        let changes = violation_changes(&verdicts, &now, &Options::default());
+        let of = |size: u64| {
+            changes
+                .iter()
+                .find(|c| c.key.size_bytes == size)
+                .unwrap_or_else(|| panic!("{size} B listed: {changes:#?}"))
+        };
+        assert_eq!(of(8).transition, Transition::Remaining);
+        assert_eq!((of(8).baseline_violated, of(8).baseline_launches), (4, 5));
+        assert_eq!(of(8).p_value, None, "most launches had it: nothing to test");
+        assert_eq!(of(16).transition, Transition::New, "{:?}", of(16));
+        assert!(of(16).p_adjusted.unwrap() < 1e-3, "{:?}", of(16));
+        assert_eq!(of(32).transition, Transition::Remaining, "{:?}", of(32));
+        assert!(of(32).p_adjusted.unwrap() >= 0.05, "{:?}", of(32));
+        assert_eq!(of(64).transition, Transition::Removed);
+        assert_eq!(changes.len(), 4, "128 B held throughout");
+        // Two launches are too few to test: the 2× case is new by count
+        // alone, and the comparison says it decided nothing.
+        let two = violation_changes(&verdicts[..2], &now, &Options::default());
+        assert_eq!(
+            two.iter()
+                .find(|c| c.key.size_bytes == 32)
+                .unwrap()
+                .transition,
+            Transition::New
+        );
+        assert!(two.iter().all(|c| c.p_value.is_none()));
+        assert_eq!(
+            too_few_launches(2).as_deref(),
+            Some("not decided: 2 baseline launches, 3 needed")
+        );
+        assert_eq!(too_few_launches(LAUNCHES_NEEDED), None);
+    }
+
     #[test]
     fn violations_are_removed_remaining_or_new() {
         let library = ("allreduce_as_library_ring", 50.0, 1e-6);
@@ -379,7 +605,10 @@ mod tests {
         let violated_then = case(&[library]);
         let held_then = case(&[slower]);
         // Removed: the library algorithm that set it then is named.
-        let removed = violation_changes(std::slice::from_ref(&violated_then), &[case(&[slower])]);
+        let one = |then: &Verdict, now: Verdict| {
+            violation_changes(&[std::slice::from_ref(then)], &[now], &Options::default())
+        };
+        let removed = one(&violated_then, case(&[slower]));
         assert_eq!(removed[0].transition, Transition::Removed);
         assert_eq!(
             removed[0].baseline.violated_by.as_deref(),
@@ -389,10 +618,7 @@ mod tests {
         assert_eq!(removed[0].now.verdict, Conclusion::Holds);
         assert_eq!(removed[0].now.violated_by, None);
         // Remaining, a library algorithm still faster: tune again.
-        let still = violation_changes(
-            std::slice::from_ref(&violated_then),
-            &[case(&[library, lane])],
-        );
+        let still = one(&violated_then, case(&[library, lane]));
         assert_eq!(still[0].transition, Transition::Remaining);
         assert_eq!(
             still[0].library_competitor.as_deref(),
@@ -400,7 +626,7 @@ mod tests {
         );
         assert_eq!(still[0].new_algorithm_family, None);
         // Remaining, only a new algorithm faster: it is named with its family.
-        let only_new = violation_changes(&[violated_then], &[case(&[slower, lane])]);
+        let only_new = one(&violated_then, case(&[slower, lane]));
         assert_eq!(only_new[0].transition, Transition::Remaining);
         assert_eq!(only_new[0].library_competitor, None);
         assert_eq!(
@@ -409,12 +635,10 @@ mod tests {
         );
         assert_eq!(only_new[0].new_algorithm_family.as_deref(), Some("lane"));
         // New; and a case that held in both runs is not listed.
-        let new = violation_changes(std::slice::from_ref(&held_then), &[case(&[lane])]);
+        let new = one(&held_then, case(&[lane]));
         assert_eq!(new[0].transition, Transition::New);
-        assert!(violation_changes(
-            std::slice::from_ref(&held_then),
-            std::slice::from_ref(&held_then)
-        )
-        .is_empty());
+        assert_eq!((new[0].baseline_violated, new[0].baseline_launches), (0, 1));
+        assert_eq!(new[0].p_value, None, "one launch: nothing to test against");
+        assert!(one(&held_then, held_then.clone()).is_empty());
     }
 }

@@ -49,12 +49,17 @@ impl Results {
             .iter()
             .filter(|c| c.conclusion == Conclusion::Inconclusive || c.powerless)
             .count();
-        (2 * open > decidable.len()).then(|| {
-            format!(
-                "{open} of {} cases inconclusive or powerless",
-                decidable.len()
-            )
-        })
+        (2 * open > decidable.len())
+            .then(|| {
+                format!(
+                    "{open} of {} cases inconclusive or powerless",
+                    decidable.len()
+                )
+            })
+            .or_else(|| {
+                let why = self.baseline.as_ref()?.undecided.as_deref()?;
+                Some(format!("regressions and new violations {why}"))
+            })
     }
 }
 

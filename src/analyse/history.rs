@@ -81,6 +81,17 @@ pub struct CaseHistory {
     /// The smallest p-value the launches that measured the case can reach:
     /// above α, no change could have been found.
     pub smallest_p: f64,
+    /// The launch under test's median, when there is one and it measured
+    /// the case; it is drawn beside the series, never part of it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub under_test_s: Option<f64>,
+}
+
+impl CaseHistory {
+    /// The launch under test against the median of the last stretch.
+    pub fn under_test_ratio(&self) -> Option<f64> {
+        Some(self.under_test_s? / self.segments.last()?.median_s)
+    }
 }
 
 impl CaseHistory {
@@ -110,6 +121,10 @@ pub struct History {
     /// How many launches a jump in the middle of a series needs to reach
     /// p < α; `None` when the permutations alone forbid it.
     pub launches_needed: Option<usize>,
+    /// The launch a gate is judging (`--under-test`), shown beside the
+    /// accepted launches and kept out of their change points.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub under_test: Option<Run>,
 }
 
 impl History {
@@ -160,7 +175,26 @@ impl History {
                 .collect(),
             cases,
             launches_needed: change_point::values_needed(settings.alpha, settings.permutations),
+            under_test: None,
         })
+    }
+
+    /// The history with the launch under test (named `name`) beside it.
+    pub fn with_under_test(mut self, name: String, results: &Results) -> History {
+        for case in &mut self.cases {
+            case.under_test_s = results
+                .checks
+                .iter()
+                .find(|c| identity(&c.key) == case.key)
+                .and_then(launch_median);
+        }
+        self.under_test = Some(Run {
+            name: name.clone(),
+            source: name,
+            start_time: results.meta.start_time.clone(),
+            mpi_library: results.meta.mpi_library.clone(),
+        });
+        self
     }
 
     /// Cases with enough launches for a change to be significant.
@@ -237,6 +271,7 @@ fn case_history(
         changes,
         segments,
         smallest_p: change_point::smallest_p_value(measured.len(), settings.permutations),
+        under_test_s: None,
     }
 }
 

@@ -36,7 +36,7 @@
 //!   more than the tolerance, with Holm's correction across the compared
 //!   cases.
 
-use super::baseline::{Change, Comparison, Shift};
+use super::baseline::{too_few_launches, Change, Comparison, Shift};
 use super::{CaseKey, Correction, Options, Verdict};
 use crate::candidates::native::DEFAULT;
 use crate::stats::correction;
@@ -259,10 +259,12 @@ pub fn compare(
         Correction::Holm => correction::holm(&p_values),
         Correction::None => p_values,
     };
+    let undecided = too_few_launches(k);
     for (change, p) in changes.iter_mut().zip(adjusted) {
         change.p_adjusted = Some(p);
-        change.regression =
-            p < options.alpha && change.normalised_ratio.is_some_and(|r| r > 1.0 + tolerance);
+        change.regression = undecided.is_none()
+            && p < options.alpha
+            && change.normalised_ratio.is_some_and(|r| r > 1.0 + tolerance);
     }
     let names: Vec<&str> = baseline.iter().map(|l| l.name.as_str()).collect();
     Comparison {
@@ -278,6 +280,7 @@ pub fn compare(
                 Correction::None => "no correction",
             }
         ),
+        undecided,
         tolerance,
         changes,
         shift,

@@ -19,17 +19,36 @@ pub fn history(args: &command::History) -> Ending {
     let mut paths = paths;
     // A run named twice (itself and through its parent) counts once.
     paths.sort();
-    paths.dedup();
+    paths.dedup_by(|a, b| a.dir == b.dir);
     let mut runs = Vec::new();
-    for path in &paths {
-        match store::load_results(path) {
-            Ok(results) => runs.push((path.display().to_string(), results)),
+    for run in &paths {
+        match store::load_results(&run.dir) {
+            Ok(results) => runs.push((run.name.clone(), results)),
             Err(e) => return input_error(true, &e),
         }
     }
     let history = match History::of(runs, &args.change_points) {
         Ok(history) => history,
         Err(e) => return input_error(true, &e),
+    };
+    let history = match &args.under_test {
+        None => history,
+        Some(path) => match store::runs(std::slice::from_ref(path)) {
+            Ok(found) if found.len() == 1 => match store::load_results(&found[0].dir) {
+                Ok(results) => history.with_under_test(found[0].name.clone(), &results),
+                Err(e) => return input_error(true, &format!("--under-test: {e}")),
+            },
+            Ok(_) => {
+                return input_error(
+                    true,
+                    &format!(
+                        "--under-test {}: one run, not a directory of runs",
+                        path.display()
+                    ),
+                )
+            }
+            Err(e) => return input_error(true, &format!("--under-test: {e}")),
+        },
     };
     for run in history.runs.iter().filter(|r| r.start_time.is_empty()) {
         report::warning(&format!(

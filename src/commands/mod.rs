@@ -124,17 +124,18 @@ impl Baseline {
         }
         let runs = store::runs(&report.baseline).map_err(|e| format!("--baseline: {e}"))?;
         if let [one] = &runs[..] {
-            let saved = store::load_baseline(one)?;
+            let saved = store::load_baseline(&one.dir)?;
             return Ok(Some(Baseline::One {
-                name: one.display().to_string(),
+                name: one.name.clone(),
                 saved: Box::new(saved),
             }));
         }
         runs.iter()
             .map(|run| {
-                let results = store::load_results(run).map_err(|e| format!("--baseline: {e}"))?;
+                let results =
+                    store::load_results(&run.dir).map_err(|e| format!("--baseline: {e}"))?;
                 Ok(Launch {
-                    name: run.display().to_string(),
+                    name: run.name.clone(),
                     start_time: results.meta.start_time,
                     checks: results.checks,
                     calibration_s: results.meta.machine_state.map(|s| s.calibration_s),
@@ -182,14 +183,17 @@ fn compare_with_baseline<B: Defaults + ?Sized, C: Defaults + ?Sized>(
             options,
         ),
         Against::Launches(launches) => {
-            let latest = launches
-                .iter()
-                .max_by(|a, b| a.start_time.cmp(&b.start_time))
-                .expect("several launches");
+            let mut in_order: Vec<&Launch> = launches.iter().collect();
+            in_order.sort_by(|a, b| a.start_time.cmp(&b.start_time));
+            let verdicts: Vec<&[Verdict]> = in_order.iter().map(|l| &l.checks[..]).collect();
             let calibrations: Vec<Option<f64>> = launches.iter().map(|l| l.calibration_s).collect();
             let now = results.meta.machine_state.as_ref().map(|s| s.calibration_s);
             analyse::baseline::Comparison {
-                violations: analyse::baseline::violation_changes(&latest.checks, &results.checks),
+                violations: analyse::baseline::violation_changes(
+                    &verdicts,
+                    &results.checks,
+                    options,
+                ),
                 machine_state: analyse::baseline::StateAgainst::of(now, &calibrations),
                 ..analyse::launches::compare(launches, &results.checks, tolerance, options)
             }

@@ -69,11 +69,37 @@ pub fn recorded(name: &str, value: &str) -> bool {
     chosen && !launchers && !secret
 }
 
+/// A value as a published report may show it: every absolute path in it
+/// (alone, or in a `:` or `,` list) shortened to its last component
+/// (`PGCHECK_PYTHON=/home/ci/…/bin/python` → `python`): reports are
+/// published, and this machine's directories are nobody's business.
+pub fn publishable(value: &str) -> String {
+    let shorten = |part: &str| match part.starts_with('/') || part.starts_with('~') {
+        true => part
+            .trim_end_matches('/')
+            .rsplit('/')
+            .next()
+            .unwrap_or_default()
+            .to_string(),
+        false => part.to_string(),
+    };
+    value
+        .split(':')
+        .map(|list| list.split(',').map(shorten).collect::<Vec<_>>().join(","))
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
 /// The recorded variables of `vars`, names and values cleaned of control
-/// characters ([`crate::printable`]).
+/// characters ([`crate::printable`]) and of absolute paths.
 pub fn recorded_of(vars: impl Iterator<Item = (String, String)>) -> BTreeMap<String, String> {
     vars.filter(|(k, v)| recorded(k, v))
-        .map(|(k, v)| (crate::printable::line(&k), crate::printable::line(&v)))
+        .map(|(k, v)| {
+            (
+                crate::printable::line(&k),
+                publishable(&crate::printable::line(&v)),
+            )
+        })
         .collect()
 }
 
@@ -134,6 +160,8 @@ FI_PROVIDER=tcp
 I_MPI_PIN_DOMAIN=core
 MPICH_ASYNC_PROGRESS=1
 PGCHECK_TEST_SLOW_DEFAULT=2
+PGCHECK_PYTHON=/home/ci/pgcheck/target/python-readers/bin/python
+UCX_MODULE_DIR=/opt/ucx/lib/ucx:/usr/lib/ucx/
 SLURM_JOB_ID=42
 SLURM_JOB_NODELIST=n[1-2]
 SLURM_STEP_ID=0
@@ -158,12 +186,28 @@ UCX_SOCKADDR=tcp://10.0.0.1:1234";
                 "OMPI_MCA_hwloc_base_binding_policy",
                 "OMPI_MCA_mpi_yield_when_idle",
                 "OMPI_MCA_rmaps_base_oversubscribe",
+                "PGCHECK_PYTHON",
                 "PGCHECK_TEST_SLOW_DEFAULT",
                 "SLURM_JOB_ID",
                 "SLURM_JOB_NODELIST",
+                "UCX_MODULE_DIR",
                 "UCX_TLS",
             ]
         );
+    }
+
+    #[test]
+    fn paths_are_published_by_their_last_component() {
+        let vars = OPEN_MPI_4.lines().map(|l| {
+            let (k, v) = l.split_once('=').unwrap();
+            (k.to_string(), v.to_string())
+        });
+        let kept = recorded_of(vars);
+        assert_eq!(kept["PGCHECK_PYTHON"], "python");
+        assert_eq!(kept["UCX_MODULE_DIR"], "ucx:ucx");
+        assert_eq!(kept["OMPI_MCA_btl"], "self,vader", "no path: as it was");
+        assert_eq!(publishable("a,/x/y/libz.so,b"), "a,libz.so,b");
+        assert_eq!(publishable("0.5"), "0.5");
     }
 
     #[test]

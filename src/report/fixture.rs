@@ -211,14 +211,14 @@ pub fn results() -> Results {
     let side = |verdict: &str, by: Option<&str>, slowdown: Option<f64>, severity: &str| json!({"verdict": verdict, "violated_by": by, "slowdown": slowdown, "severity": severity});
     let removed = with(
         key(Collective::Allreduce, 8, 0),
-        json!({"transition": "removed",
+        json!({"transition": "removed", "baseline_violated": 4, "baseline_launches": 5,
                "baseline": side("violated", Some("allreduce_as_library_ring"), Some(1.5), "medium"),
                "now": side("holds", None, None, "ok"),
                "library_competitor": null, "library_slowdown": null, "new_algorithm_family": null}),
     );
     let remaining = with(
         key(Collective::Bcast, 8, 2),
-        json!({"transition": "remaining",
+        json!({"transition": "remaining", "baseline_violated": 5, "baseline_launches": 5,
                "baseline": side("violated", Some("bcast_as_library_binomial"), Some(3.0), "high"),
                "now": side("violated", Some("bcast_as_scatter_allgather"), Some(6.0), "very-high"),
                "library_competitor": null, "library_slowdown": null,

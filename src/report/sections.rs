@@ -606,6 +606,11 @@ fn baseline(results: &Results) -> Vec<Block> {
     let (regressions, unshown) = (b.regressions().count(), b.unshown().count());
     let tolerance = format!("{:.0} %", b.tolerance * 100.0);
     let verdict = match (regressions, unshown) {
+        _ if b.undecided.is_some() => format!(
+            "Regressions and new violations {}: the changes below are shown, not judged, and \
+             the run is undecided (exit 9) unless --allow-undecided.",
+            b.undecided.as_deref().unwrap_or_default()
+        ),
         (0, 0) => format!(
             "No regression of the library's own collectives: none is slower than the \
              baseline by more than {tolerance}."
@@ -661,7 +666,8 @@ fn violation_changes(b: &Comparison) -> Vec<Block> {
     let mut table = Table::new([
         ("violation", Align::Left),
         ("case", Align::Left),
-        ("baseline", Align::Left),
+        ("baseline launches violated", Align::Right),
+        ("latest baseline", Align::Left),
         ("now", Align::Left),
         ("what beats default now", Align::Left),
     ]);
@@ -670,6 +676,10 @@ fn violation_changes(b: &Comparison) -> Vec<Block> {
             table.push(vec![
                 Line::plain(kind.label()),
                 Line::plain(model::title_of(&v.key)),
+                Line::plain(format!(
+                    "{} of {}",
+                    v.baseline_violated, v.baseline_launches
+                )),
                 Line::plain(model::violation_side(&v.baseline, v.key.collective)),
                 Line::plain(model::violation_side(&v.now, v.key.collective)),
                 Line::plain(model::violation_note(v)),

@@ -57,6 +57,7 @@ impl Command {
             }),
             cli::Command::History(a) => Command::History(History {
                 runs: a.runs,
+                under_test: a.under_test,
                 format: a.format,
                 output: a.output,
                 change_points: change_point::Settings {
@@ -392,6 +393,8 @@ pub struct Compare {
 #[derive(Clone, Debug)]
 pub struct History {
     pub runs: Vec<PathBuf>,
+    /// The launch a gate judges, drawn beside the accepted ones.
+    pub under_test: Option<PathBuf>,
     pub format: report::history::Format,
     /// Where to write the history's files too.
     pub output: Option<PathBuf>,

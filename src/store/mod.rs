@@ -50,10 +50,33 @@ fn is_run(dir: &Path) -> bool {
     dir.join("results.json").is_file() || raw::find(dir).is_some()
 }
 
+/// A run found on the command line: its directory, and the name the
+/// published files give it.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct FoundRun {
+    pub dir: PathBuf,
+    /// The path as given when it was relative, else the directory's own
+    /// name: reports, summaries and history files are published (CI job
+    /// summaries, artifacts) and never carry this machine's absolute paths.
+    pub name: String,
+}
+
+impl FoundRun {
+    fn of(given: &Path, dir: PathBuf) -> FoundRun {
+        let name = match given.is_relative() {
+            true => dir.display().to_string(),
+            false => dir
+                .file_name()
+                .map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into()),
+        };
+        FoundRun { dir, name }
+    }
+}
+
 /// The runs `paths` name, each a run (its directory or its results.json)
 /// or a directory whose subdirectories are runs (in name order); runs are
 /// named by their directories.
-pub fn runs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+pub fn runs(paths: &[PathBuf]) -> Result<Vec<FoundRun>, String> {
     let mut runs = Vec::new();
     for path in paths {
         let dir = match path.file_name() {
@@ -61,7 +84,7 @@ pub fn runs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
             _ => path,
         };
         if is_run(dir) {
-            runs.push(dir.to_path_buf());
+            runs.push(FoundRun::of(path, dir.to_path_buf()));
             continue;
         }
         if !path.is_dir() {
@@ -82,7 +105,7 @@ pub fn runs(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
             ));
         }
         inside.sort();
-        runs.extend(inside);
+        runs.extend(inside.into_iter().map(|dir| FoundRun::of(path, dir)));
     }
     Ok(runs)
 }

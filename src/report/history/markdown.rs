@@ -1,7 +1,10 @@
 //! The history as GitHub-flavoured Markdown: the table, its notes and the
 //! launches.
 
-use super::{changes_cell, first_and_last, launches_label, notes, run_line};
+use super::{
+    changes_cell, first_and_last, launches_in_words, launches_label, notes, run_line,
+    under_test_cell, under_test_line,
+};
 use crate::analyse::history::History;
 use crate::report::markdown::{table, text, Align};
 
@@ -15,31 +18,36 @@ pub fn render(history: &History) -> String {
                 .iter()
                 .map(|c| text(c))
                 .collect();
-            vec![
+            let mut row = vec![
                 text(&case.label),
                 launches_label(history, case),
                 text(&first),
                 text(&last),
                 changes.join("<br>"),
-            ]
+            ];
+            if history.under_test.is_some() {
+                row.push(text(&under_test_cell(case)));
+            }
+            row
         })
         .collect();
-    let align = [
+    let mut align = vec![
         Align::Left,
         Align::Right,
         Align::Right,
         Align::Right,
         Align::Left,
     ];
+    let mut header = vec!["case", "launches", "first", "last", "change points"];
+    if history.under_test.is_some() {
+        align.push(Align::Right);
+        header.push("under test");
+    }
     let mut out = format!(
-        "`default`'s launch medians over {} launches in start order, per case.\n\n",
-        history.runs.len()
+        "`default`'s launch medians over {} in start order, per case.\n\n",
+        launches_in_words(history)
     );
-    out += &table(
-        &["case", "launches", "first", "last", "change points"],
-        &align,
-        &rows,
-    );
+    out += &table(&header, &align, &rows);
     out += "\n";
     for note in notes(history) {
         out += &format!("- {}\n", text(&note));
@@ -47,6 +55,9 @@ pub fn render(history: &History) -> String {
     out += "\nLaunches, in start order:\n\n";
     for (i, run) in history.runs.iter().enumerate() {
         out += &format!("{}. {}\n", i + 1, text(&run_line(run)));
+    }
+    if let Some(run) = &history.under_test {
+        out += &format!("\n{}\n", text(&under_test_line(run)));
     }
     out
 }

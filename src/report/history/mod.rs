@@ -73,6 +73,32 @@ pub fn first_and_last(case: &CaseHistory) -> (String, String) {
     (label(first), label(last))
 }
 
+/// The launch under test in a case's row: its median and its ratio to
+/// the last stretch's, `15.00 µs ×1.52`; `-` when it did not measure it.
+pub fn under_test_cell(case: &CaseHistory) -> String {
+    match (case.under_test_s, case.under_test_ratio()) {
+        (Some(m), Some(r)) => format!("{} ×{r:.2}", seconds(m)),
+        (Some(m), None) => seconds(m),
+        _ => "-".into(),
+    }
+}
+
+/// How many launches the history holds, in words: `12 launches`, and the
+/// launch under test beside them.
+pub fn launches_in_words(history: &History) -> String {
+    let n = history.runs.len();
+    let s = if n == 1 { "" } else { "es" };
+    match &history.under_test {
+        Some(_) => format!("{n} launch{s}, and the launch under test beside them"),
+        None => format!("{n} launch{s}"),
+    }
+}
+
+/// The launch under test as the lists name it.
+pub fn under_test_line(run: &Run) -> String {
+    format!("under test (not in the history): {}", run_line(run))
+}
+
 /// A launch as the lists under the table name it: `launch-05: started
 /// 2025-01-01T05:00:00Z, Open MPI v4.1.4` (where it was read from is in
 /// the JSON).
@@ -174,6 +200,15 @@ pub(crate) mod fixture {
             seed: 0,
         };
         History::of(runs, &settings).unwrap()
+    }
+
+    /// [`history`] and a launch under test whose allreduce takes 30 µs,
+    /// twice the last stretch's median, and which has no bcast.
+    pub fn with_under_test() -> History {
+        let mut r = results();
+        r.meta.start_time = "2025-01-01T12:00:00Z".into();
+        r.checks = vec![check(Collective::Allreduce, 8, 0, 30.0, &[], vec![])];
+        history().with_under_test("gate-1".into(), &r)
     }
 }
 

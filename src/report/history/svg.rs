@@ -3,7 +3,7 @@
 //! logarithmic axis of the panel's own, the median of each stretch between
 //! change points, and each change point marked with its ratio and p-value.
 
-use super::{notes, p_label, run_line};
+use super::{notes, p_label, run_line, under_test_line};
 use crate::analyse::history::{CaseHistory, History};
 use crate::report::model::seconds;
 use crate::report::svg::{text_width, Svg, TextStyle, MARGIN, SMALL, TITLE};
@@ -27,6 +27,8 @@ const TRACE: &str = "#90caf9";
 const LEVEL: &str = "#37474f";
 const CHANGE: &str = "#c62828";
 const GRID: &str = "#e0e0e0";
+/// The launch under test: an open ring beside the series.
+const UNDER_TEST: &str = "#ef6c00";
 
 const CASE: TextStyle = TextStyle {
     size: 12.0,
@@ -41,13 +43,17 @@ const MARK: TextStyle = TextStyle {
 
 pub fn render(history: &History) -> String {
     let title = "pgcheck history: default's launch medians in start order, and their change points";
-    let legend = "x: launch number in start order (listed below); y: median of per-round medians, logarithmic; dots: one launch; dark lines: the median between change points; red dashes: a change point, × median after over before, its p-value";
+    let legend = match history.under_test {
+        None => "x: launch number in start order (listed below); y: median of per-round medians, logarithmic; dots: one launch; dark lines: the median between change points; red dashes: a change point, × median after over before, its p-value",
+        Some(_) => "x: launch number in start order (listed below), then the launch under test (orange ring, × its median over the last stretch's); y: median of per-round medians, logarithmic; dots: one launch; dark lines: the median between change points; red dashes: a change point, × median after over before, its p-value",
+    };
     let notes = notes(history);
     let runs: Vec<String> = history
         .runs
         .iter()
         .enumerate()
         .map(|(i, r)| format!("{}. {}", i + 1, run_line(r)))
+        .chain(history.under_test.iter().map(under_test_line))
         .collect();
 
     let mut svg = Svg::new();
@@ -103,13 +109,18 @@ fn panel(svg: &mut Svg, history: &History, case: &CaseHistory, x0: f64, y0: f64)
     let (top, bottom) = (y0 + PLOT_TOP, y0 + PANEL_H - PLOT_BOTTOM);
     svg.text(x0 + 8.0, y0 + 14.0, "start", CASE, &case.label);
     let launches = history.runs.len();
-    let x = |i: usize| left + (i as f64 + 0.5) / launches as f64 * (right - left);
+    // One more slot at the right for the launch under test.
+    let slots = launches + usize::from(history.under_test.is_some());
+    let x = |i: usize| left + (i as f64 + 0.5) / slots as f64 * (right - left);
     svg.line((left, bottom), (right, bottom), "#212121", 1.0);
     svg.line((left, top), (left, bottom), "#212121", 1.0);
     let step = launches.div_ceil(10).max(1);
     for i in (0..launches).step_by(step) {
         svg.line((x(i), bottom), (x(i), bottom + 3.0), "#212121", 1.0);
         svg.text(x(i), bottom + 11.0, "middle", SMALL, &(i + 1).to_string());
+    }
+    if history.under_test.is_some() {
+        svg.text(x(launches), bottom + 11.0, "middle", SMALL, "test");
     }
     let measured: Vec<(usize, f64)> = case
         .medians_s
@@ -119,10 +130,11 @@ fn panel(svg: &mut Svg, history: &History, case: &CaseHistory, x0: f64, y0: f64)
         .collect();
     let status = status(history, case);
     svg.text(left, bottom + 28.0, "start", SMALL, &status);
-    if measured.is_empty() {
+    let under_test = case.under_test_s.map(f64::ln);
+    if measured.is_empty() && under_test.is_none() {
         return;
     }
-    let (low, high) = span(measured.iter().map(|(_, m)| *m));
+    let (low, high) = span(measured.iter().map(|(_, m)| *m).chain(under_test));
     let y = |log: f64| bottom - (log - low) / (high - low) * (bottom - top);
     for log in [low, (low + high) / 2.0, high] {
         let at = y(log);
@@ -144,6 +156,29 @@ fn panel(svg: &mut Svg, history: &History, case: &CaseHistory, x0: f64, y0: f64)
     }
     for &point in &points {
         svg.circle(point, 2.5, POINT);
+    }
+    if let Some(log) = under_test {
+        let at = (x(launches), y(log));
+        let label = match case.under_test_ratio() {
+            Some(r) => format!("×{r:.2}"),
+            None => String::new(),
+        };
+        svg.ring(
+            at,
+            4.5,
+            UNDER_TEST,
+            &format!("the launch under test: {} {label}", seconds(log.exp())),
+        );
+        svg.text(
+            at.0 - 7.0,
+            at.1,
+            "end",
+            TextStyle {
+                fill: UNDER_TEST,
+                ..MARK
+            },
+            &label,
+        );
     }
     for (j, (change, before)) in case.changes.iter().zip(&case.segments).enumerate() {
         let at = (x(before.last) + x(change.index)) / 2.0;
@@ -226,6 +261,32 @@ mod tests {
             .filter(|n| n.attribute("stroke-dasharray").is_some())
             .count();
         assert_eq!(dashed, 1, "one change point marked");
+    }
+
+    #[test]
+    fn the_launch_under_test_is_a_ring_beside_the_series() {
+        let xml = render(&super::super::fixture::with_under_test());
+        let doc = roxmltree::Document::parse(&xml).expect("well-formed SVG");
+        let rings: Vec<_> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("circle") && n.attribute("stroke") == Some(UNDER_TEST))
+            .collect();
+        assert_eq!(rings.len(), 1, "allreduce only: the launch has no bcast");
+        let texts: Vec<&str> = doc.descendants().filter_map(|n| n.text()).collect();
+        assert!(texts.contains(&"×2.00"), "{texts:?}");
+        assert!(texts.contains(&"test"), "{texts:?}");
+        assert!(texts
+            .iter()
+            .any(|t| t.starts_with("under test (not in the history): gate-1")));
+        // Right of every launch of the series, in its panel (the first).
+        let cx = |n: &roxmltree::Node| n.attribute("cx").unwrap().parse::<f64>().unwrap();
+        let rightmost = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("circle") && n.attribute("stroke").is_none())
+            .map(|n| cx(&n))
+            .filter(|&x| x < MARGIN + PANEL_W)
+            .fold(0.0, f64::max);
+        assert!(rightmost > 0.0 && cx(&rings[0]) > rightmost);
     }
 
     #[test]

@@ -1,7 +1,10 @@
 //! The history as a terminal table: a row per case with its launches, first
 //! and last median and change points; the notes and the launches under it.
 
-use super::{changes_cell, first_and_last, launches_label, notes, run_line};
+use super::{
+    changes_cell, first_and_last, launches_in_words, launches_label, notes, run_line,
+    under_test_cell, under_test_line,
+};
 use crate::analyse::history::History;
 use crate::report::text::{style, Look};
 use comfy_table::{Cell, CellAlignment, Table};
@@ -10,26 +13,35 @@ pub fn render(history: &History) -> String {
     let mut table = Table::new();
     style(&mut table, &Look::auto());
     table.force_no_tty();
-    table.set_header(vec![
+    let right = |text: String| Cell::new(text).set_alignment(CellAlignment::Right);
+    let mut header = vec![
         Cell::new("case"),
-        Cell::new("launches").set_alignment(CellAlignment::Right),
-        Cell::new("first").set_alignment(CellAlignment::Right),
-        Cell::new("last").set_alignment(CellAlignment::Right),
+        right("launches".into()),
+        right("first".into()),
+        right("last".into()),
         Cell::new("change points"),
-    ]);
+    ];
+    if history.under_test.is_some() {
+        header.push(right("under test".into()));
+    }
+    table.set_header(header);
     for case in &history.cases {
         let (first, last) = first_and_last(case);
-        table.add_row(vec![
+        let mut row = vec![
             Cell::new(&case.label),
-            Cell::new(launches_label(history, case)).set_alignment(CellAlignment::Right),
-            Cell::new(first).set_alignment(CellAlignment::Right),
-            Cell::new(last).set_alignment(CellAlignment::Right),
+            right(launches_label(history, case)),
+            right(first),
+            right(last),
             Cell::new(changes_cell(history, case).join("\n")),
-        ]);
+        ];
+        if history.under_test.is_some() {
+            row.push(right(under_test_cell(case)));
+        }
+        table.add_row(row);
     }
     let mut out = format!(
-        "pgcheck history: default's launch medians over {} launches in start order, per case\n{table}\n",
-        history.runs.len()
+        "pgcheck history: default's launch medians over {} in start order, per case\n{table}\n",
+        launches_in_words(history)
     );
     for note in notes(history) {
         out += &format!("{note}\n");
@@ -37,6 +49,9 @@ pub fn render(history: &History) -> String {
     out += "launches, in start order:\n";
     for (i, run) in history.runs.iter().enumerate() {
         out += &format!("{:>4}. {}\n", i + 1, run_line(run));
+    }
+    if let Some(run) = &history.under_test {
+        out += &format!("      {}\n", under_test_line(run));
     }
     out
 }
@@ -67,5 +82,27 @@ mod tests {
         assert!(text.contains("permutation p-values (999 shuffles, seed 0)"));
         assert!(line("  12. launch-11").contains("2025-01-01T11:00:00Z"));
         assert!(!text.contains('\x1b'));
+        assert!(!text.contains("under test"), "no launch under test");
+    }
+
+    #[test]
+    fn the_launch_under_test_has_a_column_and_a_line_of_its_own() {
+        let history = super::super::fixture::with_under_test();
+        let text = render(&history);
+        assert!(
+            text.contains("over 12 launches, and the launch under test"),
+            "{text}"
+        );
+        let allreduce = text
+            .lines()
+            .find(|l| l.contains("MPI_Allreduce 8 B"))
+            .unwrap();
+        assert!(allreduce.contains("30.00 µs ×2.00"), "{allreduce}");
+        let bcast = text.lines().find(|l| l.contains("MPI_Bcast 8 B")).unwrap();
+        assert!(bcast.trim_end_matches(['|', ' ']).ends_with('-'), "{bcast}");
+        assert!(
+            text.contains("under test (not in the history): gate-1: started"),
+            "{text}"
+        );
     }
 }
