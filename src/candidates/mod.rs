@@ -257,7 +257,9 @@ pub fn prepare<T: Element>(name: &str, setup: &Setup) -> Result<Call<T>, NotAppl
     if name == native::DEFAULT {
         let run = native::prepare_timed(setup);
         #[cfg(feature = "testing")]
-        let run = match testing::default_slowdown() {
+        let size_bytes = setup.shape.count * std::mem::size_of::<T>();
+        #[cfg(feature = "testing")]
+        let run = match testing::default_slowdown(setup.shape.collective, size_bytes) {
             Some(factor) => testing::slowed(run, factor),
             None => run,
         };

@@ -4,17 +4,23 @@
 //! and inputs may name them, but `competitors: all` leaves them out.
 
 use super::{native, Call};
+use crate::collective::Collective;
 use crate::element::Element;
 
-/// The factor by which `default` is slowed (`PGCHECK_TEST_SLOW_DEFAULT`):
-/// a known slowdown against the A/A competitors (`*_as_*_self`), for
-/// experiments on the power of the tests.
-pub fn default_slowdown() -> Option<f64> {
+/// The factor by which `default` of `collective` at `size_bytes` is
+/// slowed (`PGCHECK_TEST_SLOW_DEFAULT`): a known slowdown against the A/A
+/// competitors (`*_as_*_self`), for experiments on the power of the tests,
+/// or a known regression of the library. `PGCHECK_TEST_SLOW_DEFAULT_AT`
+/// (`allreduce:512,bcast:8`) limits it to those cases.
+pub fn default_slowdown(collective: Collective, size_bytes: usize) -> Option<f64> {
     let factor: f64 = std::env::var("PGCHECK_TEST_SLOW_DEFAULT")
         .ok()?
         .parse()
         .ok()?;
-    (factor.is_finite() && factor > 1.0).then_some(factor)
+    let here = format!("{collective}:{size_bytes}");
+    let at = std::env::var("PGCHECK_TEST_SLOW_DEFAULT_AT").ok();
+    let chosen = at.is_none_or(|at| at.split(',').any(|case| case.trim() == here));
+    (factor.is_finite() && factor > 1.0 && chosen).then_some(factor)
 }
 
 /// `run`, then a wait of `factor − 1` times the call's own duration on
