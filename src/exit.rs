@@ -280,7 +280,7 @@ impl<'a> Known<'a> {
             .violations_of(Transition::New)
             .filter(gated)
             .collect();
-        new.sort_by(|a, b| b.now.severity.cmp(&a.now.severity));
+        new.sort_by_key(|v| std::cmp::Reverse(v.now.severity));
         Known {
             decided: baseline.undecided.is_none(),
             new,
