@@ -136,36 +136,27 @@ fn against_several_launches_a_regression_is_found_and_a_shift_is_named() {
         assert!(ratio(change(&r, size)) < ratio(slowed), "{b}");
     }
     assert!(
-        exit_line(&out).contains("regression(s) against the baseline"),
+        exit_line(&out).contains("1 regression against the baseline: MPI_Allreduce 512 B"),
         "{}",
         out.text()
     );
 
     let shifted = dir.join("shifted");
-    // Launches of one library differ by 20 % and more as a whole here
-    // (16 KiB allreduce: 11–21 µs over four quiet launches), and four
-    // launches give the shift's test 3 degrees of freedom: a 10-fold shift
-    // at α = 0.01 is what it can tell for sure.
-    // The fault's slowdown is no exact shift: it made the sizes 17–23×
-    // slower in one CI run, which leaves 512 B 1.32× off its neighbours
-    // after normalisation. In another it made 512 B 62× slower and 64 B
-    // and 4096 B 9–11×: 4.9× after normalisation. The fault compounds
-    // (every rank spins in proportion to a call that waits for the others'
-    // spinning), so only changes beyond 7× are a regression (and a
-    // shift: it was 17–42× here) in this test.
-    let gate = [
-        "--baseline",
-        baselines.to_str().unwrap(),
-        "--alpha",
-        "0.01",
-        "--tolerance",
-        "600%",
-    ];
-    let out = launch(&input, &shifted, &gate, Some("*:scale=1000"));
+    // Every collective 10 times as long on rank 0 (which the others then
+    // wait for): a shift of the machine, 11–12× at every size here, 0.97–
+    // 1.02× after normalisation. On every rank the fault compounded (a
+    // rank's call included its wait for another's spin, 17–62× per size)
+    // and the truth was lost.
+    let gate = ["--baseline", baselines.to_str().unwrap(), "--alpha", "0.01"];
+    let out = launch(&input, &shifted, &gate, Some("*:scale=1000,rank=0"));
     let r = results(&shifted);
     let b = &r["baseline"];
     assert_eq!(b["shift"]["significant"], true, "{}\n{b}", out.text());
-    assert!(b["shift"]["factor"].as_f64().unwrap() > 3.0, "{b}");
+    let factor = b["shift"]["factor"].as_f64().unwrap();
+    assert!((6.0..20.0).contains(&factor), "{b}");
+    // A shift alone fails nothing; the spinning rank can leave most cases
+    // inconclusive, and the run undecided.
+    assert!(matches!(out.code, Some(0 | 9)), "{}", out.text());
     let regressions: Vec<&Value> = b["changes"]
         .as_array()
         .unwrap()
@@ -176,8 +167,9 @@ fn against_several_launches_a_regression_is_found_and_a_shift_is_named() {
     out.expect_in_stdout("Shift of the whole machine", "the shift is named");
 }
 
-/// One baseline launch: compared as before, with the warning that the
-/// variation between launches is unknown.
+/// One baseline launch: compared and shown, with the warning that the
+/// variation between launches is unknown, but nothing decided: the run
+/// is undecided (9) unless --allow-undecided.
 #[test]
 fn one_baseline_launch_warns_that_launches_vary() {
     let dir = scratch("gate-one-launch");
@@ -197,29 +189,68 @@ fn one_baseline_launch_warns_that_launches_vary() {
             .is_some_and(|w| w.contains("variation between launches is unknown")),
         "{b}"
     );
+    assert_eq!(
+        b["undecided"], "not decided: 1 baseline launch, 3 needed",
+        "{b}"
+    );
+    assert!(b["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|c| c["regression"] == false));
+    let gate = ["--baseline", before.to_str().unwrap(), "--fail-on", "new"];
+    let out = launch(&input, &dir.join("gated"), &gate, None);
+    assert_eq!(out.code, Some(9), "{}", out.text());
+    assert!(
+        exit_line(&out)
+            .contains("regressions and new violations not decided: 1 baseline launch, 3 needed"),
+        "{}",
+        out.text()
+    );
 }
 
-/// A library with known violations: its reduce of 64 and 256 KiB is
-/// 500 µs slow in every launch ([`KNOWN`]), so a mock-up from allreduce
-/// beats it; allreduce is measured at three sizes a factor of 8 apart
-/// (each has a neighbour to be normalised against). The sizes are far
-/// apart: a delayed call takes the same time whatever the machine's
-/// state, and as a neighbour it would hide the state's change.
+/// `--fail-on new` without a baseline is a usage error.
+#[test]
+fn fail_on_new_needs_a_baseline() {
+    let out = pgcheck(
+        1,
+        &[
+            "run",
+            "--collective",
+            "bcast",
+            "--sizes",
+            "8",
+            "--fail-on",
+            "new",
+        ],
+    );
+    assert_eq!(out.code, Some(2), "{}", out.text());
+    out.expect_in_stderr("--baseline", "names what is missing");
+}
+
+/// A library with known violations: its reduce of 8 and 64 B is 500 µs
+/// slow in every launch ([`KNOWN`]), so a mock-up from allreduce beats it;
+/// allreduce is measured at three sizes a factor of 8 apart (each has a
+/// neighbour to be normalised against), from 8 KiB on: calls of a few
+/// microseconds were called noisy (their overhead share) whenever another
+/// process ran. The sizes are far apart: a delayed call takes the same
+/// time whatever the machine's state, and as a neighbour it would hide
+/// the state's change.
 const KNOWN_VIOLATIONS: &str = "datatype: int32
 op: sum
 checks:
   - collective: reduce
-    sizes: [65536, 262144]
+    sizes: [8, 64]
     root: 0
     competitors: [reduce_as_allreduce]
   - collective: allreduce
-    sizes: [8, 64, 512]
+    sizes: [8192, 65536, 524288]
     competitors: [allreduce_as_reduce_bcast]
 ";
 
 /// The library's known violations: its reduce at the checked sizes only
 /// (allreduce's mock-up from reduce and bcast calls it at its own sizes).
-const KNOWN: &str = "MPI_Reduce:delay=500,bytes=65536,bytes=262144";
+const KNOWN: &str = "MPI_Reduce:delay=500,bytes=8,bytes=64";
 
 /// The launcher options that load the PMPI library with `spec` in every rank.
 fn fault_options(spec: &str) -> Vec<String> {
@@ -260,6 +291,10 @@ fn the_gate_example_passes_known_violations_and_fails_a_regression() {
             std::process::Command::new(concat!(env!("CARGO_MANIFEST_DIR"), "/ci/gate-example"));
         command
             .args(SETTINGS)
+            // Baseline launches seconds apart understate how launches
+            // vary (a 1.13× change at one size was flagged once at 5 %);
+            // the known truth is 1.5×.
+            .args(["--tolerance", "20%"])
             .env("PGCHECK", env!("CARGO_BIN_EXE_pgcheck"))
             .env("INPUT", &input)
             .env("NP", "2")
@@ -329,7 +364,7 @@ fn the_gate_example_passes_known_violations_and_fails_a_regression() {
 
     let regressed = [
         ("PGCHECK_TEST_SLOW_DEFAULT", "1.5"),
-        ("PGCHECK_TEST_SLOW_DEFAULT_AT", "allreduce:512"),
+        ("PGCHECK_TEST_SLOW_DEFAULT_AT", "allreduce:65536"),
     ];
     let mut launcher = known.clone();
     for (name, value) in regressed {
@@ -339,8 +374,8 @@ fn the_gate_example_passes_known_violations_and_fails_a_regression() {
     assert_eq!(out.code, Some(1), "{}\n{}", out.text(), summary());
     let last = last_line(&out);
     assert!(
-        last.starts_with("ci/gate-example: exit 1 (guideline violation or regression): 1 regression against the baseline: MPI_Allreduce 512 B")
-            && last.ends_with("2 known violations (0 new, 0 removed)"),
+        last.starts_with("ci/gate-example: exit 1 (guideline violation or regression): 1 regression against the baseline: MPI_Allreduce 65536 B")
+            && last.contains("; 2 known violations ("),
         "{}",
         out.text()
     );
