@@ -267,6 +267,29 @@ pub fn compare(
             && change.normalised_ratio.is_some_and(|r| r > 1.0 + tolerance);
     }
     let names: Vec<&str> = baseline.iter().map(|l| l.name.as_str()).collect();
+    // The cases no baseline launch has, and those of the latest that this
+    // launch lacks.
+    let only_in_current = current
+        .iter()
+        .filter(|v| {
+            !baseline
+                .iter()
+                .any(|l| l.checks.iter().any(|b| b.key == v.key))
+        })
+        .map(|v| v.key.clone())
+        .collect();
+    let latest = baseline
+        .iter()
+        .max_by(|a, b| a.start_time.cmp(&b.start_time));
+    let only_in_baseline = latest
+        .map(|l| {
+            l.checks
+                .iter()
+                .filter(|b| !current.iter().any(|v| v.key == b.key))
+                .map(|b| b.key.clone())
+                .collect()
+        })
+        .unwrap_or_default();
     Comparison {
         baseline: names.join(", "),
         launches: k,
@@ -284,6 +307,8 @@ pub fn compare(
         tolerance,
         changes,
         shift,
+        only_in_baseline,
+        only_in_current,
         ..Comparison::default()
     }
 }
