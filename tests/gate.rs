@@ -260,19 +260,6 @@ fn fault_options(spec: &str) -> Vec<String> {
     options
 }
 
-/// Every file under `dir`, recursively.
-fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap().flatten() {
-        let path = entry.path();
-        match path.is_dir() {
-            true => files.extend(files_under(&path)),
-            false => files.push(path),
-        }
-    }
-    files
-}
-
 /// `ci/gate-example` as the CI examples run it, on a library that has the
 /// same two violations in every launch: it fills the history with five
 /// launches, gates a sixth against them with `--fail-on new`, which passes

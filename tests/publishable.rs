@@ -10,7 +10,7 @@
 mod common;
 use common::*;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
@@ -26,19 +26,6 @@ checks:
 /// of which line feed and tab.
 fn allowed(c: char) -> bool {
     c == '\n' || c == '\t' || !c.is_control()
-}
-
-/// Every file under `dir`, recursively.
-fn files(dir: &Path) -> Vec<PathBuf> {
-    let mut all = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap().flatten() {
-        let path = entry.path();
-        match path.is_dir() {
-            true => all.extend(files(&path)),
-            false => all.push(path),
-        }
-    }
-    all
 }
 
 /// Every string of a JSON document, keys included: JSON writes a NUL as
@@ -64,7 +51,7 @@ fn first_control(text: &str) -> Option<(usize, char)> {
 /// Each rank's environment as the launcher gave it, from the files of
 /// `dir` (`env -0`).
 fn environments(dir: &Path) -> Vec<Vec<(String, String)>> {
-    files(dir)
+    files_under(dir)
         .into_iter()
         .map(|path| {
             let bytes = std::fs::read(&path).unwrap();
@@ -165,7 +152,7 @@ fn no_output_holds_a_control_character_or_a_launchers_secret() {
         );
     }
 
-    let written = files(&out_dir);
+    let written = files_under(&out_dir);
     assert!(written.len() >= 4, "{written:?}");
     // raw/ is binary (Parquet): what a reader of it sees is its rows.
     let mut texts: Vec<(String, String)> = vec![("raw/ (its rows)".into(), raw_text(&out_dir))];

@@ -10,7 +10,7 @@ use super::{
     compare, CaseData, CaseKey, Conclusion, Correction, Options, Sample, Severity, Verdict,
 };
 use crate::stats::correction;
-use crate::stats::describe;
+use crate::stats::describe::{self, mean, variance};
 use crate::stats::moderated::{t_upper_tail, Prior};
 use serde::{Deserialize, Serialize};
 
@@ -296,15 +296,6 @@ fn log_slowdowns(launches: &[&[Verdict]], now: &Verdict) -> Option<(Vec<f64>, f6
         then,
         slowdown_in(std::slice::from_ref(now), &now.key, competitor)?.ln(),
     ))
-}
-
-fn mean(values: &[f64]) -> f64 {
-    values.iter().sum::<f64>() / values.len() as f64
-}
-
-fn variance(values: &[f64]) -> f64 {
-    let m = mean(values);
-    values.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (values.len() as f64 - 1.0)
 }
 
 /// What became of each case violated now or in most baseline launches

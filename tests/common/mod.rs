@@ -385,6 +385,19 @@ pub fn pgcheck(np: usize, args: &[&str]) -> Outcome {
     Launch::new(np, args).run()
 }
 
+/// Every file under `dir`, recursively.
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut all = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        match path.is_dir() {
+            true => all.extend(files_under(&path)),
+            false => all.push(path),
+        }
+    }
+    all
+}
+
 /// A fresh scratch directory under the target directory.
 pub fn scratch(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
