@@ -130,20 +130,12 @@ pub fn gate(results: &Results, gate: Gate) -> (Exit, ExitStatus) {
     let count = |pred: &dyn Fn(&crate::analyse::Verdict) -> bool| {
         results.checks.iter().filter(|c| pred(c)).count()
     };
-    let cases = |n: usize| {
-        if n == 1 {
-            "1 case".into()
-        } else {
-            format!("{n} cases")
-        }
-    };
     let wrong = count(&|c| c.candidates.iter().any(|c| c.outcome.is_wrong()));
     let regressions = results
         .baseline
         .as_ref()
         .map_or(0, |b| b.regressions().count());
     let violated = count(&|c| c.gated_severity() > Severity::Ok);
-    let within_floor = count(&|c| c.violated_within_noise_floor());
     let worst = results.worst_gated();
     let known = results.baseline.as_ref().map(|b| Known::of(b, results));
     let fails = match gate.fail_on {
@@ -208,29 +200,7 @@ pub fn gate(results: &Results, gate: Gate) -> (Exit, ExitStatus) {
     } else if let Some(why) = results.undecided().filter(|_| !gate.allow_undecided) {
         (Exit::Undecided, why)
     } else {
-        let reason = match (gate.fail_on, &known, violated) {
-            (FailOn::New, Some(known), _) if known.decided => {
-                format!("{}, no regression", known.counts())
-            }
-            (_, _, 0) => "no guideline violated".to_string(),
-            (_, _, n) => format!(
-                "{} violated, below --fail-on {}",
-                cases(n),
-                gate.fail_on.label()
-            ),
-        };
-        let reason = match within_floor {
-            0 => reason,
-            n => format!(
-                "{reason}; {} violated within the noise floor (~), not gated",
-                cases(n)
-            ),
-        };
-        let reason = match results.undecided() {
-            Some(why) => format!("{reason}; {why} (--allow-undecided)"),
-            None => reason,
-        };
-        (Exit::Pass, reason)
+        (Exit::Pass, passing_reason(results, gate, known.as_ref()))
     };
     let status = ExitStatus {
         status: exit.code(),
@@ -238,6 +208,45 @@ pub fn gate(results: &Results, gate: Gate) -> (Exit, ExitStatus) {
         reason,
     };
     (exit, status)
+}
+
+/// "1 case", "3 cases".
+fn cases(n: usize) -> String {
+    match n {
+        1 => "1 case".into(),
+        n => format!("{n} cases"),
+    }
+}
+
+/// Why a run passes: what it found below the gate, what it found within
+/// the noise floor, and an undecided run let pass.
+fn passing_reason(results: &Results, gate: Gate, known: Option<&Known>) -> String {
+    let count = |pred: &dyn Fn(&crate::analyse::Verdict) -> bool| {
+        results.checks.iter().filter(|c| pred(c)).count()
+    };
+    let violated = count(&|c| c.gated_severity() > Severity::Ok);
+    let reason = match (gate.fail_on, known, violated) {
+        (FailOn::New, Some(known), _) if known.decided => {
+            format!("{}, no regression", known.counts())
+        }
+        (_, _, 0) => "no guideline violated".to_string(),
+        (_, _, n) => format!(
+            "{} violated, below --fail-on {}",
+            cases(n),
+            gate.fail_on.label()
+        ),
+    };
+    let reason = match count(&|c| c.violated_within_noise_floor()) {
+        0 => reason,
+        n => format!(
+            "{reason}; {} violated within the noise floor (~), not gated",
+            cases(n)
+        ),
+    };
+    match results.undecided() {
+        Some(why) => format!("{reason}; {why} (--allow-undecided)"),
+        None => reason,
+    }
 }
 
 /// The regressions, the largest first, named: "2 regressions against the

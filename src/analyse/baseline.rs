@@ -298,6 +298,45 @@ fn log_slowdowns(launches: &[&[Verdict]], now: &Verdict) -> Option<(Vec<f64>, f6
     ))
 }
 
+/// The spread of the cases' log slowdowns over `k` baseline launches:
+/// each case's own variance, moderated towards all cases'.
+struct Spread {
+    prior: Option<Prior>,
+    k: usize,
+}
+
+impl Spread {
+    fn of<'a>(series: impl Iterator<Item = &'a [f64]>, k: usize) -> Spread {
+        let variances: Vec<f64> = series.map(variance).collect();
+        let df = k.saturating_sub(1) as f64;
+        Spread {
+            prior: Prior::estimate(&variances, df),
+            k,
+        }
+    }
+
+    /// One-sided: `now` beyond the prediction interval of `then`.
+    fn p_value(&self, then: &[f64], now: f64) -> f64 {
+        let own = (variance(then), (self.k - 1) as f64);
+        let (variance, df) = self.prior.map_or(own, |p| p.moderate(own.0, own.1));
+        let se = (variance * (1.0 + 1.0 / self.k as f64)).sqrt();
+        let excess = now - mean(then);
+        match se {
+            se if se > 0.0 => t_upper_tail(excess / se, df),
+            _ => f64::from(excess <= 0.0),
+        }
+    }
+}
+
+/// The fastest library algorithm (`*_as_library_*`) significantly faster
+/// than `default`, if any.
+fn library_competitor(v: &Verdict) -> Option<&super::CandidateSummary> {
+    v.candidates
+        .iter()
+        .filter(|c| is_library(&c.name) && c.significant && c.slowdown.is_some_and(|s| s > 1.0))
+        .max_by(|a, b| a.slowdown.partial_cmp(&b.slowdown).unwrap())
+}
+
 /// What became of each case violated now or in most baseline launches
 /// (`launches` in start order, the latest last: its verdict is the one
 /// shown beside now's). The rule (docs/statistics.md, "Known violations"):
@@ -325,15 +364,11 @@ pub fn violation_changes(
         return Vec::new();
     };
     let k = launches.len();
-    // The prior of the moderated variance: every case's log slowdown
-    // against its own competitor over the baseline launches.
     let series: Vec<Option<(Vec<f64>, f64)>> = current
         .iter()
         .map(|now| log_slowdowns(launches, now).filter(|_| k >= LAUNCHES_NEEDED))
         .collect();
-    let df = k.saturating_sub(1) as f64;
-    let variances: Vec<f64> = series.iter().flatten().map(|(t, _)| variance(t)).collect();
-    let prior = Prior::estimate(&variances, df);
+    let spread = Spread::of(series.iter().flatten().map(|(then, _)| &then[..]), k);
     let mut changes: Vec<ViolationChange> = current
         .iter()
         .zip(&series)
@@ -353,32 +388,17 @@ pub fn violation_changes(
                 .count();
             let most = 2 * violated_in > decided_by.len();
             let violated = now.conclusion == Conclusion::Violated;
-            let p_value = match (violated && !most, series) {
-                (true, Some((then, now))) => {
-                    let (variance, df) =
-                        prior.map_or((variance(then), df), |p| p.moderate(variance(then), df));
-                    let se = (variance * (1.0 + 1.0 / k as f64)).sqrt();
-                    let excess = now - mean(then);
-                    Some(match se {
-                        se if se > 0.0 => t_upper_tail(excess / se, df),
-                        _ => f64::from(excess <= 0.0),
-                    })
-                }
-                _ => None,
-            };
+            let p_value = series
+                .as_ref()
+                .filter(|_| violated && !most)
+                .map(|(then, now)| spread.p_value(then, *now));
             let transition = match (most, violated) {
                 (true, true) => Transition::Remaining,
                 (true, false) => Transition::Removed,
                 (false, true) => Transition::New,
                 (false, false) => return None,
             };
-            let library = now
-                .candidates
-                .iter()
-                .filter(|c| {
-                    is_library(&c.name) && c.significant && c.slowdown.is_some_and(|s| s > 1.0)
-                })
-                .max_by(|a, b| a.slowdown.partial_cmp(&b.slowdown).unwrap());
+            let library = library_competitor(now);
             Some(ViolationChange {
                 key: now.key.clone(),
                 transition,
