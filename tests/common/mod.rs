@@ -336,6 +336,24 @@ impl Launch {
             .expect("mpirun starts")
     }
 
+    /// Adds `arg` to pgcheck's arguments.
+    pub fn arg(mut self, arg: &str) -> Launch {
+        self.command.arg(arg);
+        self
+    }
+
+    /// Starts it without waiting, like [`Launch::spawn`], its standard
+    /// error into `stderr`.
+    pub fn spawn_to(mut self, stderr: std::fs::File) -> std::process::Child {
+        use std::os::unix::process::CommandExt;
+        self.command
+            .process_group(0)
+            .stdout(Stdio::null())
+            .stderr(stderr)
+            .spawn()
+            .expect("mpirun starts")
+    }
+
     /// Runs to the end or kills it at the timeout (then `code` is `None`).
     pub fn run(mut self) -> Outcome {
         let start = Instant::now();
