@@ -150,6 +150,17 @@ mod tests {
         );
     }
 
+    /// At 60, 80 and 100 columns: no word broken ("resu/lt", "skip/ped").
+    #[test]
+    fn the_verification_breaks_no_word_at_any_width() {
+        let mut skipped = Sample::measured("allreduce_as_allreduce_lane");
+        skipped.outcome =
+            Outcome::Skipped("needs several nodes with the same ranks per node".into());
+        let mut all = cases();
+        all[0].samples.push(skipped);
+        crate::report::text::assert_no_word_broken(|width| render_to(&all, &plain(width)).0);
+    }
+
     /// A width its names cannot fit: a record per row, no line wider.
     #[test]
     fn names_wider_than_the_width_become_records() {
