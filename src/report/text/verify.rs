@@ -53,13 +53,16 @@ pub fn render_to(runs: &[CaseData], look: &Look) -> (String, usize) {
         }
     }
     use Align::{Left, Right};
+    // The counts' headers short, so that the longest collective and
+    // candidate names (reduce_scatter_block, 41 characters) and the rest
+    // stand side by side within 100 columns.
     let mut table = Table::new([
         ("collective", Left),
         ("candidate", Left),
         ("result", Left),
-        ("passed", Right),
-        ("failed", Right),
-        ("skipped", Right),
+        ("pass", Right),
+        ("fail", Right),
+        ("skip", Right),
     ]);
     let width = usize::from(look.width);
     let mut details = String::new();
@@ -159,6 +162,26 @@ mod tests {
         let mut all = cases();
         all[0].samples.push(skipped);
         crate::report::text::assert_no_word_broken(|width| render_to(&all, &plain(width)).0);
+    }
+
+    /// The longest collective and candidate names side by side in a box
+    /// at 100 columns, as the tests read it (`VerifyCounts`).
+    #[test]
+    fn the_longest_names_fit_a_box_at_100_columns() {
+        let longest = crate::collective::Collective::ALL
+            .iter()
+            .flat_map(|&c| crate::candidates::competitors_of(c).map(move |k| (c, k.name)))
+            .max_by_key(|(c, name)| c.name().len() + name.len())
+            .unwrap();
+        let mut key = CaseKey::allreduce_bytes(64);
+        key.collective = longest.0;
+        let run = CaseData {
+            key,
+            samples: vec![Sample::measured(DEFAULT), Sample::measured(longest.1)],
+            smaller: None,
+        };
+        let (text, _) = render_to(&[run], &plain(100));
+        assert!(text.contains(&format!("| {} ", longest.0.name())), "{text}");
     }
 
     /// A width its names cannot fit: a record per row, no line wider.
