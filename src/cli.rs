@@ -331,7 +331,8 @@ pub struct RunArgs {
     /// candidate), report.md, overview.svg, per collective latency-<collective>.svg,
     /// and per case check-<collective>-<size>B.svg, rounds-<collective>-<size>B.svg
     /// and usual-<collective>-<size>B.svg (with -root<r> for rooted collectives).
-    /// An earlier run's files of the same names are overwritten.
+    /// files.txt lists them: an earlier run's files that this run does not write again are
+    /// removed (only those it listed), other files left alone.
     #[arg(long, short, default_value = "pgcheck-results")]
     pub output: PathBuf,
     /// How to keep every observation: raw/, a Parquet file per case (about 3

@@ -1121,3 +1121,63 @@ fn without_a_launcher_run_and_verify_say_how_to_start_them() {
     let list = bare(&["list"]);
     assert_eq!(list.status.code(), Some(0), "{list:?}");
 }
+
+/// The output directory is pgcheck's own: a second run into it removes
+/// the files of the first that it does not write again (listed in
+/// files.txt), and leaves every other file alone.
+#[test]
+fn a_second_run_removes_the_first_runs_files_it_does_not_write() {
+    let dir = scratch("run-stale-files");
+    let out_dir = dir.join("out");
+    let both = input(
+        &dir,
+        "both.yaml",
+        "budget: 20ms\nrounds: 8\nchecks:\n  - collective: bcast\n    sizes: [8]\n    competitors: []\n  - collective: allgather\n    sizes: [8]\n    competitors: []\n",
+    );
+    let bcast = input(
+        &dir,
+        "bcast.yaml",
+        "budget: 20ms\nrounds: 8\nchecks:\n  - collective: bcast\n    sizes: [8]\n    competitors: []\n",
+    );
+    let run = |input: &str| {
+        let out = pgcheck(
+            2,
+            &[
+                "run",
+                input,
+                "--allow-undecided",
+                "--fail-on",
+                "none",
+                "--output",
+            ]
+            .into_iter()
+            .chain([out_dir.to_str().unwrap()])
+            .collect::<Vec<_>>(),
+        );
+        assert_eq!(out.code, Some(0), "{}", out.text());
+    };
+    run(&both);
+    assert!(out_dir.join("latency-allgather.svg").is_file());
+    let listed = std::fs::read_to_string(out_dir.join("files.txt")).unwrap();
+    assert!(
+        listed.lines().any(|l| l == "latency-allgather.svg"),
+        "{listed}"
+    );
+    std::fs::write(out_dir.join("notes.txt"), "mine").unwrap();
+    run(&bcast);
+    assert!(
+        !out_dir.join("latency-allgather.svg").exists(),
+        "stale figure left"
+    );
+    assert!(out_dir.join("latency-bcast.svg").is_file());
+    assert_eq!(
+        std::fs::read_to_string(out_dir.join("notes.txt")).unwrap(),
+        "mine"
+    );
+    let listed = std::fs::read_to_string(out_dir.join("files.txt")).unwrap();
+    assert!(!listed.contains("allgather"), "{listed}");
+    // Everything listed is there.
+    for name in listed.lines() {
+        assert!(out_dir.join(name).is_file(), "{name} listed, not written");
+    }
+}
