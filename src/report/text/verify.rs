@@ -77,7 +77,12 @@ pub fn render_to(runs: &[CaseData], look: &Look) -> (String, usize) {
         } else {
             "skipped"
         };
-        if let Some(detail) = t.first_failure.as_ref().or(t.skip_reason.as_ref()) {
+        // The library's own failures are named case by case under the
+        // table; its first one here too printed the same line twice.
+        let named_below = candidate == DEFAULT && t.failed > 0;
+        if let Some(detail) = (t.first_failure.as_ref().or(t.skip_reason.as_ref()))
+            .filter(|_| !named_below)
+        {
             details += &wrap(
                 &format!("{candidate} ({collective}), {result}: {detail}"),
                 width,
@@ -151,6 +156,22 @@ mod tests {
             text.contains("allreduce_as_reducescatterblock_allgather (allreduce), FAIL: 64 B"),
             "{text}"
         );
+    }
+
+    /// The library's wrong result is one line, not two (the first failure's
+    /// and the case's).
+    #[test]
+    fn a_wrong_result_of_the_library_is_named_once() {
+        let mut wrong = Sample::measured(DEFAULT);
+        wrong.outcome = Outcome::Wrong("rank 1: element 3 is 4, expected 5".into());
+        let run = CaseData {
+            key: CaseKey::allreduce_bytes(64),
+            samples: vec![wrong],
+            smaller: None,
+        };
+        let (text, failures) = render_to(&[run], &plain(120));
+        assert_eq!(failures, 1);
+        assert_eq!(text.matches("element 3 is 4, expected 5").count(), 1, "{text}");
     }
 
     /// At 60, 80 and 100 columns: no word broken ("resu/lt", "skip/ped").
