@@ -499,6 +499,13 @@ fn cold_cache_and_memory_limits_are_honoured() {
     assert_eq!(out.code, Some(0), "{}", out.text());
     let r = results(&out_dir);
     assert_eq!(r["meta"]["cache"], "cold");
+    // The terminal says why competitors are missing, not only report.md.
+    let shown = words(&out.stdout);
+    assert!(
+        shown.contains(": skipped: ") && shown.contains("above --max-memory"),
+        "{}",
+        out.text()
+    );
     let small = &r["checks"][0]["candidates"];
     assert!(
         small

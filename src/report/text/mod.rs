@@ -936,6 +936,33 @@ mod tests {
         }
     }
 
+    /// A competitor left out for memory says why on the terminal too, not
+    /// only in report.md; other skips stay in the details.
+    #[test]
+    fn a_skip_for_memory_is_named_without_details() {
+        let mut results = fixture::results();
+        let why = "may need 70.0 MiB per process with the scratch of 2 competitors, above --max-memory 64.0 MiB";
+        results.checks[0].candidates.push(fixture::excluded(
+            "allreduce_as_reduce_bcast",
+            "skipped",
+            why,
+        ));
+        let text = report(&results)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert_eq!(
+            text.matches("above --max-memory 64.0 MiB").count(),
+            1,
+            "{text}"
+        );
+        assert!(
+            text.contains("skipped: reduce_bcast: may need 70.0 MiB"),
+            "{text}"
+        );
+        assert!(!text.contains("needs a commutative operator"), "{text}");
+    }
+
     #[test]
     fn binds_numbers_to_units_and_comparisons_to_numbers() {
         assert_eq!(

@@ -80,8 +80,8 @@ pub fn render_to(runs: &[CaseData], look: &Look) -> (String, usize) {
         // The library's own failures are named case by case under the
         // table; its first one here too printed the same line twice.
         let named_below = candidate == DEFAULT && t.failed > 0;
-        if let Some(detail) = (t.first_failure.as_ref().or(t.skip_reason.as_ref()))
-            .filter(|_| !named_below)
+        if let Some(detail) =
+            (t.first_failure.as_ref().or(t.skip_reason.as_ref())).filter(|_| !named_below)
         {
             details += &wrap(
                 &format!("{candidate} ({collective}), {result}: {detail}"),
@@ -171,7 +171,11 @@ mod tests {
         };
         let (text, failures) = render_to(&[run], &plain(120));
         assert_eq!(failures, 1);
-        assert_eq!(text.matches("element 3 is 4, expected 5").count(), 1, "{text}");
+        assert_eq!(
+            text.matches("element 3 is 4, expected 5").count(),
+            1,
+            "{text}"
+        );
     }
 
     /// At 60, 80 and 100 columns: no word broken ("resu/lt", "skip/ped").
