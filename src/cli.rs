@@ -277,7 +277,9 @@ pub struct SetupArgs {
 #[command(after_help = exit_help("run"), args_override_self = true)]
 pub struct RunArgs {
     /// The YAML list of checks; or give one check with --collective and --sizes instead.
-    #[arg(required_unless_present = "collective", conflicts_with = "collective")]
+    /// Without either: the default input, inputs/quick.yaml (compiled in; a few seconds:
+    /// allreduce, bcast, allgather, scatter and gather at two sizes each).
+    #[arg(conflicts_with = "collective")]
     pub input: Option<PathBuf>,
     #[command(flatten)]
     pub check: CheckArgs,
@@ -334,7 +336,8 @@ pub struct RunArgs {
     /// candidate), report.md, overview.svg, per collective latency-<collective>.svg,
     /// and per case check-<collective>-<size>B.svg, rounds-<collective>-<size>B.svg
     /// and usual-<collective>-<size>B.svg (with -root<r> for rooted collectives).
-    /// An earlier run's files of the same names are overwritten.
+    /// files.txt lists them: an earlier run's files that this run does not write again are
+    /// removed (only those it listed), other files left alone.
     #[arg(long, short, default_value = "pgcheck-results")]
     pub output: PathBuf,
     /// How to keep every observation: raw/, a Parquet file per case (about 3
@@ -373,8 +376,9 @@ pub struct CheckArgs {
     #[arg(long, value_parser = parse_positive, requires = "collective")]
     pub blocks: Option<usize>,
     /// Which forms of the library's call are timed: the usual one (false), the in-place one
-    /// (true), or both, the in-place one as the competitor default_in_place.
-    #[arg(long, value_enum, requires = "collective")]
+    /// (true), or both, the in-place one as the competitor default_in_place. With an input
+    /// file: over the `in_place` of its every check but bcast's (which has no in-place form).
+    #[arg(long, value_enum)]
     pub in_place: Option<InPlaceArg>,
 }
 
@@ -598,7 +602,7 @@ mod tests {
     }
 
     #[test]
-    fn run_takes_a_file_or_a_check_not_both_nor_neither() {
+    fn run_takes_a_file_or_a_check_or_neither_but_not_both() {
         let parse = |args: &[&str]| {
             Cli::try_parse_from(["pgcheck", "run"].iter().chain(args))
                 .map(drop)
@@ -607,8 +611,18 @@ mod tests {
         assert!(parse(&["in.yaml"]).is_ok());
         let both = parse(&["in.yaml", "--collective", "bcast", "--sizes", "8"]).unwrap_err();
         assert!(both.contains("cannot be used with"), "{both}");
-        let neither = parse(&[]).unwrap_err();
-        assert!(neither.contains("<INPUT>"), "{neither}");
+        // Neither: the default input.
+        assert!(parse(&[]).is_ok());
+        let help = Cli::command()
+            .find_subcommand_mut("run")
+            .expect("run")
+            .render_long_help()
+            .to_string();
+        assert!(help.contains("[INPUT]"), "{help}");
+        assert!(
+            help.contains("Without either: the default input, inputs/quick.yaml"),
+            "{help}"
+        );
         let no_sizes = parse(&["--collective", "bcast"]).unwrap_err();
         assert!(no_sizes.contains("--sizes <LIST>"), "{no_sizes}");
         let no_collective = parse(&["--sizes", "8"]).unwrap_err();

@@ -8,6 +8,8 @@ use pgcheck::cli::Cli;
 use pgcheck::commands::{self, input_error};
 use pgcheck::config;
 use pgcheck::exit::{self, Ending};
+use pgcheck::measure::environment;
+use pgcheck::report;
 use pgcheck::settings::Command;
 use std::rc::Rc;
 
@@ -41,7 +43,8 @@ fn main() {
         }
     };
     let leader = launcher_rank().unwrap_or(0) == 0;
-    let ending = match Command::of(cli.command) {
+    let command = Command::of(cli.command);
+    let ending = match command {
         // Offline commands need no MPI; rank 0 speaks for all.
         Command::List => {
             library::enable();
@@ -55,6 +58,23 @@ fn main() {
         Command::Tune(settings) if leader => commands::tune::tune(&settings),
         Command::Analyze(_) | Command::Compare(_) | Command::History(_) | Command::Tune(_) => {
             Ending::Done
+        }
+        // Started from a shell, MPI would measure one process alone, and
+        // its verdicts would say nothing of the collectives: say how to
+        // start it instead. `mpirun -np 1` still runs one on purpose.
+        Command::Run(_) | Command::Verify(_)
+            if !environment::launched(|name| std::env::var(name).ok()) =>
+        {
+            let name = match matches!(command, Command::Run(_)) {
+                true => "run",
+                false => "verify",
+            };
+            report::error(&format!(
+                "pgcheck {name} needs a launcher to start its processes, and none started this one: \
+                 run `mpirun -np N pgcheck {name} …` (N processes, e.g. 4), or `srun -n N pgcheck {name} …` \
+                 under Slurm; `mpirun -np 1` runs one process on purpose"
+            ));
+            Ending::InputError
         }
         command => with_mpi(command),
     };

@@ -107,11 +107,29 @@ fn sigterm_stops_the_run_with_partial_files_marked_incomplete() {
     );
 }
 
-/// SIGTERM to pgcheck itself (a singleton, without a launcher): status 5
-/// (Exit::Interrupted) and the message that says how far it got.
+/// The processes descending from `pid` (its children, theirs, …), from
+/// /proc: Open MPI's mpirun starts its ranks itself, MPICH's through a proxy.
+fn descendants(pid: u32) -> Vec<u32> {
+    let mut found = Vec::new();
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task"))
+        .into_iter()
+        .flatten();
+    for task in tasks.flatten() {
+        let children = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+        for child in children.split_whitespace().filter_map(|c| c.parse().ok()) {
+            found.push(child);
+            found.extend(descendants(child));
+        }
+    }
+    found
+}
+
+/// SIGTERM to pgcheck itself (one rank, signalled past its launcher):
+/// status 5 (Exit::Interrupted), which the launcher passes on, and the
+/// message that says how far it got.
 #[test]
 fn sigterm_ends_pgcheck_with_status_5_and_says_how_far_it_got() {
-    let dir = scratch("fail-sigterm-singleton");
+    let dir = scratch("fail-sigterm-rank");
     let input = input(
         &dir,
         "long.yaml",
@@ -119,13 +137,10 @@ fn sigterm_ends_pgcheck_with_status_5_and_says_how_far_it_got() {
     );
     let out_dir = dir.join("out");
     let stderr = std::fs::File::create(dir.join("stderr")).unwrap();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pgcheck"))
-        .args(["run", &input, "--allow-powerless", "--output"])
-        .arg(&out_dir)
-        .stdout(std::process::Stdio::null())
-        .stderr(stderr)
-        .spawn()
-        .unwrap();
+    let args = ["run", &input, "--allow-powerless", "--output"];
+    let mut child = Launch::new(1, &args)
+        .arg(out_dir.to_str().unwrap())
+        .spawn_to(stderr);
     let start = Instant::now();
     while !std::fs::read_to_string(out_dir.join("results.json"))
         .is_ok_and(|t| t.contains("\"checks\""))
@@ -136,8 +151,14 @@ fn sigterm_ends_pgcheck_with_status_5_and_says_how_far_it_got() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
+    let rank = descendants(child.id())
+        .into_iter()
+        .find(|p| {
+            std::fs::read_to_string(format!("/proc/{p}/comm")).is_ok_and(|c| c.trim() == "pgcheck")
+        })
+        .expect("the rank runs under the launcher");
     assert!(std::process::Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
+        .args(["-TERM", &rank.to_string()])
         .status()
         .unwrap()
         .success());

@@ -199,4 +199,17 @@ fn the_schema_refuses_what_it_does_not_describe() {
     let mut missing = Vec::new();
     undocumented(&schema, &schema, &added, "", &mut missing);
     assert_eq!(missing, [".checks[0].colour"]);
+    // The schema itself refuses a field it does not describe, in a case
+    // (whose key's fields it takes from case_key) and at the top.
+    assert!(!validator.is_valid(&added));
+    assert_eq!(
+        schema_errors(&added),
+        ["Additional properties are not allowed ('colour' was unexpected) at /checks/0"]
+    );
+    let mut top = good.clone();
+    top["colour"] = "red".into();
+    assert!(!validator.is_valid(&top));
+    let mut guidelines = good.clone();
+    guidelines["guidelines"] = serde_json::json!({ "monotony": [], "colour": "red" });
+    assert!(!validator.is_valid(&guidelines));
 }

@@ -288,6 +288,24 @@ fn both_times_default_in_place_beside_default_for_every_collective() {
     }
 }
 
+/// `--in-place both` with an input file goes over the file's `in_place`
+/// for every check with an in-place form, and leaves bcast's usual.
+#[test]
+fn in_place_on_the_command_line_applies_to_the_files_checks() {
+    let yaml = "checks:\n  - collective: allreduce\n    sizes: [8]\n    competitors: []\n  - collective: bcast\n    sizes: [8]\n    competitors: []\n";
+    let mut settings = SETTINGS.to_vec();
+    settings.extend(["--in-place", "both"]);
+    let (out, results) = run_with("option-over-file", 2, yaml, None, &settings);
+    assert!(matches!(out.code, Some(0 | 1 | 9)), "{}", out.text());
+    let c = candidate(&results, "allreduce", 8, "default_in_place");
+    assert_eq!(c["status"], "measured", "{c}");
+    let bcast = results["checks"][1]["candidates"].as_array().unwrap();
+    assert!(
+        bcast.iter().all(|c| c["name"] != "default_in_place"),
+        "{bcast:?}"
+    );
+}
+
 /// The median of `name` in the allreduce check of 64 B.
 fn median(results: &Value, name: &str) -> f64 {
     candidate(results, "allreduce", 64, name)["median_s"]

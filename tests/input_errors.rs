@@ -182,7 +182,11 @@ fn usage_errors() -> Vec<Case> {
             &["measure", "{good}"],
             &["unrecognized subcommand 'measure'"],
         ),
-        command("missing_input_argument", &["run"], &["required", "<INPUT>"]),
+        command(
+            "in_place_of_bcast",
+            &["run", "--collective", "bcast", "--sizes", "8", "--in-place", "both"],
+            &["--in-place applies to every collective but bcast"],
+        ),
         command(
             "options_size_unknown_unit",
             &["run", "--collective", "allreduce", "--sizes", "8,1X"],

@@ -499,6 +499,13 @@ fn cold_cache_and_memory_limits_are_honoured() {
     assert_eq!(out.code, Some(0), "{}", out.text());
     let r = results(&out_dir);
     assert_eq!(r["meta"]["cache"], "cold");
+    // The terminal says why competitors are missing, not only report.md.
+    let shown = words(&out.stdout);
+    assert!(
+        shown.contains(": skipped: ") && shown.contains("above --max-memory"),
+        "{}",
+        out.text()
+    );
     let small = &r["checks"][0]["candidates"];
     assert!(
         small
@@ -1033,5 +1040,151 @@ fn assert_fits(
             words.contains(name.as_str()),
             "{name} not shown whole\n{text}"
         );
+    }
+}
+
+/// `pgcheck run` with no input runs the default input, inputs/quick.yaml
+/// compiled in: its ten cases, synchronised as `auto` decides.
+#[test]
+fn run_without_an_input_runs_the_default_check() {
+    let dir = scratch("run-default-input");
+    let out_dir = dir.join("out");
+    let out = pgcheck(
+        2,
+        &[
+            "run",
+            "--budget",
+            "30ms",
+            "--allow-powerless",
+            "--fail-on",
+            "none",
+            "--allow-undecided",
+            "--output",
+            out_dir.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.code, Some(0), "{}", out.text());
+    let r = results(&out_dir);
+    let cases: Vec<String> = r["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| format!("{} {}", c["collective"].as_str().unwrap(), c["size_bytes"]))
+        .collect();
+    assert_eq!(
+        cases,
+        [
+            "allreduce 8",
+            "allreduce 8192",
+            "bcast 8",
+            "bcast 8192",
+            "allgather 8",
+            "allgather 1024",
+            "scatter 8",
+            "scatter 1024",
+            "gather 8",
+            "gather 1024",
+        ],
+        "{}",
+        out.text()
+    );
+    // Nobody asked for roundtime, so nothing warns about it.
+    assert!(!out.text().contains("--sync roundtime"), "{}", out.text());
+}
+
+/// Started from a shell, `run` and `verify` say how to start them and end
+/// with the input status before measuring; offline commands still run.
+#[test]
+fn without_a_launcher_run_and_verify_say_how_to_start_them() {
+    let dir = scratch("run-no-launcher");
+    let bare = |args: &[&str]| {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_pgcheck"));
+        command.args(args).current_dir(&dir).env("NO_COLOR", "1");
+        for (name, _) in std::env::vars() {
+            if ["OMPI_COMM_WORLD", "PMI", "SLURM_", "MPI_LOCAL"]
+                .iter()
+                .any(|p| name.starts_with(p))
+            {
+                command.env_remove(name);
+            }
+        }
+        command.output().expect("pgcheck starts")
+    };
+    for name in ["run", "verify"] {
+        let out = bare(&[name]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains(&format!("`mpirun -np N pgcheck {name} …`")) && stderr.contains("srun"),
+            "{stderr}"
+        );
+        assert!(
+            out.stdout.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    assert!(!dir.join("pgcheck-results").exists(), "nothing measured");
+    let list = bare(&["list"]);
+    assert_eq!(list.status.code(), Some(0), "{list:?}");
+}
+
+/// The output directory is pgcheck's own: a second run into it removes
+/// the files of the first that it does not write again (listed in
+/// files.txt), and leaves every other file alone.
+#[test]
+fn a_second_run_removes_the_first_runs_files_it_does_not_write() {
+    let dir = scratch("run-stale-files");
+    let out_dir = dir.join("out");
+    let both = input(
+        &dir,
+        "both.yaml",
+        "budget: 20ms\nrounds: 8\nchecks:\n  - collective: bcast\n    sizes: [8]\n    competitors: []\n  - collective: allgather\n    sizes: [8]\n    competitors: []\n",
+    );
+    let bcast = input(
+        &dir,
+        "bcast.yaml",
+        "budget: 20ms\nrounds: 8\nchecks:\n  - collective: bcast\n    sizes: [8]\n    competitors: []\n",
+    );
+    let run = |input: &str| {
+        let out = pgcheck(
+            2,
+            &[
+                "run",
+                input,
+                "--allow-undecided",
+                "--fail-on",
+                "none",
+                "--output",
+            ]
+            .into_iter()
+            .chain([out_dir.to_str().unwrap()])
+            .collect::<Vec<_>>(),
+        );
+        assert_eq!(out.code, Some(0), "{}", out.text());
+    };
+    run(&both);
+    assert!(out_dir.join("latency-allgather.svg").is_file());
+    let listed = std::fs::read_to_string(out_dir.join("files.txt")).unwrap();
+    assert!(
+        listed.lines().any(|l| l == "latency-allgather.svg"),
+        "{listed}"
+    );
+    std::fs::write(out_dir.join("notes.txt"), "mine").unwrap();
+    run(&bcast);
+    assert!(
+        !out_dir.join("latency-allgather.svg").exists(),
+        "stale figure left"
+    );
+    assert!(out_dir.join("latency-bcast.svg").is_file());
+    assert_eq!(
+        std::fs::read_to_string(out_dir.join("notes.txt")).unwrap(),
+        "mine"
+    );
+    let listed = std::fs::read_to_string(out_dir.join("files.txt")).unwrap();
+    assert!(!listed.contains("allgather"), "{listed}");
+    // Everything listed is there.
+    for name in listed.lines() {
+        assert!(out_dir.join(name).is_file(), "{name} listed, not written");
     }
 }

@@ -15,12 +15,18 @@ use crate::settings::command::{Input, Run};
 use crate::settings::CacheState;
 use crate::store;
 
-/// The input of `run`: its file, or the check its options give.
+/// The input of `run`: its file, the check its options give, or the
+/// default input.
 pub fn input(args: &Run) -> Result<Config, config::InputError> {
-    match &args.input {
+    let config = match &args.input {
         Input::File(path) => config::load(path),
         Input::Check(check) => config::from_options(check.clone()),
-    }
+        Input::Default => config::default_input(),
+    }?;
+    Ok(match args.in_place {
+        Some(forms) => config.with_in_place(forms),
+        None => config,
+    })
 }
 
 /// Runs the check of `config` on every rank; rank 0 reports.

@@ -51,7 +51,18 @@ pub enum Source {
     File(PathBuf),
     /// `run --collective …`: errors name the options.
     Options,
+    /// `run` without an input: [`DEFAULT_INPUT`], whose errors name it
+    /// [`DEFAULT_INPUT_NAME`].
+    Default,
 }
+
+/// The check `run` runs without an input: `inputs/quick.yaml`, compiled in,
+/// so that the first command needs no file; the file stays the one to copy
+/// and edit.
+pub const DEFAULT_INPUT: &str = include_str!("../../inputs/quick.yaml");
+
+/// How errors and the help name [`DEFAULT_INPUT`].
+pub const DEFAULT_INPUT_NAME: &str = "the default input (inputs/quick.yaml)";
 
 /// A parsed input: a file, or one check given on the command line.
 #[derive(Debug, Clone)]
@@ -71,11 +82,24 @@ pub struct Config {
 }
 
 impl Config {
+    /// The input with `--in-place` over every check that has an in-place
+    /// form (all but bcast's): the command line over the file, as for
+    /// `--datatype`.
+    pub fn with_in_place(mut self, forms: TimedForms) -> Config {
+        for check in &mut self.checks {
+            if check.collective.has_in_place() {
+                check.in_place = forms;
+            }
+        }
+        self
+    }
+
     /// The error `message` about the check at `line`: after the file's path
     /// and the line, or as it is for the command line.
     pub fn error_at(&self, line: usize, message: &str) -> InputError {
         InputError(match &self.source {
             Source::File(path) => format!("{}:{line}: {message}", path.display()),
+            Source::Default => format!("{DEFAULT_INPUT_NAME}:{line}: {message}"),
             Source::Options => message.to_string(),
         })
     }
@@ -199,7 +223,22 @@ pub fn load(path: &Path) -> Result<Config, InputError> {
 
 /// Parses and checks the text of an input file.
 pub fn parse(path: &Path, text: &str) -> Result<Config, InputError> {
-    let at = |line: usize, msg: String| InputError(format!("{}:{line}: {msg}", path.display()));
+    parse_from(
+        &path.display().to_string(),
+        Source::File(path.to_path_buf()),
+        text,
+    )
+}
+
+/// The default input, [`DEFAULT_INPUT`], parsed and checked.
+pub fn default_input() -> Result<Config, InputError> {
+    parse_from(DEFAULT_INPUT_NAME, Source::Default, DEFAULT_INPUT)
+}
+
+/// Parses and checks the text of an input from `source`, a file or the
+/// default input, whose errors start with `name`.
+fn parse_from(name: &str, source: Source, text: &str) -> Result<Config, InputError> {
+    let at = |line: usize, msg: String| InputError(format!("{name}:{line}: {msg}"));
     if text
         .lines()
         .all(|l| matches!(l.trim(), "" | "---" | "...") || l.trim_start().starts_with('#'))
@@ -240,7 +279,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Config, InputError> {
         }
     }
     Ok(Config {
-        source: Source::File(path.to_path_buf()),
+        source,
         budget: raw.budget,
         rounds: raw.rounds,
         datatype,

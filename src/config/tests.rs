@@ -326,3 +326,39 @@ fn a_check_from_the_options_is_checked_as_a_file_s_and_names_the_options() {
         err.0
     );
 }
+
+#[test]
+fn the_default_input_is_inputs_quick_yaml_with_automatic_synchronisation() {
+    let file =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/inputs/quick.yaml")).unwrap();
+    assert_eq!(DEFAULT_INPUT, file, "compiled in from the file to copy");
+    let config = default_input().unwrap();
+    assert_eq!(config.source, Source::Default);
+    // No `sync: roundtime`, whose warning on shared CPUs confused users
+    // who never asked for it.
+    assert_eq!(config.sync, Some(SyncRequest::Auto));
+    assert_eq!(config.checks.len(), 5);
+    // Its errors name it as the default input.
+    let broken = parse_from(DEFAULT_INPUT_NAME, Source::Default, "checks: 3\n").unwrap_err();
+    assert!(
+        broken
+            .0
+            .starts_with("the default input (inputs/quick.yaml):1: "),
+        "{broken}"
+    );
+    let config = default_input().unwrap();
+    let e = config.error_at(7, "no");
+    assert_eq!(e.0, "the default input (inputs/quick.yaml):7: no");
+}
+
+#[test]
+fn in_place_from_the_command_line_goes_over_every_check_with_an_in_place_form() {
+    let config = default_input().unwrap().with_in_place(TimedForms::Both);
+    for check in &config.checks {
+        let expected = match check.collective {
+            Collective::Bcast => TimedForms::Usual,
+            _ => TimedForms::Both,
+        };
+        assert_eq!(check.in_place, expected, "{:?}", check.collective);
+    }
+}

@@ -52,6 +52,29 @@ const LAUNCHERS_OWN: [&str; 8] = [
     "schizo",
 ];
 
+/// Variables a launcher gives every process it starts: Open MPI's
+/// `mpirun` (4.x and 5.x), MPICH's Hydra and other PMI launchers, PMIx
+/// servers, Slurm's `srun`. Without any of them MPI starts a singleton,
+/// one process alone, which is never what a check of collectives means.
+pub const LAUNCHERS_MARKS: [&str; 10] = [
+    "OMPI_COMM_WORLD_SIZE",
+    "OMPI_COMM_WORLD_RANK",
+    "PMI_SIZE",
+    "PMI_RANK",
+    "PMI_FD",
+    "PMI_PORT",
+    "PMIX_RANK",
+    "PMIX_NAMESPACE",
+    "SLURM_PROCID",
+    "MPI_LOCALNRANKS",
+];
+
+/// Whether a launcher started this process: one of [`LAUNCHERS_MARKS`]
+/// is set, as `var` reads the environment.
+pub fn launched(var: impl Fn(&str) -> Option<String>) -> bool {
+    LAUNCHERS_MARKS.iter().any(|name| var(name).is_some())
+}
+
 /// Whether `name=value` is recorded: chosen by the user (allowlist), not
 /// the launcher's own, and never an address or a key whatever its name
 /// (a `://` value, a name with a word URI, the transport key).
@@ -167,6 +190,26 @@ SLURM_JOB_NODELIST=n[1-2]
 SLURM_STEP_ID=0
 HOME=/root
 UCX_SOCKADDR=tcp://10.0.0.1:1234";
+
+    #[test]
+    fn a_launchers_process_is_told_from_a_singleton() {
+        let of = |text: &'static str| {
+            move |name: &str| {
+                text.lines()
+                    .find_map(|l| l.strip_prefix(name)?.strip_prefix('='))
+                    .map(str::to_string)
+            }
+        };
+        assert!(launched(of(OPEN_MPI_4)));
+        // What a user's shell has without a launcher: the user's choices
+        // of the library, nothing of a launcher.
+        assert!(!launched(of(
+            "OMPI_MCA_btl=self,vader\nOMPI_ALLOW_RUN_AS_ROOT=1\nPMIX_MCA_x=1\nSLURM_JOB_ID=7"
+        )));
+        // MPICH's Hydra, and srun.
+        assert!(launched(of("PMI_RANK=0\nPMI_SIZE=2")));
+        assert!(launched(of("SLURM_PROCID=3")));
+    }
 
     #[test]
     fn the_users_choices_stay_and_the_launchers_internals_go() {

@@ -8,7 +8,7 @@ mod buffers;
 pub mod calibration;
 pub mod clock;
 pub mod cpus;
-mod environment;
+pub mod environment;
 mod harness;
 pub mod host;
 pub mod machine;

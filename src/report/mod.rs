@@ -49,11 +49,21 @@ pub fn show(text: &str) {
     print!("{text}");
 }
 
+/// Writes `text` to standard error whole: standard output flushed first,
+/// so that what it holds comes before, then one write, so that no line of
+/// standard output lands inside the message where a launcher merges the
+/// two ("pgcheck: error: WARNING: …" was seen under mpirun).
+fn to_stderr(text: &str) {
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
+}
+
 /// The plan, progress and other remarks, on standard error so that
 /// `--format json` on standard output stays clean; wrapped to the report's
 /// width.
 pub fn remark(text: &str) {
-    eprint!("{}", fitted(text));
+    to_stderr(&fitted(text));
 }
 
 /// A problem that does not stop the run.
@@ -80,7 +90,7 @@ fn fit(text: &str, width: usize) -> String {
 
 /// The one message of an error that ends the run.
 pub fn error(message: &str) {
-    eprintln!("pgcheck: error: {message}");
+    to_stderr(&format!("pgcheck: error: {message}\n"));
 }
 
 /// The plan, printed before measuring.

@@ -402,6 +402,25 @@ pub fn notes(meta: &Meta, checks: &[&Verdict]) -> Vec<String> {
             let (who, why) = (who_failed(&c.name), c.outcome.reason());
             notes.push(format!("! {case}: {who}: {}", why.unwrap_or("")));
         }
+        // Competitors left out for memory: otherwise only the details and
+        // report.md said why a competitor is missing from the table.
+        let for_memory: Vec<(String, &str)> = check
+            .candidates
+            .iter()
+            .filter_map(|c| match &c.outcome {
+                Outcome::Skipped(why) if why.contains("--max-memory") => {
+                    Some((short_name(collective, &c.name), why.as_str()))
+                }
+                _ => None,
+            })
+            .collect();
+        if let (Some((_, why)), false) = (
+            for_memory.first(),
+            check.conclusion == Conclusion::Unmeasured,
+        ) {
+            let names: Vec<&str> = for_memory.iter().map(|(name, _)| name.as_str()).collect();
+            notes.push(format!("{case}: skipped: {}: {why}", names.join(", ")));
+        }
         let late: Vec<String> = check
             .candidates
             .iter()

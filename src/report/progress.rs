@@ -49,11 +49,11 @@ impl Progress {
             return;
         }
         self.last_line = Some(Instant::now());
-        eprintln!(
-            "[{case}/{cases}] {elapsed_s:.1} s of {:.1} s, about {:.1} s left",
+        super::remark(&format!(
+            "[{case}/{cases}] {elapsed_s:.1} s of {:.1} s, about {:.1} s left\n",
             self.plan_s,
             (self.plan_s - elapsed_s).max(0.0)
-        );
+        ));
     }
 
     /// Waits until everything is shown.

@@ -3,7 +3,7 @@
 //! arguments (`cli`) go in, settings the commands can use as they are come
 //! out, and no command reads a clap argument.
 
-use super::{CacheState, PinMode, Settings, SyncRequest, UniversalMode};
+use super::{CacheState, PinMode, Settings, SyncRequest, TimedForms, UniversalMode};
 use crate::analyse::{Options, Test};
 use crate::candidates::Family;
 use crate::cli::{self, ColorChoice, CompareFormat};
@@ -199,15 +199,20 @@ fn colour(choice: ColorChoice) -> bool {
     }
 }
 
-/// What `run` checks: an input file, or one check given by options.
+/// What `run` checks: an input file, one check given by options, or the
+/// default input ([`crate::config::DEFAULT_INPUT`]).
 pub enum Input {
     File(PathBuf),
     Check(RawCheck),
+    Default,
 }
 
 /// `pgcheck run`.
 pub struct Run {
     pub input: Input,
+    /// `--in-place`, over every check of the input that has an in-place
+    /// form; a check of `--collective` has it already.
+    pub in_place: Option<TimedForms>,
     pub setup: Setup,
     /// Over the input's budget and rounds; default 1 s and the rounds
     /// that budget buys ([`crate::settings::default_rounds`]).
@@ -236,13 +241,15 @@ pub struct Run {
 impl Run {
     fn of(a: cli::RunArgs) -> Run {
         let setup = Setup::of(&a.setup);
+        let in_place = a.check.in_place.map(Into::into);
         let input = match (a.input, a.check.collective) {
             (Some(path), _) => Input::File(path),
             (None, Some(collective)) => Input::Check(check_of(collective, a.check, &setup)),
-            (None, None) => unreachable!("clap requires an input file or --collective"),
+            (None, None) => Input::Default,
         };
         Run {
             input,
+            in_place,
             setup,
             budget: a.budget,
             rounds: a.rounds,
@@ -539,6 +546,16 @@ mod tests {
             panic!("a check, not a file")
         };
         assert_eq!(check.competitors, None);
+        // --in-place with a file, or with the default input: over its checks.
+        for args in [
+            &["run", "in.yaml", "--in-place", "both"][..],
+            &["run", "--in-place", "true"],
+        ] {
+            let Command::Run(run) = settings(args) else {
+                panic!("run")
+            };
+            assert!(run.in_place.is_some(), "{args:?}");
+        }
     }
 
     #[test]

@@ -230,11 +230,42 @@ pub fn write_path_atomically(path: &Path, bytes: &[u8]) -> Result<(), WriteError
     write_atomically(dir, &name.to_string_lossy(), bytes)
 }
 
+/// The list of the files a finished analysis wrote into its directory, one
+/// name a line: the next analysis written there removes those of them it
+/// does not write again (a per-collective figure of a collective no longer
+/// checked), and nothing else.
+pub const MANIFEST: &str = "files.txt";
+
+/// The names [`MANIFEST`] in `dir` lists; only plain file names in the
+/// directory itself (no path, no hidden file), so that an edited list can
+/// never remove anything elsewhere. None listed if there is no list.
+fn listed(dir: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(dir.join(MANIFEST)).unwrap_or_default();
+    text.lines()
+        .map(str::trim)
+        .filter(|name| {
+            !name.is_empty()
+                && !name.starts_with('.')
+                && !name.contains(['/', '\\'])
+                && *name != MANIFEST
+        })
+        .map(str::to_string)
+        .collect()
+}
+
 /// Writes every file of a finished analysis into `dir`: results.json,
 /// flushed to disk, and what is rendered from it (summary.csv, report.md,
 /// the SVG figures), each replaced whole but not flushed: a few hundred
-/// figures took 1.5 s flushed one by one, 0.7 s not.
+/// figures took 1.5 s flushed one by one, 0.7 s not. Then the files an
+/// earlier analysis listed in [`MANIFEST`] and this one did not write are
+/// removed, and the list replaced by this one's.
 pub fn write_reports(dir: &Path, results: &Results) -> Result<(), WriteError> {
+    let earlier = listed(dir);
+    let mut written = vec![
+        "results.json".to_string(),
+        "summary.csv".to_string(),
+        "report.md".to_string(),
+    ];
     results::write(dir, results)?;
     let mut summary = Vec::new();
     report::csv::render(&mut summary, results).expect("writing to memory");
@@ -244,6 +275,41 @@ pub fn write_reports(dir: &Path, results: &Results) -> Result<(), WriteError> {
     })?;
     for (name, svg) in report::svg::render_all(results) {
         replace(dir, &name, svg.as_bytes(), Durable::No)?;
+        written.push(name);
     }
-    Ok(())
+    for stale in earlier.iter().filter(|name| !written.contains(name)) {
+        match std::fs::remove_file(dir.join(stale)) {
+            Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
+                return Err(WriteError {
+                    path: dir.join(stale),
+                    error,
+                })
+            }
+            _ => {}
+        }
+    }
+    let mut list = written.join("\n");
+    list.push('\n');
+    replace(dir, MANIFEST, list.as_bytes(), Durable::No)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Only plain names of the directory count: a list that names a path,
+    /// a parent or a hidden file removes nothing there.
+    #[test]
+    fn the_list_names_only_files_of_its_own_directory() {
+        let dir = std::env::temp_dir().join(format!("pgcheck-manifest-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join(MANIFEST),
+            "report.md\n../outside.txt\nsub/x.svg\n.hidden\n\nlatency-bcast.svg\nfiles.txt\n",
+        )
+        .unwrap();
+        assert_eq!(listed(&dir), ["report.md", "latency-bcast.svg"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(listed(&dir).is_empty());
+    }
 }

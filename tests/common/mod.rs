@@ -68,17 +68,54 @@ pub fn messages(stderr: &str) -> Vec<String> {
     messages.into_iter().map(|(_, message)| message).collect()
 }
 
-/// A run's `results.json` in `dir`, if it wrote a readable one.
+/// A run's `results.json` in `dir`, if it wrote a readable one; valid
+/// against its schema ([`assert_valid`]) when it did.
 pub fn results_if_written(dir: &Path) -> Option<serde_json::Value> {
     let text = std::fs::read_to_string(dir.join("results.json")).ok()?;
-    serde_json::from_str(&text).ok()
+    let results = serde_json::from_str(&text).ok()?;
+    assert_valid(&dir.join("results.json"), &results);
+    Some(results)
 }
 
-/// A run's `results.json` in `dir`.
+/// A run's `results.json` in `dir`, valid against its schema
+/// ([`assert_valid`]): every test that reads one checks the schema too.
 pub fn results(dir: &Path) -> serde_json::Value {
     let path = dir.join("results.json");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    let results = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert_valid(&path, &results);
+    results
+}
+
+/// docs/results.schema.json, compiled once per test binary.
+pub fn results_schema() -> &'static jsonschema::Validator {
+    static SCHEMA: std::sync::OnceLock<jsonschema::Validator> = std::sync::OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/results.schema.json");
+        let schema: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        jsonschema::validator_for(&schema).expect("the schema is valid JSON Schema")
+    })
+}
+
+/// What the schema finds wrong in `results`, one line each.
+pub fn schema_errors(results: &serde_json::Value) -> Vec<String> {
+    results_schema()
+        .iter_errors(results)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect()
+}
+
+/// `results` (read from `path`) is valid against docs/results.schema.json,
+/// which admits no field it does not describe.
+pub fn assert_valid(path: &Path, results: &serde_json::Value) {
+    let errors = schema_errors(results);
+    assert!(
+        errors.is_empty(),
+        "{} against docs/results.schema.json:\n{}",
+        path.display(),
+        errors.join("\n")
+    );
 }
 
 /// A run's observations in `dir` as CSV text with raw.csv.gz's columns:
@@ -332,6 +369,24 @@ impl Launch {
             .process_group(0)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
+            .spawn()
+            .expect("mpirun starts")
+    }
+
+    /// Adds `arg` to pgcheck's arguments.
+    pub fn arg(mut self, arg: &str) -> Launch {
+        self.command.arg(arg);
+        self
+    }
+
+    /// Starts it without waiting, like [`Launch::spawn`], its standard
+    /// error into `stderr`.
+    pub fn spawn_to(mut self, stderr: std::fs::File) -> std::process::Child {
+        use std::os::unix::process::CommandExt;
+        self.command
+            .process_group(0)
+            .stdout(Stdio::null())
+            .stderr(stderr)
             .spawn()
             .expect("mpirun starts")
     }

@@ -3,14 +3,21 @@
 //! described under it.
 
 use super::{Cell as Entry, Comparison};
-use crate::report::text::{grid::paint, style, Look};
+use crate::report::text::{bind, fitted, grid::paint, style, unbind, wrap, Look};
 use comfy_table::{Attribute, Cell, CellAlignment, Table};
 
 /// The table and the runs' lines; `color` paints the severities and puts
 /// the fastest medians in bold (the `*` stays, for a reader without colour).
 pub fn render(comparison: &Comparison, color: bool) -> String {
+    render_to(comparison, &Look::stdout(color))
+}
+
+/// [`render`] in a given look, within its width.
+pub fn render_to(comparison: &Comparison, look: &Look) -> String {
+    let color = look.color;
+    let width = usize::from(look.width);
     let mut table = Table::new();
-    style(&mut table, &Look::stdout(color));
+    style(&mut table, look);
     let mut header = vec![Cell::new("case")];
     for run in &comparison.runs {
         header.push(
@@ -21,7 +28,7 @@ pub fn render(comparison: &Comparison, color: bool) -> String {
     }
     table.set_header(header);
     for row in &comparison.rows {
-        let mut cells = vec![Cell::new(comparison.label(row))];
+        let mut cells = vec![Cell::new(bind(&comparison.label(row)))];
         for cell in &row.cells {
             cells.extend(match cell {
                 Some(cell) => entry(cell, color),
@@ -33,16 +40,18 @@ pub fn render(comparison: &Comparison, color: bool) -> String {
         }
         table.add_row(cells);
     }
-    let mut out = String::from(
-        "pgcheck compare: per case, the median of default's per-round medians and the severity of the worst competitor significantly faster by more than the margin of each run; * the fastest median of the row (separate runs: no test across them); —: the run lacks the case\n",
+    let mut out = wrap(
+        "pgcheck compare: per case, the median of default's per-round medians and the severity of the worst competitor significantly faster by more than the margin of each run; * the fastest median of the row (separate runs: no test across them); —: the run lacks the case",
+        width,
+        "",
     );
     if let Some(elements) = comparison.elements() {
-        out += &format!("every case: {elements}\n");
+        out += &wrap(&format!("every case: {elements}"), width, "  ");
     }
-    out += &format!("{table}\n");
+    out += &fitted(table);
     for run in &comparison.runs {
-        out += &format!(
-            "{}: {}, {}{}{}; {}\n",
+        let line = format!(
+            "{}: {}, {}{}{}; {}",
             run.name,
             run.source,
             run.layout(),
@@ -52,6 +61,7 @@ pub fn render(comparison: &Comparison, color: bool) -> String {
             if run.complete { "" } else { ", INCOMPLETE" },
             run.tally()
         );
+        out += &unbind(&wrap(&bind(&line), width, "  "));
     }
     out
 }
@@ -59,8 +69,8 @@ pub fn render(comparison: &Comparison, color: bool) -> String {
 /// A run's median and severity cells.
 fn entry(cell: &Entry, color: bool) -> [Cell; 2] {
     let star = if cell.best { "*" } else { " " };
-    let mut median =
-        Cell::new(format!("{}{star}", cell.median_label())).set_alignment(CellAlignment::Right);
+    let mut median = Cell::new(bind(&format!("{}{star}", cell.median_label())))
+        .set_alignment(CellAlignment::Right);
     if cell.best && color {
         median = median.add_attribute(Attribute::Bold);
     }
@@ -122,6 +132,21 @@ mod tests {
         assert!(text.contains("every case: byte bor"));
         let described = line(&text, "Open MPI v4.1.4 on vm: dir-a");
         assert!(described.contains("1 violated, 2 hold"), "{described}");
+    }
+
+    /// At 60, 80 and 100 columns the table and its lines wrap at spaces,
+    /// never inside a word or between a number and its unit.
+    #[test]
+    fn the_comparison_breaks_no_word_at_any_width() {
+        crate::report::text::assert_no_word_broken(|width| {
+            render_to(
+                &comparison(),
+                &Look {
+                    color: false,
+                    width,
+                },
+            )
+        });
     }
 
     #[test]

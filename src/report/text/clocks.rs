@@ -1,6 +1,6 @@
 //! `pgcheck clocks`: residual clock offsets after synchronisation.
 
-use super::{style, Look};
+use super::{bind, fitted, style, Look};
 use comfy_table::{Cell, CellAlignment, Table};
 
 /// Offsets of every rank's global clock to rank 0, in µs, right after
@@ -11,7 +11,7 @@ pub fn render(sync_s: f64, wait_s: f64, now: &[f64], later: &[f64]) -> String {
     table.set_header(vec![
         "rank".to_string(),
         "offset after sync [µs]".to_string(),
-        format!("offset after {wait_s:.1} s [µs]"),
+        bind(&format!("offset after {wait_s:.1} s [µs]")),
     ]);
     for (rank, (a, b)) in now.iter().zip(later).enumerate() {
         let right = |text: String| Cell::new(text).set_alignment(CellAlignment::Right);
@@ -23,9 +23,10 @@ pub fn render(sync_s: f64, wait_s: f64, now: &[f64], later: &[f64]) -> String {
     }
     let worst = |v: &[f64]| v.iter().fold(0.0f64, |m, x| m.max(x.abs())) * 1e6;
     format!(
-        "clock synchronisation of {} processes took {:.3} ms\n{table}\nlargest |offset|: {:.3} µs after sync, {:.3} µs after {wait_s:.1} s\n",
+        "clock synchronisation of {} processes took {:.3} ms\n{}largest |offset|: {:.3} µs after sync, {:.3} µs after {wait_s:.1} s\n",
         now.len(),
         sync_s * 1e3,
+        fitted(table),
         worst(now),
         worst(later)
     )

@@ -72,50 +72,134 @@ pub fn render(results: &Results, details: bool, look: &Look) -> String {
 /// The blocks as lines of at most `look.width` columns: a blank line
 /// before each heading, tables boxed.
 pub fn write(blocks: &[Block], look: &Look) -> String {
+    unbind(&write_bound(blocks, look))
+}
+
+/// A number and its unit, or a comparison and its number, are one word:
+/// they wrap together. Held together by a no-break space, which comfy-table
+/// and [`wrap`] never break at, and which [`unbind`] makes a space again.
+const BIND: char = '\u{a0}';
+
+/// The units that follow a number: sizes, times, shares and factors.
+const UNITS: [&str; 14] = [
+    "B", "KiB", "MiB", "GiB", "kB", "MB", "GB", "ns", "µs", "us", "ms", "s", "%", "×",
+];
+
+/// `text` with each number bound to the unit after it ("14.82 µs",
+/// "2 KiB") and each comparison to the number after it ("≥ 1.43×").
+pub fn bind(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut words = text.split(' ').peekable();
+    while let Some(word) = words.next() {
+        out += word;
+        let Some(next) = words.peek() else { break };
+        let unit = next.trim_end_matches([',', ';', ')', '.', ':']);
+        let number = word.ends_with(|c: char| c.is_ascii_digit()) && UNITS.contains(&unit);
+        let comparison = ["≥", "≤", "<", ">", "≈", "~"]
+            .iter()
+            .any(|c| word.ends_with(c))
+            && next.starts_with(|c: char| c.is_ascii_digit());
+        out.push(if number || comparison { BIND } else { ' ' });
+    }
+    out
+}
+
+/// What [`bind`] bound, spaced again for the reader (and for anything
+/// that searches the text).
+pub fn unbind(text: &str) -> String {
+    text.replace(BIND, " ")
+}
+
+/// [`write`] with numbers still bound to their units.
+fn write_bound(blocks: &[Block], look: &Look) -> String {
     let width = usize::from(look.width);
     let mut out = String::new();
     for block in blocks {
         match block {
             Block::Heading(_, line) => {
                 out += "\n";
-                out += &wrap(&line.words(), width, "");
+                out += &wrap(&bind(&line.words()), width, "");
             }
-            Block::Paragraph(line) => out += &wrap(&line.words(), width, ""),
-            Block::Warning(line) => out += &wrap(&format!("WARNING: {}", line.words()), width, ""),
+            Block::Paragraph(line) => out += &wrap(&bind(&line.words()), width, ""),
+            Block::Warning(line) => {
+                out += &wrap(&bind(&format!("WARNING: {}", line.words())), width, "")
+            }
             Block::List(items) => {
                 for item in items {
-                    out += &wrap(&format!("  {}", item.words()), width, "    ");
+                    out += &wrap(&bind(&format!("  {}", item.words())), width, "    ");
                 }
             }
-            Block::Table(t) => out += &table_text(t, look),
-            Block::Fold(_, blocks) => out += &write(blocks, look),
+            Block::Table(t) => out += &table_bound(t, look),
+            Block::Fold(_, blocks) => out += &write_bound(blocks, look),
         }
     }
     out
 }
 
 /// A document table boxed to the look's width, or as records when its
-/// names alone are wider.
+/// words cannot all stand whole side by side.
 pub fn table_text(t: &crate::report::document::Table, look: &Look) -> String {
+    unbind(&table_bound(t, look))
+}
+
+/// [`table_text`] with numbers still bound to their units.
+fn table_bound(t: &crate::report::document::Table, look: &Look) -> String {
     match table(t, look) {
         Some(boxed) => format!("{boxed}\n"),
-        None => records(t, usize::from(look.width)),
+        None => {
+            let header: Vec<String> = t.columns.iter().map(|(name, _)| name.clone()).collect();
+            let rows = t
+                .rows
+                .iter()
+                .map(|row| row.iter().map(|c| bind(&c.words())).collect());
+            records(&header, rows, usize::from(look.width))
+        }
     }
 }
 
-/// A table too wide for the width even with only its names whole, as one
-/// record per row: the first column's header and cell, then each other
-/// column's, indented.
-fn records(t: &crate::report::document::Table, width: usize) -> String {
+/// A comfy table fitted to its width ([`arrange`]), or as records when its
+/// words cannot all stand whole side by side; its cells bound ([`bind`])
+/// by whoever filled it, spaced again here.
+pub fn fitted(mut table: Table) -> String {
+    match arrange(&mut table) {
+        true => unbind(&format!("{table}\n")),
+        false => {
+            let width = usize::from(table.width().unwrap_or(DEFAULT_WIDTH));
+            let header: Vec<String> = table
+                .header()
+                .map(|h| {
+                    h.cell_iter()
+                        .map(|c| c.content().replace('\n', " "))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let rows = table.row_iter().map(|r| {
+                r.cell_iter()
+                    .map(|c| c.content().replace('\n', " "))
+                    .collect()
+            });
+            unbind(&records(&header, rows, width))
+        }
+    }
+}
+
+/// A table too wide for the width with its words whole, as one record per
+/// row: the first column's header and cell, then each other column's,
+/// indented; empty cells left out.
+fn records(header: &[String], rows: impl Iterator<Item = Vec<String>>, width: usize) -> String {
     let mut out = String::new();
-    for row in &t.rows {
-        for (i, ((name, _), cell)) in t.columns.iter().zip(row).enumerate() {
+    for row in rows {
+        for (i, (name, cell)) in header.iter().zip(row).enumerate() {
             let (indent, more) = if i == 0 {
                 ("", "    ")
             } else {
                 ("  ", "      ")
             };
-            out += &wrap(&format!("{indent}{name}: {}", cell.words()), width, more);
+            let name = name.trim();
+            if cell.trim().is_empty() && i > 0 {
+                continue;
+            }
+            out += &wrap(&format!("{indent}{name}: {}", cell.trim()), width, more);
         }
     }
     out
@@ -134,11 +218,11 @@ fn table(t: &crate::report::document::Table, look: &Look) -> Option<Table> {
     table.set_header(
         t.columns
             .iter()
-            .map(|(name, align)| Cell::new(name).set_alignment(alignment(*align))),
+            .map(|(name, align)| Cell::new(bind(name)).set_alignment(alignment(*align))),
     );
     for row in &t.rows {
         table.add_row(row.iter().zip(&t.columns).map(|(line, (_, align))| {
-            let cell = Cell::new(line.words()).set_alignment(alignment(*align));
+            let cell = Cell::new(bind(&line.words())).set_alignment(alignment(*align));
             match (look.color, line.first_mark()) {
                 (true, Some(mark)) => grid::paint(cell, mark),
                 _ => cell,
@@ -150,15 +234,12 @@ fn table(t: &crate::report::document::Table, look: &Look) -> Option<Table> {
 
 /// Once the rows are in: two spaces between columns instead of three (the
 /// room of a wider cell before anything wraps), and every column's width
-/// chosen here, so that cells wrap only at spaces where the width allows
-/// and names ([`is_name`]) never break. False if the names alone are wider
-/// than the table may be.
+/// chosen here, so that cells wrap only at spaces and no word breaks
+/// (comfy-table breaks only words wider than their column). False if the
+/// widest words of the columns side by side are wider than the table may
+/// be: the caller then writes records.
 pub fn arrange(table: &mut Table) -> bool {
-    let padding = |i: usize| if i == 0 { (1, 1) } else { (0, 1) };
     let count = table.column_count();
-    let paddings: usize = (0..count)
-        .map(|i| usize::from(padding(i).0 + padding(i).1))
-        .sum();
     // comfy-table draws a line, or a space, between columns when the
     // style has any of these.
     let between = [
@@ -172,10 +253,30 @@ pub fn arrange(table: &mut Table) -> bool {
         true => count.saturating_sub(1),
         false => 0,
     };
-    let borders = 2 + separators + paddings;
-    let room = usize::from(table.width().unwrap_or(u16::MAX)).saturating_sub(borders);
-    let widths = column_widths(&columns(table), room);
-    let fits = widths.iter().sum::<usize>() <= room;
+    let needs = columns(table);
+    let words = needs.iter().map(|n| n.word).sum::<usize>();
+    let width = usize::from(table.width().unwrap_or(u16::MAX));
+    let room_with = |padding: &dyn Fn(usize) -> (u16, u16)| {
+        let paddings: usize = (0..count)
+            .map(|i| usize::from(padding(i).0 + padding(i).1))
+            .sum();
+        width.saturating_sub(2 + separators + paddings)
+    };
+    let loose = |i: usize| if i == 0 { (1, 1) } else { (0, 1) };
+    // Where the words do not fit so, the separator's space alone between
+    // columns (verify's longest names at 100 columns).
+    let tight = |i: usize| match i {
+        0 => (1, 1),
+        i if i + 1 == count => (0, 1),
+        _ => (0, 0),
+    };
+    let padding: &dyn Fn(usize) -> (u16, u16) = match words > room_with(&loose) && separators > 0 {
+        true => &tight,
+        false => &loose,
+    };
+    let room = room_with(padding);
+    let fits = words <= room;
+    let widths = column_widths(&needs, room);
     for (i, (column, width)) in table.column_iter_mut().zip(widths).enumerate() {
         let (left, right) = padding(i);
         column.set_padding((left, right));
@@ -202,7 +303,9 @@ fn columns(table: &mut Table) -> Vec<Needs> {
             let content = cell.content();
             for line in content.lines() {
                 needs.line = needs.line.max(width(line));
-                for word in line.split_whitespace() {
+                // Words as comfy-table splits them: at spaces only, so
+                // that bound numbers and units count as one.
+                for word in line.split(' ') {
                     needs.word = needs.word.max(width(word));
                     if is_name(word) {
                         needs.name = needs.name.max(width(word));
@@ -292,6 +395,35 @@ pub fn wrap(text: &str, width: usize, indent: &str) -> String {
         out.push('\n');
     }
     out
+}
+
+/// Asserts that `render` at 60, 80 and 100 columns breaks no word: every
+/// word of its lines, numbers bound to their units again ([`bind`]), is a
+/// word of its render at a width that wraps nothing. Box borders aside, and
+/// the colon that records put after a column's name.
+#[cfg(test)]
+pub(crate) fn assert_no_word_broken(render: impl Fn(u16) -> String) {
+    let words = |text: &str| -> Vec<String> {
+        text.lines()
+            .flat_map(|line| {
+                bind(line)
+                    .split(' ')
+                    .map(|w| w.trim_end_matches(':').to_string())
+                    .collect::<Vec<_>>()
+            })
+            .filter(|w| !w.is_empty() && !w.chars().all(|c| "+-|=".contains(c)))
+            .collect()
+    };
+    let whole: std::collections::HashSet<String> = words(&render(10_000)).into_iter().collect();
+    for width in [60, 80, 100] {
+        let text = render(width);
+        for word in words(&text) {
+            assert!(
+                whole.contains(&word),
+                "{word:?} is broken at {width} columns:\n{text}"
+            );
+        }
+    }
 }
 
 #[cfg(test)]
@@ -718,32 +850,42 @@ mod tests {
     }
 
     /// Columns get their widest line when all fit, else their widest word
-    /// when all those fit, else at least their widest name.
+    /// and what is left shared out; where the widest words do not fit side
+    /// by side, `arrange` says so (the caller writes records).
     #[test]
-    fn columns_wrap_at_spaces_and_never_break_a_name() {
+    fn columns_wrap_at_spaces_and_never_break_a_word() {
         let needs = |line, word, name| Needs { line, word, name };
         let columns = [needs(8, 4, 0), needs(19, 19, 19), needs(33, 12, 0)];
         assert_eq!(column_widths(&columns, 60), [8, 19, 33]);
         assert_eq!(column_widths(&columns, 40), [7, 19, 14]);
-        assert_eq!(column_widths(&columns, 30), [6, 19, 5]);
-        let mut table = Table::new();
-        style(
-            &mut table,
-            &Look {
-                color: false,
-                width: 40,
-            },
-        );
-        table.set_header(vec!["size [B]", "competitor", "verdict"]);
-        table.add_row(vec![
-            "8",
-            "allgather_circulant",
-            "inconclusive (≥ 5.15×) and more",
-        ]);
+        let table_at = |width| {
+            let mut table = Table::new();
+            style(
+                &mut table,
+                &Look {
+                    color: false,
+                    width,
+                },
+            );
+            table.set_header(vec!["size [B]", "competitor", "verdict"]);
+            table.add_row(vec![
+                "8".to_string(),
+                "allgather_circulant".to_string(),
+                bind("inconclusive (≥ 5.15×) and more"),
+            ]);
+            table
+        };
+        let mut table = table_at(44);
         assert!(arrange(&mut table));
         let text = table.to_string();
-        assert!(text.lines().all(|l| l.chars().count() <= 40), "{text}");
+        assert!(text.lines().all(|l| l.chars().count() <= 44), "{text}");
         assert!(text.contains(" allgather_circulant "), "{text}");
+        assert!(text.contains(" inconclusive "), "{text}");
+        assert!(text.contains("(≥\u{a0}5.15×)"), "{text}");
+        // 4 + 19 + 12 columns of words fit 42 with the separators alone between
+        // the columns (7 of borders), not 41.
+        assert!(arrange(&mut table_at(42)));
+        assert!(!arrange(&mut table_at(41)));
     }
 
     /// Names that do not fit side by side: a record per row, within the
@@ -773,6 +915,62 @@ mod tests {
                 "violation: remaining\n  baseline: violated by {name}\n      (1.312×, medium)\n  now: violated by {name} (1.3×)\n"
             )
         );
+    }
+
+    /// Every table and line of the report, with every candidate, at 60,
+    /// 80 and 100 columns: no word broken ("collectiv/e", "14.82/µs").
+    #[test]
+    fn the_report_breaks_no_word_at_any_width() {
+        let results = fixture::results();
+        for details in [false, true] {
+            assert_no_word_broken(|width| {
+                render(
+                    &results,
+                    details,
+                    &Look {
+                        color: false,
+                        width,
+                    },
+                )
+            });
+        }
+    }
+
+    /// A competitor left out for memory says why on the terminal too, not
+    /// only in report.md; other skips stay in the details.
+    #[test]
+    fn a_skip_for_memory_is_named_without_details() {
+        let mut results = fixture::results();
+        let why = "may need 70.0 MiB per process with the scratch of 2 competitors, above --max-memory 64.0 MiB";
+        results.checks[0].candidates.push(fixture::excluded(
+            "allreduce_as_reduce_bcast",
+            "skipped",
+            why,
+        ));
+        let text = report(&results)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert_eq!(
+            text.matches("above --max-memory 64.0 MiB").count(),
+            1,
+            "{text}"
+        );
+        assert!(
+            text.contains("skipped: reduce_bcast: may need 70.0 MiB"),
+            "{text}"
+        );
+        assert!(!text.contains("needs a commutative operator"), "{text}");
+    }
+
+    #[test]
+    fn binds_numbers_to_units_and_comparisons_to_numbers() {
+        assert_eq!(
+            bind("took 14.82 µs, 2 KiB (≥ 1.43×) at 8 B"),
+            "took 14.82\u{a0}µs, 2\u{a0}KiB (≥\u{a0}1.43×) at 8\u{a0}B"
+        );
+        assert_eq!(unbind(&bind("8 B")), "8 B");
+        assert_eq!(bind("split-robustness holds"), "split-robustness holds");
     }
 
     #[test]

@@ -53,13 +53,16 @@ pub fn render_to(runs: &[CaseData], look: &Look) -> (String, usize) {
         }
     }
     use Align::{Left, Right};
+    // The counts' headers short, so that the longest collective and
+    // candidate names (reduce_scatter_block, 41 characters) and the rest
+    // stand side by side within 100 columns.
     let mut table = Table::new([
         ("collective", Left),
         ("candidate", Left),
         ("result", Left),
-        ("passed", Right),
-        ("failed", Right),
-        ("skipped", Right),
+        ("pass", Right),
+        ("fail", Right),
+        ("skip", Right),
     ]);
     let width = usize::from(look.width);
     let mut details = String::new();
@@ -74,7 +77,12 @@ pub fn render_to(runs: &[CaseData], look: &Look) -> (String, usize) {
         } else {
             "skipped"
         };
-        if let Some(detail) = t.first_failure.as_ref().or(t.skip_reason.as_ref()) {
+        // The library's own failures are named case by case under the
+        // table; its first one here too printed the same line twice.
+        let named_below = candidate == DEFAULT && t.failed > 0;
+        if let Some(detail) =
+            (t.first_failure.as_ref().or(t.skip_reason.as_ref())).filter(|_| !named_below)
+        {
             details += &wrap(
                 &format!("{candidate} ({collective}), {result}: {detail}"),
                 width,
@@ -148,6 +156,57 @@ mod tests {
             text.contains("allreduce_as_reducescatterblock_allgather (allreduce), FAIL: 64 B"),
             "{text}"
         );
+    }
+
+    /// The library's wrong result is one line, not two (the first failure's
+    /// and the case's).
+    #[test]
+    fn a_wrong_result_of_the_library_is_named_once() {
+        let mut wrong = Sample::measured(DEFAULT);
+        wrong.outcome = Outcome::Wrong("rank 1: element 3 is 4, expected 5".into());
+        let run = CaseData {
+            key: CaseKey::allreduce_bytes(64),
+            samples: vec![wrong],
+            smaller: None,
+        };
+        let (text, failures) = render_to(&[run], &plain(120));
+        assert_eq!(failures, 1);
+        assert_eq!(
+            text.matches("element 3 is 4, expected 5").count(),
+            1,
+            "{text}"
+        );
+    }
+
+    /// At 60, 80 and 100 columns: no word broken ("resu/lt", "skip/ped").
+    #[test]
+    fn the_verification_breaks_no_word_at_any_width() {
+        let mut skipped = Sample::measured("allreduce_as_allreduce_lane");
+        skipped.outcome =
+            Outcome::Skipped("needs several nodes with the same ranks per node".into());
+        let mut all = cases();
+        all[0].samples.push(skipped);
+        crate::report::text::assert_no_word_broken(|width| render_to(&all, &plain(width)).0);
+    }
+
+    /// The longest collective and candidate names side by side in a box
+    /// at 100 columns, as the tests read it (`VerifyCounts`).
+    #[test]
+    fn the_longest_names_fit_a_box_at_100_columns() {
+        let longest = crate::collective::Collective::ALL
+            .iter()
+            .flat_map(|&c| crate::candidates::competitors_of(c).map(move |k| (c, k.name)))
+            .max_by_key(|(c, name)| c.name().len() + name.len())
+            .unwrap();
+        let mut key = CaseKey::allreduce_bytes(64);
+        key.collective = longest.0;
+        let run = CaseData {
+            key,
+            samples: vec![Sample::measured(DEFAULT), Sample::measured(longest.1)],
+            smaller: None,
+        };
+        let (text, _) = render_to(&[run], &plain(100));
+        assert!(text.contains(&format!("| {} ", longest.0.name())), "{text}");
     }
 
     /// A width its names cannot fit: a record per row, no line wider.
