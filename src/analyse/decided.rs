@@ -23,18 +23,22 @@ impl Results {
             .count()
     }
 
-    /// Why this run could not decide, if it could not: noisy by the noise
-    /// rule, or more than half of its decidable cases (measured, library
-    /// right) inconclusive or powerless.
+    /// Why this run could not decide, if it could not: the baseline too
+    /// small to decide regressions and new violations, and then noisy by
+    /// the noise rule, or more than half of its decidable cases (measured,
+    /// library right) inconclusive or powerless.
     pub fn undecided(&self) -> Option<String> {
-        if let Some(noise) = self
+        let baseline = self
+            .baseline
+            .as_ref()
+            .and_then(|b| b.undecided.as_deref())
+            .map(|why| format!("regressions and new violations {why}"));
+        let noisy = self
             .meta
             .noise
             .as_ref()
             .filter(|n| n.verdict == NoiseVerdict::Noisy)
-        {
-            return Some(format!("noisy run: {}", noise.reason));
-        }
+            .map(|noise| format!("noisy run: {}", noise.reason));
         let decidable: Vec<_> = self
             .checks
             .iter()
@@ -49,17 +53,14 @@ impl Results {
             .iter()
             .filter(|c| c.conclusion == Conclusion::Inconclusive || c.powerless)
             .count();
-        (2 * open > decidable.len())
-            .then(|| {
-                format!(
-                    "{open} of {} cases inconclusive or powerless",
-                    decidable.len()
-                )
-            })
-            .or_else(|| {
-                let why = self.baseline.as_ref()?.undecided.as_deref()?;
-                Some(format!("regressions and new violations {why}"))
-            })
+        let open = (2 * open > decidable.len()).then(|| {
+            format!(
+                "{open} of {} cases inconclusive or powerless",
+                decidable.len()
+            )
+        });
+        let reasons: Vec<String> = [baseline, noisy.or(open)].into_iter().flatten().collect();
+        (!reasons.is_empty()).then(|| reasons.join("; "))
     }
 }
 

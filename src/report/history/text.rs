@@ -6,14 +6,22 @@ use super::{
     under_test_cell, under_test_line,
 };
 use crate::analyse::history::History;
-use crate::report::text::{style, Look};
+use crate::report::text::{bind, fitted, style, unbind, wrap, Look};
 use comfy_table::{Cell, CellAlignment, Table};
 
 pub fn render(history: &History) -> String {
+    render_to(history, &Look::auto())
+}
+
+/// [`render`] in a given look, within its width: a table that breaks no
+/// word, lines wrapped at spaces.
+pub fn render_to(history: &History, look: &Look) -> String {
+    let width = usize::from(look.width);
+    let line = |text: &str| unbind(&wrap(&bind(text), width, "  "));
     let mut table = Table::new();
-    style(&mut table, &Look::auto());
+    style(&mut table, look);
     table.force_no_tty();
-    let right = |text: String| Cell::new(text).set_alignment(CellAlignment::Right);
+    let right = |text: String| Cell::new(bind(&text)).set_alignment(CellAlignment::Right);
     let mut header = vec![
         Cell::new("case"),
         right("launches".into()),
@@ -27,31 +35,36 @@ pub fn render(history: &History) -> String {
     table.set_header(header);
     for case in &history.cases {
         let (first, last) = first_and_last(case);
+        let changes: Vec<String> = changes_cell(history, case)
+            .iter()
+            .map(|c| bind(c))
+            .collect();
         let mut row = vec![
-            Cell::new(&case.label),
+            Cell::new(bind(&case.label)),
             right(launches_label(history, case)),
             right(first),
             right(last),
-            Cell::new(changes_cell(history, case).join("\n")),
+            Cell::new(changes.join("\n")),
         ];
         if history.under_test.is_some() {
             row.push(right(under_test_cell(case)));
         }
         table.add_row(row);
     }
-    let mut out = format!(
-        "pgcheck history: default's launch medians over {} in start order, per case\n{table}\n",
+    let mut out = line(&format!(
+        "pgcheck history: default's launch medians over {} in start order, per case",
         launches_in_words(history)
-    );
+    ));
+    out += &fitted(table);
     for note in notes(history) {
-        out += &format!("{note}\n");
+        out += &line(&note);
     }
     out += "launches, in start order:\n";
     for (i, run) in history.runs.iter().enumerate() {
-        out += &format!("{:>4}. {}\n", i + 1, run_line(run));
+        out += &line(&format!("{:>4}. {}", i + 1, run_line(run)));
     }
     if let Some(run) = &history.under_test {
-        out += &format!("      {}\n", under_test_line(run));
+        out += &line(&format!("      {}", under_test_line(run)));
     }
     out
 }
@@ -83,6 +96,20 @@ mod tests {
         assert!(line("  12. launch-11").contains("2025-01-01T11:00:00Z"));
         assert!(!text.contains('\x1b'));
         assert!(!text.contains("under test"), "no launch under test");
+    }
+
+    #[test]
+    fn the_history_breaks_no_word_at_any_width() {
+        let history = super::super::fixture::with_under_test();
+        crate::report::text::assert_no_word_broken(|width| {
+            render_to(
+                &history,
+                &Look {
+                    color: false,
+                    width,
+                },
+            )
+        });
     }
 
     #[test]
