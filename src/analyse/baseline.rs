@@ -271,13 +271,10 @@ fn comparable(c: Conclusion) -> bool {
     )
 }
 
-/// The slowdown of `default` against `competitor` in the case `key` of
-/// one launch, if both were measured there.
-fn slowdown_in(checks: &[Verdict], key: &CaseKey, competitor: &str) -> Option<f64> {
-    checks
-        .iter()
-        .find(|v| &v.key == key)?
-        .candidates
+/// The slowdown of `default` against `competitor` in `case`, if both were
+/// measured.
+fn slowdown_of(case: &Verdict, competitor: &str) -> Option<f64> {
+    case.candidates
         .iter()
         .find(|c| c.name == competitor)?
         .slowdown
@@ -290,12 +287,9 @@ fn log_slowdowns(launches: &[&[Verdict]], now: &Verdict) -> Option<(Vec<f64>, f6
     let competitor = now.competitor.as_deref()?;
     let then = launches
         .iter()
-        .map(|l| slowdown_in(l, &now.key, competitor).map(f64::ln))
+        .map(|l| slowdown_of(l.iter().find(|v| v.key == now.key)?, competitor).map(f64::ln))
         .collect::<Option<Vec<f64>>>()?;
-    Some((
-        then,
-        slowdown_in(std::slice::from_ref(now), &now.key, competitor)?.ln(),
-    ))
+    Some((then, slowdown_of(now, competitor)?.ln()))
 }
 
 /// The spread of the cases' log slowdowns over `k` baseline launches:
