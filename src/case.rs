@@ -164,3 +164,21 @@ impl Smaller {
             .ok()
     }
 }
+
+/// Where measuring is, sent by `measure` to whoever draws progress (rank 0
+/// only).
+#[derive(Clone, Debug)]
+pub struct Event {
+    /// 1-based index of the case and the number of cases.
+    pub case: usize,
+    pub cases: usize,
+    /// e.g. `allreduce 8 B`.
+    pub label: String,
+    pub candidate: String,
+    /// 1-based round and the number of rounds.
+    pub round: usize,
+    pub rounds: usize,
+    /// Seconds since measuring started, and of the plan booked so far.
+    pub elapsed_s: f64,
+    pub planned_s: f64,
+}

@@ -3,7 +3,7 @@
 use crate::analyse::{Correction, Outliers, Test};
 use crate::collective::Collective;
 use crate::element::{Datatype, Op};
-use crate::exit::Exit;
+use crate::exit::{Exit, FailOn};
 use crate::report::Format;
 use crate::settings::{CacheState, PinMode, SyncRequest, TimedForms, UniversalMode};
 use crate::units::{
@@ -525,47 +525,6 @@ value_enum_of!(
 );
 value_enum_of!(DatatypeArg, Datatype, Byte, Int32, Int64, Float32, Float64);
 value_enum_of!(OpArg, Op, Sum, Prod, Min, Max, Band, Bor, Bxor);
-/// What fails the gate, strictest first.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FailOn {
-    /// Any violation, and any case whose verdict is inconclusive.
-    Inconclusive,
-    /// Any violated case, whatever its severity (the default).
-    Violated,
-    /// Violations the baseline launches did not have (`--baseline`): a
-    /// library's known violations are reported, new ones fail.
-    New,
-    Low,
-    Medium,
-    MediumHigh,
-    High,
-    VeryHigh,
-    /// Nothing found fails: report only (wrong results, regressions and
-    /// runs that could not decide still do).
-    None,
-}
-
-impl FailOn {
-    /// The least severity that fails, where the level is one.
-    pub fn severity(self) -> Option<crate::analyse::Severity> {
-        use crate::analyse::Severity;
-        match self {
-            FailOn::Inconclusive | FailOn::Violated | FailOn::New | FailOn::None => None,
-            FailOn::Low => Some(Severity::Low),
-            FailOn::Medium => Some(Severity::Medium),
-            FailOn::MediumHigh => Some(Severity::MediumHigh),
-            FailOn::High => Some(Severity::High),
-            FailOn::VeryHigh => Some(Severity::VeryHigh),
-        }
-    }
-
-    /// As the command line spells it.
-    pub fn label(self) -> String {
-        self.to_possible_value()
-            .map_or_else(String::new, |v| v.get_name().to_string())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,9 +7,9 @@
 //! that no check names must change no decision and no timing.
 //!
 //! Every wait here is a wait for the other ranks, which the watchdog
-//! bounds ([`crate::measure::watchdog`]).
+//! bounds ([`crate::watchdog`]).
 
-use crate::measure::watchdog;
+use crate::watchdog;
 use algorithms::tree;
 use mpi::datatype::Equivalence;
 use mpi::topology::SimpleCommunicator;

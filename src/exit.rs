@@ -3,7 +3,8 @@
 
 use crate::analyse::baseline::{Comparison, Transition, ViolationChange};
 use crate::analyse::{Conclusion, ExitStatus, Results, Severity};
-use crate::cli::FailOn;
+use crate::watchdog::Failure;
+use clap::ValueEnum;
 
 /// Why pgcheck ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,6 +51,14 @@ impl Exit {
 
     pub fn code(self) -> i32 {
         self as i32
+    }
+
+    /// The status of a job the watchdog ends.
+    pub fn of_failure(failure: Failure) -> Exit {
+        match failure {
+            Failure::Hang => Exit::Hang,
+            Failure::LostRank => Exit::LostRank,
+        }
     }
 
     /// The status of `code` (as another rank sent it); unknown codes are
@@ -331,6 +340,46 @@ impl<'a> Known<'a> {
             .collect();
         let s = if self.new.len() == 1 { "" } else { "s" };
         format!("{} new violation{s}: {}", self.new.len(), named.join("; "))
+    }
+}
+
+/// What fails the gate, strictest first.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailOn {
+    /// Any violation, and any case whose verdict is inconclusive.
+    Inconclusive,
+    /// Any violated case, whatever its severity (the default).
+    Violated,
+    /// Violations the baseline launches did not have (`--baseline`): a
+    /// library's known violations are reported, new ones fail.
+    New,
+    Low,
+    Medium,
+    MediumHigh,
+    High,
+    VeryHigh,
+    /// Nothing found fails: report only (wrong results, regressions and
+    /// runs that could not decide still do).
+    None,
+}
+
+impl FailOn {
+    /// The least severity that fails, where the level is one.
+    pub fn severity(self) -> Option<Severity> {
+        match self {
+            FailOn::Inconclusive | FailOn::Violated | FailOn::New | FailOn::None => None,
+            FailOn::Low => Some(Severity::Low),
+            FailOn::Medium => Some(Severity::Medium),
+            FailOn::MediumHigh => Some(Severity::MediumHigh),
+            FailOn::High => Some(Severity::High),
+            FailOn::VeryHigh => Some(Severity::VeryHigh),
+        }
+    }
+
+    /// As the command line spells it.
+    pub fn label(self) -> String {
+        self.to_possible_value()
+            .map_or_else(String::new, |v| v.get_name().to_string())
     }
 }
 

@@ -5,12 +5,12 @@ use clap::Parser;
 use mpi::traits::*;
 use pgcheck::candidates::library;
 use pgcheck::cli::Cli;
+use pgcheck::commands::arguments::Command;
 use pgcheck::commands::{self, input_error};
 use pgcheck::config;
 use pgcheck::exit::{self, Ending};
 use pgcheck::measure::environment;
 use pgcheck::report;
-use pgcheck::settings::Command;
 use std::rc::Rc;
 
 /// This process's rank as the launcher tells it, before MPI starts; `None`

@@ -56,19 +56,6 @@ fn the_path_finder_sees_paths_and_skips_placeholders() {
     assert_eq!(found, ["src/a.rs", "ci/test"]);
 }
 
-/// The top-level modules of `src/` (but the crate roots).
-fn modules() -> Vec<String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut names: Vec<String> = std::fs::read_dir(root)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .filter(|n| n != "lib.rs" && n != "main.rs")
-        .map(|n| n.trim_end_matches(".rs").to_string())
-        .collect();
-    names.sort();
-    names
-}
-
 /// `source` with comments, string and character literals blanked out, so
 /// that what is left is code (line breaks kept).
 fn code_only(source: &str) -> String {
@@ -185,47 +172,6 @@ fn test_only_files(file: &Path, code: &str) -> Vec<std::path::PathBuf> {
     files
 }
 
-/// The first path segments after every `crate::` of `code`, groups
-/// (`crate::{a::B, c}`) opened.
-fn crate_paths(code: &str) -> Vec<String> {
-    let ident = |s: &str| -> String {
-        s.trim_start()
-            .chars()
-            .take_while(|c| c.is_alphanumeric() || *c == '_')
-            .collect()
-    };
-    let mut names = Vec::new();
-    for (at, found) in code.match_indices("crate::") {
-        if code[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '$') {
-            continue;
-        }
-        let rest = &code[at + found.len()..];
-        match rest.strip_prefix('{') {
-            Some(group) => {
-                let mut depth = 0;
-                let mut item_start = 0;
-                for (j, c) in group.char_indices() {
-                    match c {
-                        '{' => depth += 1,
-                        '}' if depth == 0 => {
-                            names.push(ident(&group[item_start..j]));
-                            break;
-                        }
-                        '}' => depth -= 1,
-                        ',' if depth == 0 => {
-                            names.push(ident(&group[item_start..j]));
-                            item_start = j + 1;
-                        }
-                        _ => {}
-                    }
-                }
-            }
-            None => names.push(ident(rest)),
-        }
-    }
-    names
-}
-
 /// Every `.rs` file at or under `path`.
 fn rust_files(path: &Path) -> Vec<std::path::PathBuf> {
     if path.is_file() {
@@ -243,92 +189,276 @@ fn rust_files(path: &Path) -> Vec<std::path::PathBuf> {
     files
 }
 
-/// What each top-level module of `src/` imports through `crate::` paths,
-/// outside its tests.
-fn imports_in_code() -> std::collections::BTreeMap<String, Vec<String>> {
+/// A file's module path from the crate root: `src/report/model.rs` is
+/// `report::model`, `src/report/mod.rs` is `report`.
+fn module_of(file: &Path) -> Vec<String> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let modules = modules();
-    let all_files = rust_files(&src);
-    let mut test_only = Vec::new();
-    for file in &all_files {
-        test_only.extend(test_only_files(
-            file,
-            &code_only(&std::fs::read_to_string(file).unwrap()),
-        ));
+    let relative = file.strip_prefix(&src).unwrap().with_extension("");
+    let mut module: Vec<String> = relative
+        .iter()
+        .map(|s| s.to_str().unwrap().to_string())
+        .collect();
+    if module.last().is_some_and(|m| m == "mod") {
+        module.pop();
     }
-    let mut imports = std::collections::BTreeMap::new();
-    for module in &modules {
-        let path = match src.join(module).is_dir() {
-            true => src.join(module),
-            false => src.join(format!("{module}.rs")),
-        };
-        let mut names: Vec<String> = rust_files(&path)
-            .iter()
-            .filter(|f| !test_only.contains(f))
-            .flat_map(|f| {
-                crate_paths(&without_tests(&code_only(
-                    &std::fs::read_to_string(f).unwrap(),
-                )))
-            })
-            .filter(|name| name != module && modules.contains(name))
-            .collect();
-        names.sort();
-        names.dedup();
-        imports.insert(module.clone(), names);
-    }
-    imports
+    module
 }
 
-/// The table under "Who imports whom": module → what the page says it
-/// imports.
-fn imports_on_the_map() -> std::collections::BTreeMap<String, Vec<String>> {
-    let text = architecture();
-    let section = text
-        .split("\n## Who imports whom\n")
-        .nth(1)
-        .expect("docs/ARCHITECTURE.md has a section `## Who imports whom`");
-    let section = section.split("\n## ").next().unwrap();
-    let mut imports = std::collections::BTreeMap::new();
-    for row in section.lines().filter(|l| l.starts_with("| `src/")) {
-        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
-        let module = cells[1]
-            .trim_matches('`')
-            .trim_start_matches("src/")
-            .trim_end_matches('/')
-            .trim_end_matches(".rs")
-            .to_string();
-        let mut names: Vec<String> = cells[2]
-            .split(',')
-            .map(|n| n.trim().trim_matches('`').to_string())
-            .filter(|n| !n.is_empty() && n != "—")
-            .collect();
-        names.sort();
-        imports.insert(module, names);
+/// The modules `code` declares as files of its own (`mod name;`).
+fn children(code: &str) -> Vec<String> {
+    code.split(';')
+        .filter_map(|statement| {
+            let words: Vec<&str> = statement.split_whitespace().collect();
+            match words[..] {
+                [.., "mod", name] if name.chars().all(|c| c.is_alphanumeric() || c == '_') => {
+                    Some(name.to_string())
+                }
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+fn is_ident(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// The paths of a use tree (`a::{b::C, d}`), as segments.
+fn use_tree(text: &str) -> Vec<Vec<String>> {
+    let text = text.trim_start();
+    if let Some(group) = text.strip_prefix('{') {
+        let mut paths = Vec::new();
+        let (mut depth, mut item) = (0, 0);
+        for (j, c) in group.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' if depth == 0 => {
+                    paths.extend(use_tree(&group[item..j]));
+                    break;
+                }
+                '}' => depth -= 1,
+                ',' if depth == 0 => {
+                    paths.extend(use_tree(&group[item..j]));
+                    item = j + 1;
+                }
+                _ => {}
+            }
+        }
+        return paths;
     }
-    imports
+    let name: String = text.chars().take_while(|&c| is_ident(c)).collect();
+    if name.is_empty() || name == "self" {
+        return vec![Vec::new()];
+    }
+    match text[name.len()..].trim_start().strip_prefix("::") {
+        Some(rest) => use_tree(rest)
+            .into_iter()
+            .map(|tail| std::iter::once(name.clone()).chain(tail).collect())
+            .collect(),
+        None => vec![vec![name]],
+    }
+}
+
+/// The paths from the crate root that `code` of `module` names: through
+/// `crate::`, `super::`, `self::` or a module it declares, groups opened.
+fn paths_named(module: &[String], code: &str) -> Vec<Vec<String>> {
+    let children = children(code);
+    let mut paths = Vec::new();
+    let mut at = 0;
+    while at < code.len() {
+        let rest = &code[at..];
+        let word: String = rest.chars().take_while(|&c| is_ident(c)).collect();
+        if word.is_empty() {
+            at += rest.chars().next().unwrap().len_utf8();
+            continue;
+        }
+        let before = code[..at].trim_end();
+        let inside_a_path = before.ends_with("::") || before.ends_with(is_ident);
+        at += word.len();
+        let Some(tail) = code[at..].trim_start().strip_prefix("::") else {
+            continue;
+        };
+        if inside_a_path && !before.ends_with("use") {
+            continue;
+        }
+        let mut base: Vec<String> = match word.as_str() {
+            "crate" => Vec::new(),
+            "self" => module.to_vec(),
+            "super" => module[..module.len().saturating_sub(1)].to_vec(),
+            child if children.iter().any(|c| c == child) => {
+                let mut base = module.to_vec();
+                base.push(child.to_string());
+                base
+            }
+            _ => continue,
+        };
+        let mut tail = tail;
+        while let Some(rest) = tail.trim_start().strip_prefix("super::") {
+            base.pop();
+            tail = rest;
+        }
+        for path in use_tree(tail) {
+            paths.push(base.iter().cloned().chain(path).collect());
+        }
+    }
+    paths
+}
+
+/// Every file of `src/` that is compiled outside tests (but the crate
+/// roots), with its code outside tests.
+fn sources() -> Vec<(std::path::PathBuf, String)> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let files = rust_files(&src);
+    let code: Vec<String> = files
+        .iter()
+        .map(|f| code_only(&std::fs::read_to_string(f).unwrap()))
+        .collect();
+    let test_only: Vec<std::path::PathBuf> = files
+        .iter()
+        .zip(&code)
+        .flat_map(|(f, c)| test_only_files(f, c))
+        .collect();
+    let roots = [src.join("lib.rs"), src.join("main.rs")];
+    files
+        .into_iter()
+        .zip(code)
+        .filter(|(f, _)| !test_only.contains(f) && !roots.contains(f))
+        .map(|(f, c)| (f, without_tests(&c)))
+        .collect()
+}
+
+type Graph = std::collections::BTreeMap<String, std::collections::BTreeSet<String>>;
+
+/// Which file of `src/` imports which, each named from `src/` on
+/// (`report/model.rs`).
+fn file_graph() -> Graph {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let sources = sources();
+    let name = |f: &Path| f.strip_prefix(&src).unwrap().display().to_string();
+    let by_module: std::collections::BTreeMap<Vec<String>, String> = sources
+        .iter()
+        .map(|(f, _)| (module_of(f), name(f)))
+        .collect();
+    let mut graph = Graph::new();
+    for (file, code) in &sources {
+        let module = module_of(file);
+        let imports = graph.entry(name(file)).or_default();
+        for path in paths_named(&module, code) {
+            let target = (1..=path.len())
+                .rev()
+                .find_map(|k| by_module.get(&path[..k]));
+            if let Some(target) = target.filter(|t| **t != name(file)) {
+                imports.insert(target.clone());
+            }
+        }
+    }
+    graph
+}
+
+/// The import cycles of `graph`: its strongly connected components of more
+/// than one file (Tarjan's algorithm).
+fn cycles(graph: &Graph) -> Vec<Vec<String>> {
+    struct Walk<'g> {
+        graph: &'g Graph,
+        index: std::collections::BTreeMap<&'g str, (usize, usize)>,
+        stack: Vec<&'g str>,
+        found: Vec<Vec<String>>,
+    }
+    impl<'g> Walk<'g> {
+        fn visit(&mut self, node: &'g str) -> usize {
+            let n = self.index.len();
+            self.index.insert(node, (n, n));
+            self.stack.push(node);
+            let mut low = n;
+            for next in self.graph.get(node).into_iter().flatten() {
+                low = match self.index.get(next.as_str()) {
+                    None => low.min(self.visit(next)),
+                    Some(&(i, _)) if self.stack.contains(&next.as_str()) => low.min(i),
+                    Some(_) => low,
+                };
+            }
+            self.index.insert(node, (n, low));
+            if low == n {
+                let at = self.stack.iter().rposition(|&s| s == node).unwrap();
+                let component: Vec<String> = self.stack.drain(at..).map(str::to_string).collect();
+                if component.len() > 1 {
+                    self.found.push(component);
+                }
+            }
+            low
+        }
+    }
+    let mut walk = Walk {
+        graph,
+        index: Default::default(),
+        stack: Vec::new(),
+        found: Vec::new(),
+    };
+    for node in graph.keys() {
+        if !walk.index.contains_key(node.as_str()) {
+            walk.visit(node);
+        }
+    }
+    walk.found
+}
+
+/// The imports between modules side by side in one folder of `src/` (or
+/// at its top): `from -> to` when a file in `from` imports a file in `to`,
+/// with the first such pair of files seen. A folder's `mod.rs` is the
+/// folder itself, which may use its parts and be used by them.
+fn module_graph(files: &Graph) -> (Graph, std::collections::BTreeMap<(String, String), String>) {
+    let module =
+        |file: &str| module_of(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(file));
+    let mut graph = Graph::new();
+    let mut witness = std::collections::BTreeMap::new();
+    for (from_file, imports) in files {
+        let from = module(from_file);
+        for to_file in imports {
+            let to = module(to_file);
+            let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+            if common == from.len() || common == to.len() {
+                continue;
+            }
+            let (a, b) = (from[..=common].join("/"), to[..=common].join("/"));
+            graph.entry(a.clone()).or_default().insert(b.clone());
+            witness
+                .entry((a, b))
+                .or_insert_with(|| format!("{from_file} -> {to_file}"));
+        }
+    }
+    (graph, witness)
 }
 
 #[test]
-fn the_imports_it_claims_are_the_codes() {
-    let code = imports_in_code();
-    let map = imports_on_the_map();
-    let mut wrong = Vec::new();
-    for (module, imports) in &code {
-        match map.get(module) {
-            None => wrong.push(format!("{module}: not in the table (imports {imports:?})")),
-            Some(claimed) if claimed != imports => wrong.push(format!(
-                "{module}: the table says {claimed:?}, the code imports {imports:?}"
-            )),
-            Some(_) => {}
-        }
-    }
-    for module in map.keys().filter(|m| !code.contains_key(*m)) {
-        wrong.push(format!("{module}: in the table but not a module of src/"));
-    }
+fn no_module_imports_itself_through_others() {
+    let files = file_graph();
+    assert!(files.len() > 100, "too few files read: {}", files.len());
+    let (graph, witness) = module_graph(&files);
+    let witness = &witness;
+    let described: Vec<String> = cycles(&graph)
+        .iter()
+        .map(|cycle| {
+            let arrows: Vec<String> = cycle
+                .iter()
+                .flat_map(|from| {
+                    graph[from]
+                        .iter()
+                        .filter(|to| cycle.contains(to))
+                        .map(move |to| {
+                            format!(
+                                "  {from} -> {to} ({})",
+                                witness[&(from.clone(), to.clone())]
+                            )
+                        })
+                })
+                .collect();
+            format!("{}:\n{}", cycle.join(", "), arrows.join("\n"))
+        })
+        .collect();
     assert!(
-        wrong.is_empty(),
-        "docs/ARCHITECTURE.md, Who imports whom:\n{}",
-        wrong.join("\n")
+        described.is_empty(),
+        "import cycles:\n{}",
+        described.join("\n")
     );
 }
 
@@ -349,13 +479,215 @@ mod tests {
 mod fixture;
 "#;
     let code = without_tests(&code_only(source));
-    assert_eq!(crate_paths(&code), ["a", "b", "c", "d", "g"]);
+    let named: Vec<String> = paths_named(&[], &code)
+        .iter()
+        .map(|p| p.join("::"))
+        .collect();
+    assert_eq!(named, ["a::X", "b::Y", "c", "d::e", "d::f", "g::call"]);
     let files = test_only_files(Path::new("src/x/mod.rs"), &code_only(source));
     assert_eq!(
         files,
         [
             Path::new("src/x/fixture.rs"),
             Path::new("src/x/fixture/mod.rs")
+        ]
+    );
+}
+
+/// The layers of `src/`, top first: a module imports only from the layers
+/// below its own, never from its own or one above. docs/ARCHITECTURE.md
+/// shows the same table.
+const LAYERS: &[(&str, &[&str])] = &[
+    ("subcommands", &["commands"]),
+    ("command line", &["cli"]),
+    ("files", &["store"]),
+    ("presenting", &["report", "exit"]),
+    ("measuring, tuning", &["measure", "tuning"]),
+    ("planning", &["plan"]),
+    ("input, deciding", &["config", "analyse"]),
+    (
+        "vocabulary",
+        &["settings", "candidates", "control", "reference", "case"],
+    ),
+    ("the host", &["host", "meta", "mpit", "watchdog"]),
+    (
+        "foundations",
+        &["collective", "element", "units", "printable", "stats"],
+    ),
+];
+
+fn layer_of(module: &str) -> Option<usize> {
+    LAYERS
+        .iter()
+        .position(|(_, modules)| modules.contains(&module))
+}
+
+#[test]
+fn every_module_imports_only_from_layers_below_its_own() {
+    let files = file_graph();
+    let (graph, witness) = module_graph(&files);
+    let top: Vec<&String> = graph.keys().filter(|m| !m.contains('/')).collect();
+    let unplaced: Vec<&&String> = top.iter().filter(|m| layer_of(m).is_none()).collect();
+    assert!(unplaced.is_empty(), "modules in no layer: {unplaced:?}");
+    let mut upward = Vec::new();
+    for from in top {
+        for to in graph[from].iter().filter(|t| !t.contains('/')) {
+            if layer_of(to) <= layer_of(from) {
+                upward.push(format!(
+                    "{from} -> {to} ({})",
+                    witness[&(from.clone(), to.clone())]
+                ));
+            }
+        }
+    }
+    assert!(
+        upward.is_empty(),
+        "imports from a layer not below:\n{}",
+        upward.join("\n")
+    );
+}
+
+#[test]
+fn the_map_shows_the_layers_of_the_code() {
+    let text = architecture();
+    let section = text
+        .split("\n## Layers\n")
+        .nth(1)
+        .expect("docs/ARCHITECTURE.md has a section `## Layers`");
+    let section = section.split("\n## ").next().unwrap();
+    let rows: Vec<(String, Vec<String>)> = section
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| layer") && !l.starts_with("|--"))
+        .map(|row| {
+            let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+            let modules = cells[2]
+                .split(',')
+                .map(|m| {
+                    m.trim()
+                        .trim_matches('`')
+                        .trim_start_matches("src/")
+                        .trim_end_matches('/')
+                        .trim_end_matches(".rs")
+                        .to_string()
+                })
+                .collect();
+            (cells[1].to_string(), modules)
+        })
+        .collect();
+    let code: Vec<(String, Vec<String>)> = LAYERS
+        .iter()
+        .map(|(name, modules)| {
+            (
+                name.to_string(),
+                modules.iter().map(|m| m.to_string()).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows, code,
+        "docs/ARCHITECTURE.md, Layers, against tests/architecture.rs"
+    );
+}
+
+/// The files of `src/` outside `allowed` (folders or files, from `src/`)
+/// whose code, outside tests, contains one of `needles`.
+fn files_using(needles: &[&str], allowed: &[&str]) -> Vec<String> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut found = Vec::new();
+    for (file, code) in sources() {
+        let name = file.strip_prefix(&src).unwrap().display().to_string();
+        if allowed.iter().any(|a| name.starts_with(a)) {
+            continue;
+        }
+        for needle in needles {
+            for (at, _) in code.match_indices(needle) {
+                if !code[..at].ends_with(is_ident) {
+                    let line = code[..at].lines().count();
+                    found.push(format!("{name}:{line}: {needle}"));
+                }
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn only_report_prints() {
+    let printing = [
+        "println!",
+        "eprintln!",
+        "print!",
+        "eprint!",
+        "dbg!",
+        "stdout()",
+        "stderr()",
+    ];
+    let found = files_using(&printing, &["report/"]);
+    assert!(
+        found.is_empty(),
+        "printing outside src/report/:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn only_store_config_and_host_touch_files() {
+    let files = ["fs::", "File::", "OpenOptions"];
+    let found = files_using(&files, &["store/", "config/", "host/"]);
+    assert!(
+        found.is_empty(),
+        "files touched outside src/store/, src/config/ and src/host/:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_invariant_checks_see_what_they_guard() {
+    // A cycle of three and a tail; a chain without one.
+    let graph = |edges: &[(&str, &str)]| {
+        let mut g = Graph::new();
+        for (a, b) in edges {
+            g.entry(a.to_string()).or_default().insert(b.to_string());
+            g.entry(b.to_string()).or_default();
+        }
+        g
+    };
+    let found = cycles(&graph(&[("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")]));
+    assert_eq!(found.len(), 1);
+    let mut cycle = found[0].clone();
+    cycle.sort();
+    assert_eq!(cycle, ["a", "b", "c"]);
+    assert!(cycles(&graph(&[("a", "b"), ("b", "c"), ("a", "c")])).is_empty());
+    // Files side by side and across folders, a folder's mod.rs with its part.
+    let files = graph(&[
+        ("measure/pin.rs", "measure/machine.rs"),
+        ("measure/machine.rs", "measure/pin.rs"),
+        ("measure/mod.rs", "measure/pin.rs"),
+        ("measure/pin.rs", "measure/mod.rs"),
+        ("report/model.rs", "measure/mod.rs"),
+    ]);
+    let (modules, _) = module_graph(&files);
+    assert_eq!(cycles(&modules).len(), 1, "{modules:?}");
+    assert!(modules["measure/pin"].contains("measure/machine"));
+    assert!(modules["report"].contains("measure"));
+    assert!(!modules.contains_key("measure/mod"));
+    // Paths through crate::, super::, self:: and a declared module, groups
+    // opened; an outside crate's path and a path's tail are not imports.
+    let code = "mod part; use crate::{a::B, c::{d, e::F}}; use super::g; fn h() { self::i::j(); part::k(); other::crate_like::x(); std::fs::read(); }";
+    let module = ["top".to_string(), "here".to_string()];
+    let named: Vec<String> = paths_named(&module, code)
+        .iter()
+        .map(|p| p.join("::"))
+        .collect();
+    assert_eq!(
+        named,
+        [
+            "a::B",
+            "c::d",
+            "c::e::F",
+            "top::g",
+            "top::here::i::j",
+            "top::here::part::k"
         ]
     );
 }

@@ -9,9 +9,8 @@ use super::rounds::Shape;
 use super::{CaseData, CaseKey, Outcome, Sample};
 use crate::candidates::native::DEFAULT;
 use crate::case::Smaller;
+use crate::host::scratch::{Location, Scratch};
 use std::borrow::Cow;
-use std::fs::File;
-use std::os::unix::fs::FileExt;
 
 /// Cases whose `default` sample (and the smaller size's, with `--universal
 /// shared`) can be read one case at a time.
@@ -73,11 +72,7 @@ impl<C: std::borrow::Borrow<CaseData>> Defaults for [C] {
 #[derive(Debug, Default)]
 pub struct Spilled {
     kept: Vec<Kept>,
-    /// Unlinked at once: it disappears with the process, however it ends.
-    file: Option<File>,
-    file_len: u64,
-    /// Where samples go when there is no file or it cannot be written.
-    memory: Vec<u8>,
+    observations: Scratch,
 }
 
 #[derive(Debug)]
@@ -97,12 +92,6 @@ struct Stub {
     invalid: usize,
     /// Its middles, selected once when kept.
     shape: Option<Shape>,
-}
-
-#[derive(Debug, Clone, Copy)]
-enum Location {
-    File(u64),
-    Memory(usize),
 }
 
 impl Spilled {
@@ -142,26 +131,11 @@ impl Spilled {
     /// The bytes of observations held in memory (none while the temporary
     /// file can be written).
     pub fn bytes_in_memory(&self) -> usize {
-        self.memory.len()
+        self.observations.bytes_in_memory()
     }
 
     fn spill(&mut self, sample: &Sample, shape: Option<Shape>) -> Stub {
-        let bytes = encode(sample);
-        if self.file.is_none() && self.file_len == 0 && self.memory.is_empty() {
-            self.file = unnamed_file().ok();
-        }
-        let at = match &self.file {
-            Some(file) if file.write_all_at(&bytes, self.file_len).is_ok() => {
-                let at = Location::File(self.file_len);
-                self.file_len += bytes.len() as u64;
-                at
-            }
-            _ => {
-                let at = Location::Memory(self.memory.len());
-                self.memory.extend_from_slice(&bytes);
-                at
-            }
-        };
+        let at = self.observations.append(&encode(sample));
         Stub {
             name: sample.name.clone(),
             outcome: sample.outcome.clone(),
@@ -174,18 +148,7 @@ impl Spilled {
 
     fn read(&self, stub: &Stub) -> Sample {
         let len = stub.seconds * 12 + stub.invalid * 4;
-        let bytes = match stub.at {
-            Location::File(offset) => {
-                let mut bytes = vec![0u8; len];
-                self.file
-                    .as_ref()
-                    .expect("spilled to a file")
-                    .read_exact_at(&mut bytes, offset)
-                    .expect("the temporary file of default's samples cannot be read");
-                Cow::Owned(bytes)
-            }
-            Location::Memory(offset) => Cow::Borrowed(&self.memory[offset..offset + len]),
-        };
+        let bytes = self.observations.read(stub.at, len);
         decode(stub, &bytes)
     }
 }
@@ -229,20 +192,6 @@ impl Defaults for Spilled {
             }),
         })
     }
-}
-
-/// A temporary file without a name: created, then unlinked while open.
-fn unnamed_file() -> std::io::Result<File> {
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let path = std::env::temp_dir().join(format!(".pgcheck-{}-{n}.spill", std::process::id()));
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create_new(true)
-        .open(&path)?;
-    std::fs::remove_file(&path)?;
-    Ok(file)
 }
 
 /// Seconds, their rounds, then the invalid observations' rounds, little

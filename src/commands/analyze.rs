@@ -3,8 +3,8 @@
 
 use super::{baseline_verdicts, compare_with_baseline, finish, input_error, Against, Baseline};
 use crate::analyse::Results;
+use crate::commands::arguments::Analyze;
 use crate::exit::Ending;
-use crate::settings::command::Analyze;
 use crate::store;
 
 /// Re-analyses the run in `args.dir`; writes the reports to `args.output`.
@@ -39,7 +39,7 @@ pub fn analyze(args: &Analyze) -> Ending {
         &options,
     );
     let dir = &args.output;
-    if let Err(e) = std::fs::create_dir_all(dir) {
+    if let Err(e) = store::create_for_reports(dir) {
         return input_error(true, &format!("output directory {}: {e}", dir.display()));
     }
     finish(&mut results, &args.report, dir)

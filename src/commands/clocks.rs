@@ -1,10 +1,10 @@
 //! `pgcheck clocks`: how well `roundtime`'s clock synchronisation works here.
 
+use crate::commands::arguments::Clocks;
 use crate::control::Control;
 use crate::exit::Ending;
 use crate::measure::clock;
 use crate::report;
-use crate::settings::command::Clocks;
 use mpi::topology::SimpleCommunicator;
 
 /// Synchronises, then shows every rank's offset now and after a wait.

@@ -4,9 +4,9 @@
 
 use super::input_error;
 use crate::cli::CompareFormat;
+use crate::commands::arguments::Compare;
 use crate::exit::Ending;
 use crate::report::{self, compare::Comparison};
-use crate::settings::command::Compare;
 use crate::store;
 
 /// Compares the runs of `args.runs`; a run that cannot be read, or runs

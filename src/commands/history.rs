@@ -4,9 +4,9 @@
 
 use super::input_error;
 use crate::analyse::history::History;
+use crate::commands::arguments as command;
 use crate::exit::Ending;
 use crate::report::{self, history::Format};
-use crate::settings::command;
 use crate::store;
 
 /// The history of the runs `args.runs` names; no run, or one that cannot

@@ -1,10 +1,11 @@
 //! One module per subcommand, each a straight pipeline: config → plan →
 //! measure → analyse → report. Each takes its settings
-//! ([`crate::settings::command`]) and returns how it ended
+//! ([`arguments`]) and returns how it ended
 //! ([`Ending`]), which [`crate::exit::status`] maps to the exit status.
 //! What several share is here.
 
 pub mod analyze;
+pub mod arguments;
 pub mod clocks;
 pub mod compare;
 pub mod history;
@@ -16,16 +17,17 @@ pub mod verify;
 use crate::analyse::defaults::Defaults;
 use crate::analyse::launches::Launch;
 use crate::analyse::{self, Options, Results, Verdict};
+use crate::commands::arguments::{Report, Setup};
 use crate::config::Config;
 use crate::exit::{self, Ending};
 use crate::measure::Context;
 use crate::plan::{self, World};
 use crate::report;
-use crate::settings::command::{Report, Setup};
 use crate::store;
+use crate::watchdog::{self, Failure};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 /// A panic on any rank aborts the whole job instead of leaving the other
@@ -35,10 +37,39 @@ pub fn abort_on_panic() {
     std::panic::set_hook(Box::new(move |info| {
         default_hook(info);
         let rank = SimpleCommunicator::world().rank();
-        crate::measure::watchdog::ending();
+        watchdog::ending();
         report::error(&format!("rank {rank} failed; aborting the job"));
         SimpleCommunicator::world().abort(exit::status(Ending::Panicked).code());
     }));
+}
+
+/// Starts the watchdog: a failure it ends the job with is said on standard
+/// error and, where `output` (the run's directory) can be reached, recorded
+/// in its `results.json`.
+pub fn start_watchdog(ctx: &Context, bound_s: f64, output: Option<PathBuf>) {
+    let report = move |rank: usize, failure: Failure, what: &str| {
+        let kind = failure.label();
+        let status = exit::Exit::of_failure(failure).code();
+        report::error(&format!(
+            "rank {rank} {what}; ending the job with status {status} ({kind})"
+        ));
+        // Every rank records what it saw where it can reach the output
+        // directory (rank 0's node, or a shared file system).
+        if let Some(dir) = output.as_ref().filter(|d| d.is_dir()) {
+            let seen = analyse::RankFailure {
+                rank,
+                what: what.into(),
+            };
+            if let Err(e) = store::results::record_failure(dir, kind, status, seen) {
+                report::warning(&format!("cannot record the {kind} in results.json: {e}"));
+            }
+        }
+    };
+    let on_end = watchdog::OnEnd {
+        status: |failure| exit::Exit::of_failure(failure).code(),
+        report: Box::new(report),
+    };
+    watchdog::start(ctx.rank(), bound_s, on_end);
 }
 
 /// Reports an input error once, from rank 0.
@@ -94,7 +125,7 @@ pub fn context(
 
 /// The process world as the plan sees it; collective.
 fn world(ctx: &Context, setup: &Setup) -> World {
-    let on_this_host = crate::measure::machine::ranks_on_this_host(ctx);
+    let on_this_host = crate::measure::survey::ranks_on_this_host(ctx);
     World {
         processes: ctx.size(),
         topology: ctx.topology.as_ref().map(|_| ()).map_err(Clone::clone),

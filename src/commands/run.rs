@@ -5,13 +5,13 @@ use super::{
 };
 use crate::analyse::defaults::Spilled;
 use crate::analyse::Decisions;
+use crate::commands::arguments::{Input, Run};
 use crate::config::{self, Config};
 use crate::exit::Ending;
 use crate::measure::{self, Context, Events, Harness};
 use crate::meta::BetweenCases;
 use crate::plan::{self, Plan};
 use crate::report::{self, progress::Progress};
-use crate::settings::command::{Input, Run};
 use crate::settings::CacheState;
 use crate::store;
 
@@ -63,10 +63,10 @@ pub fn run(ctx: &Context, config: &Config, args: &Run) -> Ending {
             .max(10 * plan.settings.budget)
             .as_secs_f64()
     };
-    measure::watchdog::start(ctx.rank(), bound(None), Some(args.output.clone()));
+    super::start_watchdog(ctx, bound(None), Some(args.output.clone()));
     let mut meta = measure::machine(ctx, &pinning);
     // Where ranks share CPUs a call takes longer: the default bound grows.
-    measure::watchdog::widen(bound(meta.placement.shared_cpus.as_ref()));
+    crate::watchdog::widen(bound(meta.placement.shared_cpus.as_ref()));
     meta.warnings.extend(powerless);
     meta.warnings
         .extend(meta.placement.warnings(meta.processes));

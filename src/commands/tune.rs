@@ -2,9 +2,9 @@
 //! library's tuning file, and what it changed and why.
 
 use super::input_error;
+use crate::commands::arguments::Tune;
 use crate::exit::Ending;
 use crate::report;
-use crate::settings::command::Tune;
 use crate::store;
 use crate::tuning::{self, mpich, open_mpi};
 
@@ -98,8 +98,8 @@ fn mpich_file(
 fn mpich_selection(tuning: &tuning::Tuning, run_library: &str) -> Result<mpich::Selection, String> {
     let linked = crate::measure::machine::library_version();
     same_library(&linked, run_library)?;
-    let path = mpich::loaded_library()?;
-    let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    // pgcheck is linked with the library it tunes.
+    let (path, bytes) = crate::host::loaded_mpi_library()?;
     let builtin = mpich::builtin(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
     mpich::selection(tuning, &builtin)
 }

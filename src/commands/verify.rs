@@ -3,12 +3,12 @@
 
 use super::{agree, input_error, world};
 use crate::case::CaseData;
+use crate::commands::arguments::Verify;
 use crate::config::Config;
 use crate::exit::Ending;
 use crate::measure::{self, Context};
 use crate::plan::verify;
 use crate::report;
-use crate::settings::command::Verify;
 
 /// Verifies on every rank; rank 0 prints the pass/fail table.
 pub fn verify(ctx: &Context, config: Option<&Config>, args: &Verify) -> Ending {
@@ -18,9 +18,9 @@ pub fn verify(ctx: &Context, config: Option<&Config>, args: &Verify) -> Ending {
         Err(e) => return input_error(leader, &e),
     };
     // Where ranks share CPUs a call takes longer: the default bound grows.
-    let shared = measure::machine::shared_cpus(&measure::machine::survey(ctx));
+    let shared = measure::machine::shared_cpus(&measure::survey::survey(ctx));
     let timeout = args.setup.timeout(shared.as_ref()).as_secs_f64();
-    measure::watchdog::start(ctx.rank(), timeout, None);
+    super::start_watchdog(ctx, timeout, None);
     let cases: Vec<CaseData> = plan
         .cases
         .iter()

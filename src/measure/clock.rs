@@ -136,7 +136,7 @@ fn offsets(comm: &SimpleCommunicator, exchanges: usize) -> GlobalClock {
 /// Synchronises the clocks of `comm` to rank 0; collective. With a drift
 /// interval, synchronises twice that far apart and fits the linear drift.
 pub fn synchronise(control: &Control, exchanges: usize, drift_interval: f64) -> GlobalClock {
-    let _wait = super::watchdog::waiting();
+    let _wait = crate::watchdog::waiting();
     let comm = control.comm();
     let first = offsets(comm, exchanges);
     if drift_interval <= 0.0 {

@@ -74,7 +74,7 @@ impl Harness {
             lead: 0.0,
             flush: match settings.cache {
                 CacheState::Warm => Vec::new(),
-                CacheState::Cold => vec![0u8; super::host::last_level_cache_bytes() * 2],
+                CacheState::Cold => vec![0u8; crate::host::last_level_cache_bytes() * 2],
             },
             flush_s: 0.0,
             signalled: std::sync::Arc::default(),

@@ -7,29 +7,26 @@
 mod buffers;
 pub mod calibration;
 pub mod clock;
-pub mod cpus;
 pub mod environment;
 mod harness;
-pub mod host;
 pub mod machine;
 mod observe;
 pub mod pin;
 mod probe;
+pub mod survey;
 mod verify;
-pub mod watchdog;
 
+pub use crate::host::peak_rss_bytes;
+use crate::watchdog::{self, Phase};
 pub use harness::Harness;
-pub use host::peak_rss_bytes;
 pub use machine::machine;
-pub use observe::LATE_CAP;
 use observe::{assemble, observe_until, Checked, Pace, Sampler};
 pub use probe::{cold_cache_bytes, largest_peak_rss_bytes, probe_cases, resident_bytes};
 use verify::{agree_on_failure, Check};
-use watchdog::Phase;
 
 use crate::analyse::disturbed;
 use crate::candidates::{self, native, Call, NotApplicable, Setup, Switch, Tuning};
-use crate::case::{CaseData, CaseKey, Outcome, Sample, Smaller};
+use crate::case::{CaseData, CaseKey, Event, Outcome, Sample, Smaller};
 use crate::collective::Shape;
 use crate::control::Control;
 use crate::element::{Element, Op};
@@ -44,23 +41,6 @@ use mpi::traits::*;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use std::rc::Rc;
-
-/// Where measuring is, sent to whoever draws progress (rank 0 only).
-#[derive(Clone, Debug)]
-pub struct Event {
-    /// 1-based index of the case and the number of cases.
-    pub case: usize,
-    pub cases: usize,
-    /// e.g. `allreduce 8 B`.
-    pub label: String,
-    pub candidate: String,
-    /// 1-based round and the number of rounds.
-    pub round: usize,
-    pub rounds: usize,
-    /// Seconds since measuring started, and of the plan booked so far.
-    pub elapsed_s: f64,
-    pub planned_s: f64,
-}
 
 /// Where to send [`Event`]s (none off rank 0 and off a terminal) and which
 /// case this is.

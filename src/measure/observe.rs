@@ -3,11 +3,11 @@
 //! next chunk follows from the last.
 
 use super::verify::Check;
-use super::watchdog::{self, Phase};
 use super::Harness;
 use crate::candidates::{Call, Switch};
 use crate::control::Control;
-use crate::settings::SyncMode;
+use crate::settings::{SyncMode, LATE_CAP};
+use crate::watchdog::{self, Phase};
 
 /// How a candidate's observations went in its last slice. Kept per
 /// candidate: one candidate's late starts must not widen another's slots,
@@ -501,10 +501,6 @@ pub(super) fn next_slack(
         .clamp(0.5 * slack, 2.0 * slack)
         .clamp(MIN_SLACK, MAX_SLACK)
 }
-
-/// The share of late starts above which a candidate's observations are
-/// reported as unevenly discarded; the slack keeps below it.
-pub const LATE_CAP: f64 = 0.05;
 
 /// The least slack of a roundtime slot.
 pub(super) const MIN_SLACK: f64 = 0.5e-6;

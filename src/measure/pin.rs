@@ -14,9 +14,9 @@
 //! bound to one CPU wait a whole time slice for each other (allreduce 8 B
 //! took 4 ms bound round robin, 13–140 µs unbound, 3 ranks on 2 CPUs).
 
-use super::cpus::{self, CpuSet};
-use super::machine::{survey, RankHost};
+use super::survey::{survey, RankHost};
 use super::Context;
+use crate::host::cpus::{self, CpuSet};
 use crate::settings::PinMode;
 
 /// What pinning found and did, for the placement record
@@ -88,7 +88,7 @@ pub fn choose(order: &[usize], ranks: &[RankHost], me: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::cpus::Cpu;
+    use crate::host::cpus::Cpu;
 
     fn rank(host: &str, allowed: &str) -> RankHost {
         RankHost {

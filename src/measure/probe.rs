@@ -1,13 +1,14 @@
 //! Before the plan is printed: how long one call of the library's
 //! collective takes in each case, and how much memory the processes hold.
 
-use super::watchdog::{self, Phase};
-use super::{host, setup, Context};
+use super::{setup, Context};
 use crate::candidates;
 use crate::collective::Shape;
 use crate::element::Element;
+use crate::host;
 use crate::plan::{Case, CaseProbe};
 use crate::reference::{self, Inputs};
+use crate::watchdog::{self, Phase};
 use crate::with_element;
 
 /// Probes every case (all zero for a case skipped whole), so that the plan

@@ -244,17 +244,7 @@ pub struct World {
 /// The default of `--max-memory`: a quarter of the machine's memory shared
 /// by the processes on it, at most 4 GiB.
 pub fn default_max_memory(processes_per_host: usize) -> u64 {
-    let total = std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|m| {
-            m.lines()
-                .find(|l| l.starts_with("MemTotal:"))?
-                .split_whitespace()
-                .nth(1)?
-                .parse::<u64>()
-                .ok()
-        })
-        .map_or(8 << 30, |kib| kib << 10);
+    let total = crate::host::total_memory_bytes().unwrap_or(8 << 30);
     (total / 4 / processes_per_host.max(1) as u64).min(4 << 30)
 }
 

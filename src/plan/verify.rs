@@ -3,13 +3,27 @@
 //! narrowed to what the user selected.
 
 use super::{case, parse_root, verify_counts, with_elements, Plan, World};
-use crate::candidates;
+use crate::candidates::{self, Family};
 use crate::collective::Collective;
 use crate::config::{self, Config};
 use crate::element::{Datatype, Op};
-use crate::settings::command::Selection;
 use crate::settings::{CacheState, Settings, SyncRequest, UniversalMode};
 use std::time::Duration;
+
+/// What `verify` runs: only these collectives, competitors and families
+/// (empty: all), these sizes and roots instead of the built-in ones.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Selection {
+    pub collectives: Vec<String>,
+    pub competitors: Vec<String>,
+    pub families: Vec<Family>,
+    /// Sizes in bytes instead of the built-in set.
+    pub sizes: Vec<u64>,
+    /// Ranks or `first`, `middle`, `last`.
+    pub roots: Vec<String>,
+    pub datatype: Option<Datatype>,
+    pub op: Option<Op>,
+}
 
 /// The cases `pgcheck verify` runs: the input file's, or the built-in set.
 pub fn plan(config: Option<&Config>, selection: &Selection, world: &World) -> Result<Plan, String> {

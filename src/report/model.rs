@@ -3,7 +3,6 @@
 //! Figure 2), the candidates ranked (its Figure 5), titles, verdict lines,
 //! notes, and how numbers are written.
 
-use super::document::Line;
 use crate::analyse::guidelines::Finding;
 use crate::analyse::{
     CandidateSummary, CaseKey, Conclusion, NoiseVerdict, Outcome, Results, Severity, Verdict,
@@ -318,42 +317,6 @@ pub const SLOWDOWN: &str = "slowdown = default's median / the competitor's (each
      verdict: violated · severity, holds, or inconclusive (≥ s×): this run could flag only \
      slowdowns of at least s×";
 
-/// One check as the cells of the per-collective table (MPINPC's Figure 2)
-/// after its size: n, default's median, slowdown, the competitor that sets
-/// the severity (else the fastest), p-value, verdict (the competitor's
-/// median is default's over the slowdown, so not shown again). A
-/// slowdown marked `~`: the medians differ by less than the
-/// synchronisation's own cost. A candidate that failed verification marks
-/// the verdict with `!`.
-pub fn figure2_row(check: &Verdict) -> Vec<Line> {
-    let default = check.default_candidate();
-    let below_noise = check
-        .candidates
-        .iter()
-        .any(|c| Some(&c.name) == check.competitor.as_ref() && c.below_noise);
-    let wrong = check.candidates.iter().any(|c| c.outcome.is_wrong());
-    let default_median = match check.conclusion {
-        Conclusion::LibraryWrong => "WRONG".into(),
-        _ => default
-            .and_then(|d| d.round_median_s)
-            .map_or("-".into(), seconds),
-    };
-    let verdict = Line::mark(Mark::of(check), verdict_label(check));
-    vec![
-        Line::plain(default.map_or(0, |d| d.n).to_string()),
-        Line::plain(default_median),
-        Line::plain(check.slowdown.map_or("-".into(), |s| {
-            format!("{s:.3}{}", if below_noise { "~" } else { "" })
-        })),
-        match &check.competitor {
-            Some(name) => Line::code(short_name(check.key.collective, name)),
-            None => Line::plain("-"),
-        },
-        Line::plain(check.p_value.map_or("-".into(), |p| format!("{p:.2e}"))),
-        if wrong { verdict.and(" !") } else { verdict },
-    ]
-}
-
 /// The verdict in one word and what qualifies it: `violated · medium-high`,
 /// `holds`, `inconclusive (≥ 1.45×)` (the smallest slowdown this run could
 /// have flagged), `inconclusive (powerless)`, `inconclusive (timer)`.
@@ -463,7 +426,7 @@ pub fn notes(meta: &Meta, checks: &[&Verdict]) -> Vec<String> {
 /// Above this share of late starts a candidate's case gets a note: its
 /// sample may be biased towards calls that happened to start on time. The
 /// roundtime slots are sized to stay below it.
-pub const LATE_WARNING: f64 = crate::measure::LATE_CAP;
+pub const LATE_WARNING: f64 = crate::settings::LATE_CAP;
 
 /// What lowers late starts on this run's machine.
 fn late_advice(meta: &Meta) -> String {
@@ -985,7 +948,10 @@ mod tests {
         assert_eq!(verdict_label(&timer), "inconclusive (timer)");
         // No `ok` beside an inconclusive verdict, in the cell nor the line.
         let (_, check) = inconclusive(Some(1.2));
-        let cell = figure2_row(&check).last().unwrap().words();
+        let cell = crate::report::sections::figure2_row(&check)
+            .last()
+            .unwrap()
+            .words();
         assert_eq!(cell, "inconclusive (≥ 1.20×) !");
         assert!(
             !verdict_line(&check).contains("ok"),

@@ -5,7 +5,7 @@
 //! for the cores) and a plain line is written between cases, at most every
 //! few seconds.
 
-use crate::measure::Event;
+use crate::case::Event;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::thread::JoinHandle;

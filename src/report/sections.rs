@@ -390,7 +390,7 @@ fn collective_section(
         if count {
             row.push(Line::plain(check.key.count.to_string()));
         }
-        row.extend(model::figure2_row(check));
+        row.extend(figure2_row(check));
         table.push(row);
     }
     let root = match roots.as_slice() {
@@ -690,4 +690,40 @@ fn violation_changes(b: &Comparison) -> Vec<Block> {
         blocks.push(Block::Table(table));
     }
     blocks
+}
+
+/// One check as the cells of the per-collective table (MPINPC's Figure 2)
+/// after its size: n, default's median, slowdown, the competitor that sets
+/// the severity (else the fastest), p-value, verdict (the competitor's
+/// median is default's over the slowdown, so not shown again). A
+/// slowdown marked `~`: the medians differ by less than the
+/// synchronisation's own cost. A candidate that failed verification marks
+/// the verdict with `!`.
+pub(crate) fn figure2_row(check: &Verdict) -> Vec<Line> {
+    let default = check.default_candidate();
+    let below_noise = check
+        .candidates
+        .iter()
+        .any(|c| Some(&c.name) == check.competitor.as_ref() && c.below_noise);
+    let wrong = check.candidates.iter().any(|c| c.outcome.is_wrong());
+    let default_median = match check.conclusion {
+        Conclusion::LibraryWrong => "WRONG".into(),
+        _ => default
+            .and_then(|d| d.round_median_s)
+            .map_or("-".into(), seconds),
+    };
+    let verdict = Line::mark(Mark::of(check), model::verdict_label(check));
+    vec![
+        Line::plain(default.map_or(0, |d| d.n).to_string()),
+        Line::plain(default_median),
+        Line::plain(check.slowdown.map_or("-".into(), |s| {
+            format!("{s:.3}{}", if below_noise { "~" } else { "" })
+        })),
+        match &check.competitor {
+            Some(name) => Line::code(model::short_name(check.key.collective, name)),
+            None => Line::plain("-"),
+        },
+        Line::plain(check.p_value.map_or("-".into(), |p| format!("{p:.2e}"))),
+        if wrong { verdict.and(" !") } else { verdict },
+    ]
 }

@@ -1,14 +1,12 @@
 //! Settings: how to measure, the vocabulary every stage shares (here, so
-//! that the command line, the input file and the plan can all name it), and
-//! the command line converted once into what each subcommand runs with
-//! ([`command`]).
-
-pub mod command;
-
-pub use command::Command;
+//! that the command line, the input file and the plan can all name it).
 
 use crate::meta::{Meta, SharedCpus};
 use std::time::Duration;
+
+/// The share of late starts above which a candidate's observations are
+/// reported as unevenly discarded; the slack keeps below it.
+pub const LATE_CAP: f64 = 0.05;
 
 /// How long one candidate's slice of a round lasts by default: short
 /// enough that a round sits inside one state of the machine (this VM

@@ -149,6 +149,11 @@ pub fn write_history(dir: &Path, history: &History) -> Result<(), WriteError> {
     write_atomically(dir, "history.json", json.as_bytes())
 }
 
+/// Creates an output directory for reports only (`analyze`'s).
+pub fn create_for_reports(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)
+}
+
 /// Creates the output directory with an empty observations file of `raw`.
 pub fn create(dir: &Path, raw: raw::RawFormat) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;

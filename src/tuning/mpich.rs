@@ -29,7 +29,6 @@ use super::{ranges, Tuning};
 use crate::collective::Collective;
 use crate::meta::LibraryAlgorithm;
 use serde_json::{Map, Value};
-use std::path::PathBuf;
 
 /// The variable that loads the file.
 pub const VARIABLE: &str = "MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE";
@@ -45,21 +44,6 @@ pub struct Builtin {
     /// The shared-memory layer's variables of the collectives its tree
     /// selects (`MPIR_CVAR_REDUCE_POSIX_INTRA_ALGORITHM`).
     pub posix_variables: Vec<String>,
-}
-
-/// The MPI library this process has loaded (`/proc/self/maps`): pgcheck is
-/// linked with the library it tunes.
-pub fn loaded_library() -> Result<PathBuf, String> {
-    let maps =
-        std::fs::read_to_string("/proc/self/maps").map_err(|e| format!("/proc/self/maps: {e}"))?;
-    maps.lines()
-        .filter_map(|l| l.split_whitespace().nth(5))
-        .find(|path| {
-            let file = path.rsplit('/').next().unwrap_or("");
-            file.starts_with("libmpich.so") || file.starts_with("libmpi.so")
-        })
-        .map(PathBuf::from)
-        .ok_or_else(|| "no MPI library (libmpich.so, libmpi.so) is loaded".into())
 }
 
 /// The built-in MPIR tree and container names in a library's bytes: the

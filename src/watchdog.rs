@@ -6,16 +6,20 @@
 //! candidate, the call) with a few relaxed stores between calls, never
 //! inside a timed call. A thread of its own wakes every few milliseconds;
 //! once a call or a wait has outlived its bound, it prints what this rank
-//! was doing, rank 0 records it in `results.json`, and after a short grace
-//! (so that the other ranks' lines are printed too) the job ends through
-//! MPI_Abort with [`Exit::Hang`]. A rank that exits, aborts or crashes
-//! while MPI runs ends the job with [`Exit::LostRank`] the same way. MPI is
-//! not called from the watchdog's thread but to abort, which is what a
-//! process that can no longer trust its main thread has left.
+//! was doing (the command that started it says how, through [`OnEnd`]:
+//! on standard error and in `results.json`), and after a short grace (so
+//! that the other ranks' lines are printed too) the job ends through
+//! MPI_Abort with the status of a [`Failure::Hang`]. A rank that exits,
+//! aborts or crashes while MPI runs ends the job as a
+//! [`Failure::LostRank`] the same way. MPI is not called from the
+//! watchdog's thread but to abort, which is what a process that can no
+//! longer trust its main thread has left.
+//!
+//! The watchdog knows nothing of the stages above it: it sits under the
+//! control plane, whose waits it bounds, and the hook is where a command
+//! reports, records and chooses the status.
 
-use crate::exit::Exit;
 use mpi::traits::*;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -48,11 +52,41 @@ impl Phase {
     }
 }
 
+/// Why the watchdog ends the job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// A call or a wait outlived its bound.
+    Hang,
+    /// A rank exited or died while MPI ran.
+    LostRank,
+}
+
+impl Failure {
+    /// As `results.json` and the messages name it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Failure::Hang => "hang",
+            Failure::LostRank => "lost rank",
+        }
+    }
+}
+
+/// What the command that starts the watchdog does when it ends the job.
+pub struct OnEnd {
+    /// The exit status every rank aborts with.
+    pub status: fn(Failure) -> i32,
+    /// Says why (rank, failure, what it was doing) and records it; called
+    /// once, on the rank that ends the job, before the abort.
+    pub report: Box<Report>,
+}
+
+/// How a command says why the job ends: rank, failure, what it was doing.
+pub type Report = dyn Fn(usize, Failure, &str) + Send + Sync;
+
 /// Where the watchdog reports; set once when it starts.
 struct Armed {
     rank: usize,
-    /// The run's output directory, where `results.json` records a failure.
-    output: Option<PathBuf>,
+    on_end: OnEnd,
 }
 
 static ARMED: OnceLock<Armed> = OnceLock::new();
@@ -82,12 +116,12 @@ fn bound() -> f64 {
 }
 
 /// Starts watching this rank: a call or a wait longer than `bound_s` (a
-/// call: beyond its expected time) is a hang; a failure is recorded in the
-/// `results.json` of `output`. Once per process.
-pub fn start(rank: usize, bound_s: f64, output: Option<PathBuf>) {
+/// call: beyond its expected time) is a hang; `on_end` reports a failure.
+/// Once per process.
+pub fn start(rank: usize, bound_s: f64, on_end: OnEnd) {
     RUN_BOUND.store(bound_s.to_bits(), Relaxed);
     BOUND.store(bound_s.to_bits(), Relaxed);
-    if ARMED.set(Armed { rank, output }).is_err() {
+    if ARMED.set(Armed { rank, on_end }).is_err() {
         return;
     }
     seconds();
@@ -247,7 +281,7 @@ fn watch() {
                 cpu_use(&cpu),
             ),
         };
-        end(Exit::Hang, "hang", &what);
+        end(Failure::Hang, &what);
     }
 }
 
@@ -292,36 +326,21 @@ fn cpu_use(samples: &std::collections::VecDeque<(f64, f64)>) -> String {
     }
 }
 
-/// Ends the job: says why on standard error, records it in rank 0's
-/// `results.json`, then aborts every rank with `exit` after a grace that
-/// lets the other ranks say what they were doing.
-fn end(exit: Exit, kind: &str, what: &str) {
+/// Ends the job: the command's hook says why and records it, then every
+/// rank aborts with the failure's status after a grace that lets the other
+/// ranks say what they were doing.
+fn end(failure: Failure, what: &str) {
     if ENDING.swap(true, Relaxed) {
         return;
     }
     let Some(armed) = ARMED.get() else {
         return;
     };
-    let rank = armed.rank;
-    crate::report::error(&format!(
-        "rank {rank} {what}; ending the job with status {} ({kind})",
-        exit.code()
-    ));
-    // Every rank records what it saw where it can reach the output
-    // directory (rank 0's node, or a shared file system).
-    if let Some(dir) = armed.output.as_ref().filter(|d| d.is_dir()) {
-        let seen = crate::analyse::RankFailure {
-            rank,
-            what: what.into(),
-        };
-        if let Err(e) = crate::store::results::record_failure(dir, kind, exit.code(), seen) {
-            crate::report::warning(&format!("cannot record the {kind} in results.json: {e}"));
-        }
-    }
-    if exit == Exit::Hang {
+    (armed.on_end.report)(armed.rank, failure, what);
+    if failure == Failure::Hang {
         std::thread::sleep(Duration::from_secs(1));
     }
-    mpi::topology::SimpleCommunicator::world().abort(exit.code());
+    mpi::topology::SimpleCommunicator::world().abort((armed.on_end.status)(failure));
 }
 
 /// At exit: a rank that leaves while MPI runs, and pgcheck did not decide
@@ -332,14 +351,13 @@ extern "C" fn on_exit() {
     }
     let phase = Phase::of(PHASE.load(Relaxed));
     end(
-        Exit::LostRank,
-        "lost rank",
+        Failure::LostRank,
         &format!("exited during {}", doing(phase)),
     );
 }
 
 /// On a fatal signal inside the library: the same as an exit, then the
-/// process ends with [`Exit::LostRank`] if the abort did not end it. What
+/// process ends with a lost rank's status if the abort did not end it. What
 /// `end` does is not async-signal-safe (it formats, writes a file, calls
 /// MPI_Abort); the process is lost either way, and a word on where it died
 /// is worth the risk of that word not coming.
@@ -347,13 +365,15 @@ extern "C" fn on_fatal_signal(signal: libc::c_int) {
     if !ENDING.load(Relaxed) && mpi_running() {
         let phase = Phase::of(PHASE.load(Relaxed));
         end(
-            Exit::LostRank,
-            "lost rank",
+            Failure::LostRank,
             &format!("died of signal {signal} during {}", doing(phase)),
         );
     }
+    let status = ARMED
+        .get()
+        .map_or(1, |armed| (armed.on_end.status)(Failure::LostRank));
     // SAFETY: ends this process at once.
-    unsafe { libc::_exit(Exit::LostRank.code()) }
+    unsafe { libc::_exit(status) }
 }
 
 /// Whether MPI is initialised and not yet finalised.

@@ -3,16 +3,18 @@
 //! arguments (`cli`) go in, settings the commands can use as they are come
 //! out, and no command reads a clap argument.
 
-use super::{CacheState, PinMode, Settings, SyncRequest, TimedForms, UniversalMode};
 use crate::analyse::{Options, Test};
-use crate::candidates::Family;
 use crate::cli::{self, ColorChoice, CompareFormat};
 use crate::collective::Collective;
 use crate::config::{Config, RawCheck};
 use crate::element::{Datatype, Op};
 use crate::exit::Gate;
 use crate::meta::Meta;
+use crate::plan::verify::Selection;
 use crate::report::{self, View};
+use crate::settings::{
+    self, CacheState, PinMode, Settings, SyncRequest, TimedForms, UniversalMode,
+};
 use crate::stats::change_point;
 use crate::store::raw::RawFormat;
 use std::path::PathBuf;
@@ -99,7 +101,7 @@ impl Setup {
     /// How long a call or a wait may last before it is a hang, given where
     /// ranks share CPUs ([`crate::settings::timeout`]).
     pub fn timeout(&self, shared: Option<&crate::meta::SharedCpus>) -> Duration {
-        super::timeout(self.timeout, shared)
+        settings::timeout(self.timeout, shared)
     }
 
     fn of(a: &cli::SetupArgs) -> Setup {
@@ -283,7 +285,7 @@ impl Run {
             rounds: self
                 .rounds
                 .or(config.rounds)
-                .unwrap_or_else(|| super::default_rounds(budget)),
+                .unwrap_or_else(|| settings::default_rounds(budget)),
             rounds_by_budget: self.rounds.or(config.rounds).is_none(),
             seed: self.seed,
             warmup: self.warmup,
@@ -328,21 +330,6 @@ pub struct Verify {
     pub input: Option<PathBuf>,
     pub setup: Setup,
     pub selection: Selection,
-}
-
-/// What `verify` runs: only these collectives, competitors and families
-/// (empty: all), these sizes and roots instead of the built-in ones.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Selection {
-    pub collectives: Vec<String>,
-    pub competitors: Vec<String>,
-    pub families: Vec<Family>,
-    /// Sizes in bytes instead of the built-in set.
-    pub sizes: Vec<u64>,
-    /// Ranks or `first`, `middle`, `last`.
-    pub roots: Vec<String>,
-    pub datatype: Option<Datatype>,
-    pub op: Option<Op>,
 }
 
 impl Verify {
@@ -456,7 +443,7 @@ mod tests {
             Some(crate::analyse::Severity::High)
         );
         assert!(!run.report.view.color);
-        assert_eq!(run.report.gate.fail_on, cli::FailOn::High);
+        assert_eq!(run.report.gate.fail_on, crate::exit::FailOn::High);
         let config = crate::config::from_options(crate::config::RawCheck {
             collective: Collective::Bcast,
             sizes: vec![8],
@@ -597,7 +584,7 @@ mod tests {
             verify.selection,
             Selection {
                 collectives: vec!["bcast".into(), "reduce".into()],
-                families: vec![Family::Lane],
+                families: vec![crate::candidates::Family::Lane],
                 sizes: vec![0, 8],
                 op: Some(Op::Sum),
                 ..Selection::default()

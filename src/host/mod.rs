@@ -1,7 +1,42 @@
 //! This process and its host as the operating system shows them: the
-//! memory the process holds and has held, and the size of the host's
-//! last-level cache. Local reads, no MPI; [`super::probe`] takes their
-//! largest over the ranks.
+//! memory the process holds and has held, the host's memory and the size
+//! of its last-level cache, its CPUs (`cpus`), the MPI library it loaded;
+//! and a scratch file for bytes kept out of memory (`scratch`). Local reads
+//! of `/proc` and `/sys`, no MPI (`measure` takes their largest over the
+//! ranks). With `store` and `config`, the only module that touches files.
+
+pub mod cpus;
+pub mod scratch;
+
+/// The host's memory in bytes (`/proc/meminfo`'s `MemTotal`), if known.
+pub fn total_memory_bytes() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kib = meminfo
+        .lines()
+        .find(|l| l.starts_with("MemTotal:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse::<u64>()
+        .ok()?;
+    Some(kib << 10)
+}
+
+/// The MPI library this process has loaded (`/proc/self/maps`), its path
+/// and its bytes.
+pub fn loaded_mpi_library() -> Result<(std::path::PathBuf, Vec<u8>), String> {
+    let maps =
+        std::fs::read_to_string("/proc/self/maps").map_err(|e| format!("/proc/self/maps: {e}"))?;
+    let path = maps
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(5))
+        .find(|path| {
+            let file = path.rsplit('/').next().unwrap_or("");
+            file.starts_with("libmpich.so") || file.starts_with("libmpi.so")
+        })
+        .ok_or("no MPI library (libmpich.so, libmpi.so) is loaded")?;
+    let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+    Ok((path.into(), bytes))
+}
 
 /// The largest resident set this process has had, in bytes (`getrusage`);
 /// 0 where unknown.
