@@ -186,21 +186,8 @@ pub fn gate(results: &Results, gate: Gate) -> (Exit, ExitStatus) {
         };
         (Exit::Violation, reason)
     } else if fails {
-        let what = match (gate.fail_on, &known, violated) {
-            (FailOn::New, Some(known), _) => {
-                format!("{}; {}, no regression", known.named_new(), known.counts())
-            }
-            (_, _, 0) => format!("a finding across sizes of severity {}", worst.label()),
-            (_, _, n) => format!("{} violated, worst {}", cases(n), worst.label()),
-        };
-        let what = match (gate.fail_on, results.count(Conclusion::Inconclusive)) {
-            (FailOn::Inconclusive, n) if n > 0 => format!("{what}; {} inconclusive", cases(n)),
-            _ => what,
-        };
-        (
-            Exit::Violation,
-            format!("{what} (--fail-on {})", gate.fail_on.label()),
-        )
+        let reason = failing_reason(results, gate, known.as_ref(), violated, worst);
+        (Exit::Violation, reason)
     } else if unmeasured > 0 {
         (
             Exit::Unmeasured,
@@ -220,6 +207,29 @@ pub fn gate(results: &Results, gate: Gate) -> (Exit, ExitStatus) {
         reason,
     };
     (exit, status)
+}
+
+/// Why a run fails the gate on what it found: the new violations or the
+/// violated cases, the inconclusive ones where they fail too, and the level.
+fn failing_reason(
+    results: &Results,
+    gate: Gate,
+    known: Option<&Known>,
+    violated: usize,
+    worst: Severity,
+) -> String {
+    let what = match (gate.fail_on, known, violated) {
+        (FailOn::New, Some(known), _) => {
+            format!("{}; {}, no regression", known.named_new(), known.counts())
+        }
+        (_, _, 0) => format!("a finding across sizes of severity {}", worst.label()),
+        (_, _, n) => format!("{} violated, worst {}", cases(n), worst.label()),
+    };
+    let what = match (gate.fail_on, results.count(Conclusion::Inconclusive)) {
+        (FailOn::Inconclusive, n) if n > 0 => format!("{what}; {} inconclusive", cases(n)),
+        _ => what,
+    };
+    format!("{what} (--fail-on {})", gate.fail_on.label())
 }
 
 /// "1 case", "3 cases".

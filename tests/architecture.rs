@@ -691,3 +691,68 @@ fn the_invariant_checks_see_what_they_guard() {
         ]
     );
 }
+
+/// The functions of `code` as (name, first line, lines from `fn` to its
+/// closing brace); a function inside another counts within it too.
+fn function_lengths(code: &str) -> Vec<(String, usize, usize)> {
+    let mut found = Vec::new();
+    for (at, _) in code.match_indices("fn ") {
+        if code[..at].ends_with(is_ident) {
+            continue;
+        }
+        let name: String = code[at + 3..]
+            .chars()
+            .take_while(|&c| is_ident(c))
+            .collect();
+        let Some(open) = code[at..].find(['{', ';']).map(|o| at + o) else {
+            continue;
+        };
+        if name.is_empty() || code.as_bytes()[open] == b';' {
+            continue;
+        }
+        let mut depth = 0;
+        let mut close = open;
+        for (j, c) in code[open..].char_indices() {
+            depth += match c {
+                '{' => 1,
+                '}' => -1,
+                _ => 0,
+            };
+            if depth == 0 {
+                close = open + j;
+                break;
+            }
+        }
+        let first = code[..at].lines().count() + 1;
+        let lines = code[at..=close].lines().count();
+        found.push((name, first, lines));
+    }
+    found
+}
+
+/// The longest a function of `src/` may be, from `fn` to its closing brace.
+const LONGEST_FUNCTION: usize = 80;
+
+#[test]
+fn no_function_is_longer_than_a_screen() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut long = Vec::new();
+    for (file, code) in sources() {
+        for (name, line, lines) in function_lengths(&code) {
+            if lines > LONGEST_FUNCTION {
+                let file = file.strip_prefix(&src).unwrap().display().to_string();
+                long.push(format!("{file}:{line}: {name}, {lines} lines"));
+            }
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "functions over {LONGEST_FUNCTION} lines:\n{}",
+        long.join("\n")
+    );
+    let sample = "fn a() {\n    if x { y() }\n}\nfn b();\nfn c() { fn d() {} }\n";
+    assert_eq!(
+        function_lengths(sample),
+        [("a".into(), 1, 3), ("c".into(), 5, 1), ("d".into(), 5, 1)]
+    );
+}

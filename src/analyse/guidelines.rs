@@ -200,11 +200,26 @@ fn check_group<D: Defaults + ?Sized>(
     group: &[usize],
     options: &Options,
 ) -> Guidelines {
-    let mut guidelines = Guidelines::default();
     let shapes: Vec<Shape> = group
         .iter()
         .map(|&c| Which::Default(c).shape(defaults))
         .collect();
+    Guidelines {
+        monotony: monotony(defaults, group, &shapes, options),
+        split_robustness: split_robustness(defaults, group, &shapes, options),
+    }
+}
+
+/// Monotony between each size of a series and the next, with Holm's
+/// correction within the series: violated when the larger size is
+/// significantly faster.
+fn monotony<D: Defaults + ?Sized>(
+    defaults: &D,
+    group: &[usize],
+    shapes: &[Shape],
+    options: &Options,
+) -> Vec<Finding> {
+    let mut findings = Vec::new();
     for (pair, pair_shapes) in group.windows(2).zip(shapes.windows(2)) {
         let small_size = defaults.key(pair[0]).size_bytes;
         let large = (Which::Default(pair[1]), &pair_shapes[1]);
@@ -218,24 +233,21 @@ fn check_group<D: Defaults + ?Sized>(
         if super::timer::bound([small_median, large_median], options.timer_resolution_s) {
             continue;
         }
-        // Violated when the larger size is significantly faster.
         let p_value = p_value(defaults, (small, &small_shape), large, 1.0, test);
-        let ratio = small_median / large_median;
-        guidelines.monotony.push(Finding {
+        findings.push(Finding {
             key: defaults.key(pair[1]).clone(),
             other_size_bytes: small_size,
             k: None,
             median_s: large_median,
             bound_s: small_median,
-            ratio,
+            ratio: small_median / large_median,
             p_value,
             severity: Severity::Ok,
             shared_rounds,
         });
     }
-    // Holm within the series' monotony pairs.
-    let raw: Vec<f64> = guidelines.monotony.iter().map(|f| f.p_value).collect();
-    for (finding, adjusted) in guidelines.monotony.iter_mut().zip(correction::holm(&raw)) {
+    let raw: Vec<f64> = findings.iter().map(|f| f.p_value).collect();
+    for (finding, adjusted) in findings.iter_mut().zip(correction::holm(&raw)) {
         finding.p_value = adjusted;
         finding.severity = if adjusted < options.alpha {
             Severity::of_slowdown(finding.ratio)
@@ -243,18 +255,29 @@ fn check_group<D: Defaults + ?Sized>(
             Severity::Ok
         };
     }
-    // Bonferroni over the series' split comparisons: the search stops
-    // at the first violation, so not every p-value is known.
+    findings
+}
+
+/// Split-robustness of each size of a series: the largest smaller size
+/// that violates it, searched from the largest down, with Bonferroni's
+/// correction over the series' comparisons (the search stops at the
+/// first violation, so not every p-value is known).
+fn split_robustness<D: Defaults + ?Sized>(
+    defaults: &D,
+    group: &[usize],
+    shapes: &[Shape],
+    options: &Options,
+) -> Vec<Finding> {
     let comparisons = (group.len() * group.len().saturating_sub(1) / 2).max(1);
+    let mut findings = Vec::new();
     for (j, &large_index) in group.iter().enumerate() {
         let large_key = defaults.key(large_index);
         let large = (Which::Default(large_index), &shapes[j]);
         let large_median = shapes[j].median();
-        // The largest smaller size that violates, searched from the largest down.
         let violation =
             group[..j]
                 .iter()
-                .zip(&shapes)
+                .zip(shapes)
                 .rev()
                 .find_map(|(&small_index, small_shape)| {
                     let size = defaults.key(small_index).size_bytes;
@@ -288,9 +311,9 @@ fn check_group<D: Defaults + ?Sized>(
                         shared_rounds,
                     })
                 });
-        guidelines.split_robustness.extend(violation);
+        findings.extend(violation);
     }
-    guidelines
+    findings
 }
 
 #[cfg(test)]

@@ -157,55 +157,10 @@ pub fn compare(
     let k = baseline.len();
     assert!(k >= 2, "the between-launch model needs two launches");
     let cells = cells(baseline, current);
-    // The launch effects: each launch's median deviation from the cells'
-    // means, robust to the few cells a regression moves.
-    let effect =
-        |log: &dyn Fn(&Cell) -> f64| median_of(cells.iter().map(|c| log(c) - c.mean()).collect());
-    let effects: Vec<f64> = (0..k).map(|l| effect(&|c| c.baseline[l])).collect();
-    let usual_effect = mean(&effects);
-    let now_effect = effect(&|c| c.now) - usual_effect;
-    let prediction = (1.0 + 1.0 / k as f64).sqrt();
+    let effects = Effects::of(&cells, k);
     let threshold = (1.0 + tolerance).ln();
-    let shift = (!cells.is_empty()).then(|| {
-        let spread = variance(&effects).sqrt() * prediction;
-        let p_value = match spread {
-            s if s > 0.0 => 2.0 * t_upper_tail(now_effect.abs() / s, (k - 1) as f64),
-            _ => f64::from(now_effect == 0.0),
-        }
-        .min(1.0);
-        Shift {
-            factor: now_effect.exp(),
-            p_value,
-            significant: p_value < options.alpha && now_effect.abs() > threshold,
-        }
-    });
-    // `default` of each case measured against the references of its own
-    // launch at sizes near its own: every other cell within a factor of 8
-    // in size (its competitors, and the cases beside it), by their median
-    // deviation from their usual; the launch's effect where there are none.
-    // The state of this machine does not move every size alike (one launch
-    // to the next: 32 KiB 2.5× faster, 8 B unchanged), and a case's own
-    // competitors alone are too few to be a steady reference.
-    let normalised: Vec<(&Cell, Vec<f64>, f64)> = cells
-        .iter()
-        .filter(|c| c.default)
-        .map(|c| {
-            let near = |o: &&Cell| {
-                !(o.default && o.key == c.key)
-                    && (log2(o.key.size_bytes) - log2(c.key.size_bytes)).abs() <= 3.0
-            };
-            let references: Vec<&Cell> = cells.iter().filter(near).collect();
-            let reference = |log: &dyn Fn(&Cell) -> f64, effect: f64| match references.len() {
-                0 => effect,
-                _ => median_of(references.iter().map(|o| log(o) - o.mean()).collect()),
-            };
-            let then: Vec<f64> = (0..k)
-                .map(|l| c.baseline[l] - reference(&|o| o.baseline[l], effects[l]))
-                .collect();
-            let now = c.now - reference(&|o| o.now, now_effect + usual_effect);
-            (c, then, now)
-        })
-        .collect();
+    let shift = (!cells.is_empty()).then(|| effects.shift(threshold, options.alpha));
+    let normalised = normalised(&cells, &effects);
     let df = (k - 1) as f64;
     let variances: Vec<f64> = normalised
         .iter()
@@ -217,41 +172,13 @@ pub fn compare(
         .zip(&variances)
         .map(|((c, then, now), &own)| {
             let (variance, df) = prior.map_or((own, df), |p| p.moderate(own, df));
-            let excess = now - mean(then);
-            // The baseline launches' spread holds their own rounds' noise;
-            // a new launch noisier than they were adds the difference (a
-            // noisy launch's median can be off by more than launches
-            // usually differ, and must not read as a regression).
-            let noisier = (c.now_within - mean(&c.baseline_within)).max(0.0);
-            let between = variance * prediction * prediction;
-            let se = (between + noisier).sqrt();
-            // The two parts are estimated from different samples (the
-            // baseline launches, the new launch's rounds): their sum has
-            // the Welch–Satterthwaite degrees of freedom, not the few of
-            // the launches alone, which made a 10× regression in a noisy
-            // launch unprovable.
-            let rounds_df = c.now_rounds.saturating_sub(1) as f64;
-            let df = match noisier > 0.0 && rounds_df > 0.0 {
-                true => {
-                    (between + noisier).powi(2)
-                        / (between.powi(2) / df + noisier.powi(2) / rounds_df)
-                }
-                false => df,
-            };
-            let p_value = match se {
-                se if se > 0.0 => t_upper_tail((excess - threshold) / se, df),
-                _ => f64::from(excess <= threshold),
-            };
-            Change {
-                key: c.key.clone(),
-                baseline_median_s: c.mean().exp(),
-                median_s: c.now.exp(),
-                ratio: (c.now - c.mean()).exp(),
-                normalised_ratio: Some(excess.exp()),
-                p_value,
-                p_adjusted: None,
-                regression: false,
-            }
+            change(
+                c,
+                (then, *now),
+                (variance, df),
+                effects.prediction,
+                threshold,
+            )
         })
         .collect();
     let p_values: Vec<f64> = changes.iter().map(|c| c.p_value).collect();
@@ -267,29 +194,7 @@ pub fn compare(
             && change.normalised_ratio.is_some_and(|r| r > 1.0 + tolerance);
     }
     let names: Vec<&str> = baseline.iter().map(|l| l.name.as_str()).collect();
-    // The cases no baseline launch has, and those of the latest that this
-    // launch lacks.
-    let only_in_current = current
-        .iter()
-        .filter(|v| {
-            !baseline
-                .iter()
-                .any(|l| l.checks.iter().any(|b| b.key == v.key))
-        })
-        .map(|v| v.key.clone())
-        .collect();
-    let latest = baseline
-        .iter()
-        .max_by(|a, b| a.start_time.cmp(&b.start_time));
-    let only_in_baseline = latest
-        .map(|l| {
-            l.checks
-                .iter()
-                .filter(|b| !current.iter().any(|v| v.key == b.key))
-                .map(|b| b.key.clone())
-                .collect()
-        })
-        .unwrap_or_default();
+    let (only_in_baseline, only_in_current) = unmatched(baseline, current);
     Comparison {
         baseline: names.join(", "),
         launches: k,
@@ -311,6 +216,155 @@ pub fn compare(
         only_in_current,
         ..Comparison::default()
     }
+}
+
+/// The launch effects: each launch's median deviation from the cells'
+/// means, robust to the few cells a regression moves.
+struct Effects {
+    /// Each baseline launch's.
+    baseline: Vec<f64>,
+    /// Their mean.
+    usual: f64,
+    /// The new launch's, from the usual.
+    now: f64,
+    /// The prediction interval's widening for one new launch of k + 1.
+    prediction: f64,
+}
+
+impl Effects {
+    fn of(cells: &[Cell], k: usize) -> Effects {
+        let effect = |log: &dyn Fn(&Cell) -> f64| {
+            median_of(cells.iter().map(|c| log(c) - c.mean()).collect())
+        };
+        let baseline: Vec<f64> = (0..k).map(|l| effect(&|c| c.baseline[l])).collect();
+        let usual = mean(&baseline);
+        Effects {
+            now: effect(&|c| c.now) - usual,
+            usual,
+            prediction: (1.0 + 1.0 / k as f64).sqrt(),
+            baseline,
+        }
+    }
+
+    /// Whether the whole launch ran faster or slower than the baseline
+    /// launches: its effect against their spread, two-sided.
+    fn shift(&self, threshold: f64, alpha: f64) -> Shift {
+        let k = self.baseline.len();
+        let spread = variance(&self.baseline).sqrt() * self.prediction;
+        let p_value = match spread {
+            s if s > 0.0 => 2.0 * t_upper_tail(self.now.abs() / s, (k - 1) as f64),
+            _ => f64::from(self.now == 0.0),
+        }
+        .min(1.0);
+        Shift {
+            factor: self.now.exp(),
+            p_value,
+            significant: p_value < alpha && self.now.abs() > threshold,
+        }
+    }
+}
+
+/// `default` of each case measured against the references of its own
+/// launch at sizes near its own: every other cell within a factor of 8 in
+/// size (its competitors, and the cases beside it), by their median
+/// deviation from their usual; the launch's effect where there are none.
+/// The state of this machine does not move every size alike (one launch
+/// to the next: 32 KiB 2.5× faster, 8 B unchanged), and a case's own
+/// competitors alone are too few to be a steady reference. Per case: its
+/// cell, its log ratios in the baseline launches, and now.
+fn normalised<'c>(cells: &'c [Cell], effects: &Effects) -> Vec<(&'c Cell, Vec<f64>, f64)> {
+    cells
+        .iter()
+        .filter(|c| c.default)
+        .map(|c| {
+            let near = |o: &&Cell| {
+                !(o.default && o.key == c.key)
+                    && (log2(o.key.size_bytes) - log2(c.key.size_bytes)).abs() <= 3.0
+            };
+            let references: Vec<&Cell> = cells.iter().filter(near).collect();
+            let reference = |log: &dyn Fn(&Cell) -> f64, effect: f64| match references.len() {
+                0 => effect,
+                _ => median_of(references.iter().map(|o| log(o) - o.mean()).collect()),
+            };
+            let then: Vec<f64> = (0..effects.baseline.len())
+                .map(|l| c.baseline[l] - reference(&|o| o.baseline[l], effects.baseline[l]))
+                .collect();
+            let now = c.now - reference(&|o| o.now, effects.now + effects.usual);
+            (c, then, now)
+        })
+        .collect()
+}
+
+/// One case's change: its normalised log ratio now (`ratios.1`) against
+/// the baseline launches' (`ratios.0`), whose (moderated) variance and
+/// degrees of freedom are `spread`, one-sided beyond the tolerance's
+/// `threshold`.
+fn change(
+    c: &Cell,
+    ratios: (&[f64], f64),
+    spread: (f64, f64),
+    prediction: f64,
+    threshold: f64,
+) -> Change {
+    let ((then, now), (variance, df)) = (ratios, spread);
+    let excess = now - mean(then);
+    // The baseline launches' spread holds their own rounds' noise; a new
+    // launch noisier than they were adds the difference (a noisy launch's
+    // median can be off by more than launches usually differ, and must not
+    // read as a regression).
+    let noisier = (c.now_within - mean(&c.baseline_within)).max(0.0);
+    let between = variance * prediction * prediction;
+    let se = (between + noisier).sqrt();
+    // The two parts are estimated from different samples (the baseline
+    // launches, the new launch's rounds): their sum has the
+    // Welch–Satterthwaite degrees of freedom, not the few of the launches
+    // alone, which made a 10× regression in a noisy launch unprovable.
+    let rounds_df = c.now_rounds.saturating_sub(1) as f64;
+    let df = match noisier > 0.0 && rounds_df > 0.0 {
+        true => (between + noisier).powi(2) / (between.powi(2) / df + noisier.powi(2) / rounds_df),
+        false => df,
+    };
+    let p_value = match se {
+        se if se > 0.0 => t_upper_tail((excess - threshold) / se, df),
+        _ => f64::from(excess <= threshold),
+    };
+    Change {
+        key: c.key.clone(),
+        baseline_median_s: c.mean().exp(),
+        median_s: c.now.exp(),
+        ratio: (c.now - c.mean()).exp(),
+        normalised_ratio: Some(excess.exp()),
+        p_value,
+        p_adjusted: None,
+        regression: false,
+    }
+}
+
+/// The cases of the latest baseline launch that this launch lacks, and
+/// those no baseline launch has.
+fn unmatched(baseline: &[Launch], current: &[Verdict]) -> (Vec<CaseKey>, Vec<CaseKey>) {
+    let only_in_current = current
+        .iter()
+        .filter(|v| {
+            !baseline
+                .iter()
+                .any(|l| l.checks.iter().any(|b| b.key == v.key))
+        })
+        .map(|v| v.key.clone())
+        .collect();
+    let latest = baseline
+        .iter()
+        .max_by(|a, b| a.start_time.cmp(&b.start_time));
+    let only_in_baseline = latest
+        .map(|l| {
+            l.checks
+                .iter()
+                .filter(|b| !current.iter().any(|v| v.key == b.key))
+                .map(|b| b.key.clone())
+                .collect()
+        })
+        .unwrap_or_default();
+    (only_in_baseline, only_in_current)
 }
 
 #[cfg(test)]

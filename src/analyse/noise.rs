@@ -78,16 +78,7 @@ pub fn assess(checks: &[Verdict], options: &Options) -> Option<Noise> {
         .iter()
         .map(|v| v.sensitivity.unwrap_or(f64::INFINITY))
         .collect();
-    let shares: Vec<(f64, String)> = checks
-        .iter()
-        .flat_map(|v| {
-            v.candidates.iter().filter_map(move |c| {
-                let u = c.usual.as_ref()?;
-                let case = format!("{} {} B", v.key.collective.name(), v.key.size_bytes);
-                Some((u.fit.overhead_share, format!("{case}: {}", c.name)))
-            })
-        })
-        .collect();
+    let shares = overhead_shares(checks);
     if sensitivities.is_empty() && shares.is_empty() {
         return None;
     }
@@ -115,61 +106,15 @@ pub fn assess(checks: &[Verdict], options: &Options) -> Option<Noise> {
     let overheads = share_median.is_some_and(|m| m > limit);
 
     let floor = options.noise_floor_s;
-    let floor_shares: Vec<f64> = checks
-        .iter()
-        .filter_map(|v| {
-            let d = v.candidates.iter().find(|c| c.name == DEFAULT)?;
-            let median = d.round_median_s.filter(|&m| m > 0.0)?;
-            Some(floor / median)
-        })
-        .collect();
+    let floor_shares = floor_shares(checks, floor);
 
-    let times = |s: Option<f64>| match s.and_then(finite) {
-        Some(s) => format!("{s:.3}×"),
-        None => "none".into(),
-    };
-    // What made the verdict comes first.
-    let mut parts: Vec<(bool, String)> = Vec::new();
-    if let Some(median) = sensitivity_median {
-        parts.push((
-            insensitive,
-            format!(
-                "{cases_above} of {} cases undecided and unable to flag {care}× ({source}){}, {} half; median case sensitivity {}",
-                sensitivities.len(),
-                match timer_bound {
-                    0 => String::new(),
-                    n => format!(" ({n} too short for the timer)"),
-                },
-                if insensitive { "more than" } else { "at most" },
-                times(Some(median)),
-            ),
-        ));
-    }
-    match (share_median, &worst) {
-        (Some(median), Some((max, who))) => parts.push((
-            overheads,
-            format!(
-                "median overhead share {:.1} % {} {:.1} % (the time a {care}× slowdown adds), largest {:.1} % ({who})",
-                100.0 * median,
-                if overheads { ">" } else { "≤" },
-                100.0 * limit,
-                100.0 * max,
-            ),
-        )),
-        _ => parts.push((
-            false,
-            "no usual times (fewer than 20 observations per candidate, or the timer resolution unknown)".into(),
-        )),
-    }
-    parts.sort_by_key(|(decisive, _)| !decisive);
-    let reason: Vec<String> = parts.into_iter().map(|(_, part)| part).collect();
-    Some(Noise {
+    let mut noise = Noise {
         verdict: if insensitive || overheads {
             NoiseVerdict::Noisy
         } else {
             NoiseVerdict::Quiet
         },
-        reason: reason.join("; "),
+        reason: String::new(),
         slowdown_of_interest: care,
         slowdown_source: source,
         cases: sensitivities.len(),
@@ -185,7 +130,87 @@ pub fn assess(checks: &[Verdict], options: &Options) -> Option<Noise> {
         noise_floor_s: floor,
         noise_floor_share_median: median_of(&floor_shares),
         noise_floor_share_max: max_of(&floor_shares),
-    })
+    };
+    noise.reason = reason(&noise, timer_bound);
+    Some(noise)
+}
+
+/// Every candidate's overhead share, with whose it is (`case: name`).
+fn overhead_shares(checks: &[Verdict]) -> Vec<(f64, String)> {
+    checks
+        .iter()
+        .flat_map(|v| {
+            v.candidates.iter().filter_map(move |c| {
+                let u = c.usual.as_ref()?;
+                let case = format!("{} {} B", v.key.collective.name(), v.key.size_bytes);
+                Some((u.fit.overhead_share, format!("{case}: {}", c.name)))
+            })
+        })
+        .collect()
+}
+
+/// The noise floor as a share of `default`'s median, per case.
+fn floor_shares(checks: &[Verdict], floor: f64) -> Vec<f64> {
+    checks
+        .iter()
+        .filter_map(|v| {
+            let d = v.candidates.iter().find(|c| c.name == DEFAULT)?;
+            let median = d.round_median_s.filter(|&m| m > 0.0)?;
+            Some(floor / median)
+        })
+        .collect()
+}
+
+/// The noise verdict in words, what made it first: the cases too
+/// insensitive to decide (`timer_bound` of them too short for the timer),
+/// and the candidates' overhead shares.
+fn reason(noise: &Noise, timer_bound: usize) -> String {
+    let care = noise.slowdown_of_interest;
+    let insensitive = 2 * noise.cases_above > noise.cases;
+    let times = |s: Option<f64>| match s {
+        Some(s) => format!("{s:.3}×"),
+        None => "none".into(),
+    };
+    let mut parts: Vec<(bool, String)> = Vec::new();
+    if noise.cases > 0 {
+        parts.push((
+            insensitive,
+            format!(
+                "{} of {} cases undecided and unable to flag {care}× ({}){}, {} half; median case sensitivity {}",
+                noise.cases_above,
+                noise.cases,
+                noise.slowdown_source,
+                match timer_bound {
+                    0 => String::new(),
+                    n => format!(" ({n} too short for the timer)"),
+                },
+                if insensitive { "more than" } else { "at most" },
+                times(noise.sensitivity_median),
+            ),
+        ));
+    }
+    match (noise.overhead_share_median, noise.overhead_share_max, &noise.overhead_share_max_of) {
+        (Some(median), Some(max), Some(who)) => {
+            let overheads = median > noise.overhead_share_limit;
+            parts.push((
+                overheads,
+                format!(
+                    "median overhead share {:.1} % {} {:.1} % (the time a {care}× slowdown adds), largest {:.1} % ({who})",
+                    100.0 * median,
+                    if overheads { ">" } else { "≤" },
+                    100.0 * noise.overhead_share_limit,
+                    100.0 * max,
+                ),
+            ))
+        }
+        _ => parts.push((
+            false,
+            "no usual times (fewer than 20 observations per candidate, or the timer resolution unknown)".into(),
+        )),
+    }
+    parts.sort_by_key(|(decisive, _)| !decisive);
+    let reason: Vec<String> = parts.into_iter().map(|(_, part)| part).collect();
+    reason.join("; ")
 }
 
 #[cfg(test)]

@@ -168,6 +168,130 @@ fn verdict_and_default_shape(
     options: &Options,
     rounds: Option<Vec<RoundMedians>>,
 ) -> (Verdict, Option<Shape>) {
+    let Filtered {
+        samples,
+        selected,
+        removed,
+        fits,
+        whole,
+    } = filtered(case, options);
+    let mut rounds = rounds_of(&samples, rounds, &whole);
+    let mut candidates: Vec<CandidateSummary> = samples
+        .iter()
+        .zip(&rounds)
+        .zip(&selected)
+        .zip(removed)
+        .zip(fits)
+        .map(|((((sample, rounds), selected), removed), fit)| {
+            summarise(sample, rounds, selected.as_ref(), removed, fit)
+        })
+        .collect();
+    let (default, compared) = default_and_compared(&samples, &candidates);
+    let timer_bound = default.is_some()
+        && timer::bound(
+            default
+                .iter()
+                .chain(&compared)
+                .filter_map(|&c| candidates[c].round_median_s),
+            options.timer_resolution_s,
+        );
+    if let Some(d) = default {
+        let tested = Tested {
+            samples: &samples,
+            rounds: &rounds,
+            default: d,
+            compared: &compared,
+        };
+        compare_with_default(&mut candidates, &tested, options);
+    }
+    adjust(&mut candidates, &compared, timer_bound, options);
+    let mut verdict = Verdict {
+        key: case.key.clone(),
+        conclusion: Conclusion::Inconclusive,
+        reason: None,
+        candidates,
+        competitor: None,
+        competitor_median_s: None,
+        slowdown: None,
+        p_value: None,
+        fastest: None,
+        severity: Severity::Ok,
+        violated_by: None,
+        sensitivity: None,
+        powerless: false,
+        timer_bound,
+        disturbed: None,
+    };
+    settle(&mut verdict, options);
+    let default_shape = case
+        .samples
+        .iter()
+        .position(|s| s.name == DEFAULT)
+        .filter(|&d| whole[d])
+        .and_then(|d| {
+            let all = Middles::of_selected(selected[d].as_ref()?)?;
+            let rounds = std::mem::take(&mut rounds[d]);
+            Some(Shape { all, rounds })
+        });
+    (verdict, default_shape)
+}
+
+/// Each candidate's rounds once, for every comparison that follows: as
+/// `given` for the samples the filter left whole.
+fn rounds_of(
+    samples: &[Cow<Sample>],
+    given: Option<Vec<RoundMedians>>,
+    whole: &[bool],
+) -> Vec<RoundMedians> {
+    match given {
+        Some(given) => samples
+            .iter()
+            .zip(given)
+            .zip(whole)
+            .map(|((sample, given), &whole)| match whole {
+                true => given,
+                false => RoundMedians::of(sample),
+            })
+            .collect(),
+        None => samples.iter().map(|s| RoundMedians::of(s)).collect(),
+    }
+}
+
+/// `default`'s index where it has a median, and the competitors with one
+/// beside it (none without `default`).
+fn default_and_compared(
+    samples: &[Cow<Sample>],
+    candidates: &[CandidateSummary],
+) -> (Option<usize>, Vec<usize>) {
+    let default = samples
+        .iter()
+        .position(|s| s.name == DEFAULT)
+        .filter(|&d| candidates[d].round_median_s.is_some());
+    let compared: Vec<usize> = match default {
+        Some(_) => (0..samples.len())
+            .filter(|&c| samples[c].name != DEFAULT && candidates[c].round_median_s.is_some())
+            .collect(),
+        None => Vec::new(),
+    };
+    (default, compared)
+}
+
+/// A case's samples after the outlier filter, with what was found on the
+/// way, one entry per sample.
+struct Filtered<'c> {
+    samples: Vec<Cow<'c, Sample>>,
+    /// Its quartiles (and, where whole, its usual time's quantile).
+    selected: Vec<Option<Selected>>,
+    /// How many observations the filter dropped.
+    removed: Vec<usize>,
+    /// The usual-time fit, from the sample before filtering.
+    fits: Vec<Option<UsualTime>>,
+    /// Whether the filter left the sample whole.
+    whole: Vec<bool>,
+}
+
+/// The samples of `case` through `options.outliers`' filter.
+fn filtered<'c>(case: &'c CaseData, options: &Options) -> Filtered<'c> {
     // Each measured candidate's order statistics once: its quartiles and
     // its usual time's empirical q_max quantile.
     let statistics = [
@@ -221,82 +345,70 @@ fn verdict_and_default_shape(
             false => Selected::of(&sample.seconds, &describe::QUARTILES),
         })
         .collect();
-    // Each candidate's rounds once, for every comparison that follows: as
-    // given for the samples the filter left whole.
-    let mut rounds: Vec<RoundMedians> = match rounds {
-        Some(given) => samples
-            .iter()
-            .zip(given)
-            .zip(&whole)
-            .map(|((sample, given), &whole)| match whole {
-                true => given,
-                false => RoundMedians::of(sample),
-            })
-            .collect(),
-        None => samples.iter().map(|s| RoundMedians::of(s)).collect(),
-    };
-    let mut candidates: Vec<CandidateSummary> = samples
-        .iter()
-        .zip(&rounds)
-        .zip(&selected)
-        .zip(removed)
-        .zip(fits)
-        .map(|((((sample, rounds), selected), removed), fit)| {
-            summarise(sample, rounds, selected.as_ref(), removed, fit)
-        })
-        .collect();
-    let default = samples
-        .iter()
-        .position(|s| s.name == DEFAULT)
-        .filter(|&d| candidates[d].round_median_s.is_some());
-    let compared: Vec<usize> = match default {
-        Some(_) => (0..samples.len())
-            .filter(|&c| samples[c].name != DEFAULT && candidates[c].round_median_s.is_some())
-            .collect(),
-        None => Vec::new(),
-    };
-    let timer_bound = default.is_some()
-        && timer::bound(
-            default
-                .iter()
-                .chain(&compared)
-                .filter_map(|&c| candidates[c].round_median_s),
-            options.timer_resolution_s,
-        );
+    Filtered {
+        samples,
+        selected,
+        removed,
+        fits,
+        whole,
+    }
+}
+
+/// What `default` is compared with: every sample and its rounds, which
+/// one is `default`, and the competitors measured beside it.
+struct Tested<'t, 'c> {
+    samples: &'t [Cow<'c, Sample>],
+    rounds: &'t [RoundMedians],
+    default: usize,
+    compared: &'t [usize],
+}
+
+/// Each compared competitor's slowdown, one-sided p-values against the
+/// margin (violated; equivalent or slower) and sensitivity.
+fn compare_with_default(candidates: &mut [CandidateSummary], tested: &Tested, options: &Options) {
+    let d = tested.default;
     let threshold = options
         .correction
-        .first_threshold(options.alpha, compared.len());
-    if let Some(d) = default {
-        let default_median = candidates[d].round_median_s.expect("measured");
-        for &c in &compared {
-            let (xs, ys) = tested_values(
-                (&samples[d], &rounds[d]),
-                (&samples[c], &rounds[c]),
-                options.test,
-            );
-            let p = |x: &[f64], y: &[f64], alternative| {
-                test_values(options.test, x, y, alternative).p_value
-            };
-            let summary = &mut candidates[c];
-            let median = summary.round_median_s.expect("measured");
-            summary.slowdown = Some(default_median / median);
-            summary.below_noise = (default_median - median).abs() < options.noise_floor_s;
-            // Default's rounds divided by the margin: "more than the margin
-            // slower" and "less than the margin slower" are the two sides
-            // of one boundary.
-            let at_margin =
-                |x: &[f64]| -> Vec<f64> { x.iter().map(|v| v / options.margin).collect() };
-            let xs_at_margin = at_margin(&xs);
-            summary.p_value = Some(p(&xs_at_margin, &ys, Alternative::Greater));
-            summary.p_equivalence = Some(p(&xs_at_margin, &ys, Alternative::Less));
-            summary.sensitivity = power::sensitivity(
-                |x: &[f64], y: &[f64]| p(&at_margin(x), y, Alternative::Greater),
-                &xs,
-                &ys,
-                threshold,
-            );
-        }
+        .first_threshold(options.alpha, tested.compared.len());
+    let default_median = candidates[d].round_median_s.expect("measured");
+    for &c in tested.compared {
+        let (xs, ys) = tested_values(
+            (&tested.samples[d], &tested.rounds[d]),
+            (&tested.samples[c], &tested.rounds[c]),
+            options.test,
+        );
+        let p = |x: &[f64], y: &[f64], alternative| {
+            test_values(options.test, x, y, alternative).p_value
+        };
+        let summary = &mut candidates[c];
+        let median = summary.round_median_s.expect("measured");
+        summary.slowdown = Some(default_median / median);
+        summary.below_noise = (default_median - median).abs() < options.noise_floor_s;
+        // Default's rounds divided by the margin: "more than the margin
+        // slower" and "less than the margin slower" are the two sides of
+        // one boundary.
+        let at_margin = |x: &[f64]| -> Vec<f64> { x.iter().map(|v| v / options.margin).collect() };
+        let xs_at_margin = at_margin(&xs);
+        summary.p_value = Some(p(&xs_at_margin, &ys, Alternative::Greater));
+        summary.p_equivalence = Some(p(&xs_at_margin, &ys, Alternative::Less));
+        summary.sensitivity = power::sensitivity(
+            |x: &[f64], y: &[f64]| p(&at_margin(x), y, Alternative::Greater),
+            &xs,
+            &ys,
+            threshold,
+        );
     }
+}
+
+/// The compared competitors' p-values corrected for their number, and
+/// which are significant: below alpha, slower than the margin, and timed
+/// by a timer that resolves them.
+fn adjust(
+    candidates: &mut [CandidateSummary],
+    compared: &[usize],
+    timer_bound: bool,
+    options: &Options,
+) {
     let raw: Vec<f64> = compared
         .iter()
         .map(|&c| candidates[c].p_value.expect("compared"))
@@ -312,35 +424,6 @@ fn verdict_and_default_shape(
             && p < options.alpha
             && candidate.slowdown.is_some_and(|s| s > options.margin);
     }
-    let mut verdict = Verdict {
-        key: case.key.clone(),
-        conclusion: Conclusion::Inconclusive,
-        reason: None,
-        candidates,
-        competitor: None,
-        competitor_median_s: None,
-        slowdown: None,
-        p_value: None,
-        fastest: None,
-        severity: Severity::Ok,
-        violated_by: None,
-        sensitivity: None,
-        powerless: false,
-        timer_bound,
-        disturbed: None,
-    };
-    settle(&mut verdict, options);
-    let default_shape = case
-        .samples
-        .iter()
-        .position(|s| s.name == DEFAULT)
-        .filter(|&d| whole[d])
-        .and_then(|d| {
-            let all = Middles::of_selected(selected[d].as_ref()?)?;
-            let rounds = std::mem::take(&mut rounds[d]);
-            Some(Shape { all, rounds })
-        });
-    (verdict, default_shape)
 }
 
 /// Fills in the severity, the competitor the case is summarised by, its
@@ -385,26 +468,7 @@ fn settle(verdict: &mut Verdict, options: &Options) {
         && compared
             .iter()
             .all(|c| c.p_equivalence.is_some_and(|p| p < options.alpha));
-    let default = verdict.default_candidate();
-    let (conclusion, reason) = match default {
-        Some(d) if d.outcome.is_wrong() => (
-            Conclusion::LibraryWrong,
-            d.outcome.reason().map(String::from),
-        ),
-        Some(d) if d.round_median_s.is_some() => match (worst, holds) {
-            (Some(_), _) => (Conclusion::Violated, None),
-            (None, true) => (Conclusion::Holds, None),
-            (None, false) => (
-                Conclusion::Inconclusive,
-                timer_bound.then(|| timer::reason(options)),
-            ),
-        },
-        Some(d) => (
-            Conclusion::Unmeasured,
-            Some(d.outcome.reason().unwrap_or("not measured").to_string()),
-        ),
-        None => (Conclusion::Unmeasured, Some("not measured".into())),
-    };
+    let (conclusion, reason) = conclusion(verdict, worst.is_some(), holds, options);
     let competitor = shown.map(|c| c.name.clone());
     let competitor_median_s = shown.and_then(|c| c.round_median_s);
     let slowdown = shown.and_then(|c| c.slowdown).filter(|s| s.is_finite());
@@ -425,6 +489,36 @@ fn settle(verdict: &mut Verdict, options: &Options) {
     verdict.powerless = powerless;
     verdict.conclusion = conclusion;
     verdict.reason = reason;
+}
+
+/// The case's conclusion from `default`'s outcome, whether a competitor
+/// is significantly faster (`violated`) and whether every one was shown
+/// equivalent or slower (`holds`), with why where it needs saying.
+fn conclusion(
+    verdict: &Verdict,
+    violated: bool,
+    holds: bool,
+    options: &Options,
+) -> (Conclusion, Option<String>) {
+    match verdict.default_candidate() {
+        Some(d) if d.outcome.is_wrong() => (
+            Conclusion::LibraryWrong,
+            d.outcome.reason().map(String::from),
+        ),
+        Some(d) if d.round_median_s.is_some() => match (violated, holds) {
+            (true, _) => (Conclusion::Violated, None),
+            (false, true) => (Conclusion::Holds, None),
+            (false, false) => (
+                Conclusion::Inconclusive,
+                verdict.timer_bound.then(|| timer::reason(options)),
+            ),
+        },
+        Some(d) => (
+            Conclusion::Unmeasured,
+            Some(d.outcome.reason().unwrap_or("not measured").to_string()),
+        ),
+        None => (Conclusion::Unmeasured, Some("not measured".into())),
+    }
 }
 
 #[cfg(test)]

@@ -4,12 +4,13 @@ use super::{
     agree, baseline_verdicts, compare_with_baseline, finish, input_error, world, Against, Baseline,
 };
 use crate::analyse::defaults::Spilled;
-use crate::analyse::Decisions;
+use crate::analyse::{Decisions, Options};
+use crate::case::CaseData;
 use crate::commands::arguments::{Input, Run};
 use crate::config::{self, Config};
 use crate::exit::Ending;
 use crate::measure::{self, Context, Events, Harness};
-use crate::meta::BetweenCases;
+use crate::meta::{BetweenCases, Meta};
 use crate::plan::{self, Plan};
 use crate::report::{self, progress::Progress};
 use crate::settings::CacheState;
@@ -32,29 +33,93 @@ pub fn input(args: &Run) -> Result<Config, config::InputError> {
 /// Runs the check of `config` on every rank; rank 0 reports.
 pub fn run(ctx: &Context, config: &Config, args: &Run) -> Ending {
     let leader = ctx.rank() == 0;
-    let plan = match plan_of(ctx, config, args) {
-        Ok(p) => p,
-        Err(e) => return input_error(leader, &e),
-    };
-    let a = &args.analysis.given;
-    let test = args.analysis.test_for(plan.settings.rounds);
-    let powerless = plan::powerless(&plan, test, a.correction, a.alpha);
-    match &powerless {
-        Some(why) if !args.allow_powerless => return input_error(leader, why),
-        Some(why) if leader => report::warning(why),
-        _ => {}
-    }
-    if let Err(e) = create_output(ctx, args) {
-        return input_error(leader, &e);
-    }
-    // Every rank reads the baseline so that all agree on its errors.
-    let baseline = match Baseline::read(&args.report) {
-        Ok(b) => b.filter(|_| leader),
+    let (plan, powerless, baseline) = match prepare(ctx, config, args) {
+        Ok(prepared) => prepared,
         Err(e) => return input_error(leader, &e),
     };
     // Before anything is measured, and before the watchdog's thread starts
     // (the binding covers the threads there are; later ones inherit it).
     let pinning = measure::pin::pin(ctx, args.pin);
+    let (plan, mut meta, mut harness) = start_measuring(ctx, args, plan, &pinning, powerless);
+    let options = args.analysis.options(&meta);
+    options.record(&mut meta);
+    // Rank 0 alone keeps the baseline: its verdicts, and its `default`
+    // samples out of memory.
+    let baseline = baseline.map(|b| match b {
+        Baseline::One { name, saved } => {
+            let verdicts = baseline_verdicts(&saved, &options);
+            Prepared::One(name, verdicts, Spilled::of(&saved.cases))
+        }
+        Baseline::Launches(launches) => Prepared::Launches(launches),
+    });
+    let mut decisions = measure_cases(ctx, args, &plan, &mut harness, &mut meta, &options);
+    if leader {
+        meta.machine_state = measure::calibration::state(&harness.calibrations);
+    }
+    meta.library_algorithms = measure::machine::library_algorithms();
+    meta.largest_peak_rss_bytes = measure::largest_peak_rss_bytes(ctx);
+    let ending = if leader {
+        let complete = !harness.stopped && !harness.wrong;
+        let mut results = decisions.results(meta, complete, &options);
+        compare_with_baseline(
+            &mut results,
+            baseline.as_ref().map(|b| match b {
+                Prepared::One(name, verdicts, defaults) => Against::One(name, verdicts, defaults),
+                Prepared::Launches(launches) => Against::Launches(launches),
+            }),
+            decisions.defaults(),
+            args.report.tolerance,
+            &options,
+        );
+        let ending = finish(&mut results, &args.report, &args.output);
+        if harness.stopped {
+            report::remark(&format!(
+                "pgcheck: interrupted after {} of {} cases; the files hold what was measured\n",
+                decisions.decided(),
+                plan.cases.len()
+            ));
+        }
+        ending
+    } else {
+        Ending::Done
+    };
+    agree(ctx, ending)
+}
+
+/// The plan, why it is powerless where it may be, the baseline (read on
+/// every rank, so that all agree on its errors; kept on rank 0), and the
+/// output directory created.
+fn prepare(
+    ctx: &Context,
+    config: &Config,
+    args: &Run,
+) -> Result<(Plan, Option<String>, Option<Baseline>), String> {
+    let leader = ctx.rank() == 0;
+    let plan = plan_of(ctx, config, args)?;
+    let a = &args.analysis.given;
+    let test = args.analysis.test_for(plan.settings.rounds);
+    let powerless = plan::powerless(&plan, test, a.correction, a.alpha);
+    match &powerless {
+        Some(why) if !args.allow_powerless => return Err(why.clone()),
+        Some(why) if leader => report::warning(why),
+        _ => {}
+    }
+    create_output(ctx, args)?;
+    let baseline = Baseline::read(&args.report)?.filter(|_| leader);
+    Ok((plan, powerless, baseline))
+}
+
+/// Starts the watchdog, finds out what the run runs on, settles the
+/// synchronisation, probes one call per case (which corrects the plan) and
+/// starts the harness: what the cases are measured with.
+fn start_measuring(
+    ctx: &Context,
+    args: &Run,
+    plan: Plan,
+    pinning: &measure::pin::Pinning,
+    powerless: Option<String>,
+) -> (Plan, Meta, Harness) {
+    let leader = ctx.rank() == 0;
     // From here on no call of the library and no wait for the others
     // outlives its bound.
     let bound = |shared| {
@@ -64,7 +129,7 @@ pub fn run(ctx: &Context, config: &Config, args: &Run) -> Ending {
             .as_secs_f64()
     };
     super::start_watchdog(ctx, bound(None), Some(args.output.clone()));
-    let mut meta = measure::machine(ctx, &pinning);
+    let mut meta = measure::machine(ctx, pinning);
     // Where ranks share CPUs a call takes longer: the default bound grows.
     crate::watchdog::widen(bound(meta.placement.shared_cpus.as_ref()));
     meta.warnings.extend(powerless);
@@ -96,110 +161,118 @@ pub fn run(ctx: &Context, config: &Config, args: &Run) -> Ending {
             meta.warnings.push(why);
         }
     }
-    let options = args.analysis.options(&meta);
-    options.record(&mut meta);
-    // Rank 0 alone keeps the baseline: its verdicts, and its `default`
-    // samples out of memory.
-    let baseline = baseline.map(|b| match b {
-        Baseline::One { name, saved } => {
-            let verdicts = baseline_verdicts(&saved, &options);
-            Prepared::One(name, verdicts, Spilled::of(&saved.cases))
-        }
-        Baseline::Launches(launches) => Prepared::Launches(launches),
-    });
-    // Rank 0 keeps each case's verdict; its observations go to raw/ (or as
-    // `--raw` says).
-    let mut decisions = Decisions::default();
-    let mut progress = leader.then(|| Progress::start(plan.expected().as_secs_f64()));
-    let mut between = BetweenCases::default();
-    let mut partial_results = Throttle::new(PARTIAL_RESULTS_SHARE);
+    (plan, meta, harness)
+}
+
+/// Measures the cases in turn until the run is stopped or a result is
+/// wrong. Rank 0 keeps each case's verdict; its observations go to raw/
+/// (or as `--raw` says).
+fn measure_cases(
+    ctx: &Context,
+    args: &Run,
+    plan: &Plan,
+    harness: &mut Harness,
+    meta: &mut Meta,
+    options: &Options,
+) -> Decisions {
+    let leader = ctx.rank() == 0;
+    let mut kept = Kept {
+        decisions: Decisions::default(),
+        between: BetweenCases::default(),
+        partial_results: Throttle::new(PARTIAL_RESULTS_SHARE),
+        progress: leader.then(|| Progress::start(plan.expected().as_secs_f64())),
+    };
     for (i, case) in plan.cases.iter().enumerate() {
         if harness.stopped || harness.wrong {
             break;
         }
         let events = Events {
-            sender: progress.as_ref().and_then(|p| p.events.clone()),
+            sender: kept.progress.as_ref().and_then(|p| p.events.clone()),
             case: i + 1,
             cases: plan.cases.len(),
         };
-        let data = measure::measure_case(ctx, case, &plan.settings, &mut harness, &events);
+        let data = measure::measure_case(ctx, case, &plan.settings, harness, &events);
         if i > 0 {
-            between.waited(harness.case_wait_s);
+            kept.between.waited(harness.case_wait_s);
         }
         let measured_at = mpi::time();
         if leader {
-            let started = mpi::time();
-            if let Err(e) = store::raw::append(&args.output, args.raw, &meta.run_id, i + 1, &data) {
-                let name = args.raw.file_name().unwrap_or_default();
-                report::warning(&format!("cannot append to {name}: {e}"));
-            }
-            let appended = mpi::time();
-            decisions.add(&data, &options);
-            let decided = mpi::time();
-            between.raw_s += appended - started;
-            between.decide_s += decided - appended;
-            record_costs(&mut meta, &harness);
-            if let Some(progress) = progress.as_mut() {
-                progress.case_done(i + 1, plan.cases.len(), meta.wall_s);
-            }
-            // What a killed run leaves: the verdicts of the cases so far,
-            // as of a few seconds ago at most (the raw file has every case).
-            if partial_results.due(mpi::time()) {
-                let writing = mpi::time();
-                meta.between_cases = between.clone();
-                let partial = decisions.results(meta.clone(), false, &options);
-                if let Err(e) = store::results::write_partial(&args.output, &partial) {
-                    report::warning(&format!("cannot write results.json: {e}"));
-                }
-                between.results_writes += 1;
-                partial_results.cost(mpi::time() - writing);
-            }
-            between.results_s += mpi::time() - decided;
+            kept.keep(
+                args,
+                (i + 1, plan.cases.len()),
+                &data,
+                harness,
+                meta,
+                options,
+            );
         }
-        between.after_case(mpi::time() - measured_at);
+        kept.between.after_case(mpi::time() - measured_at);
     }
     // The last case's files, too, were written outside its slices.
     harness.rebase();
-    record_costs(&mut meta, &harness);
+    record_costs(meta, harness);
+    let mut between = kept.between;
     let mut waits = [between.waited_s, between.largest_waited_s];
     ctx.control.max(&mut waits);
     [between.waited_s, between.largest_waited_s] = waits;
     meta.between_cases = between;
-    if leader {
-        meta.machine_state = measure::calibration::state(&harness.calibrations);
-    }
-    meta.library_algorithms = measure::machine::library_algorithms();
-    meta.largest_peak_rss_bytes = measure::largest_peak_rss_bytes(ctx);
-    if let Some(progress) = progress {
+    if let Some(progress) = kept.progress {
         progress.finish();
     }
-    let ending = if leader {
-        let complete = !harness.stopped && !harness.wrong;
-        let mut results = decisions.results(meta, complete, &options);
-        let defaults = decisions.defaults();
-        compare_with_baseline(
-            &mut results,
-            baseline.as_ref().map(|b| match b {
-                Prepared::One(name, verdicts, defaults) => Against::One(name, verdicts, defaults),
-                Prepared::Launches(launches) => Against::Launches(launches),
-            }),
-            defaults,
-            args.report.tolerance,
-            &options,
-        );
-        let ending = finish(&mut results, &args.report, &args.output);
-        if harness.stopped {
-            report::remark(&format!(
-                "pgcheck: interrupted after {} of {} cases; the files hold what was measured\n",
-                decisions.decided(),
-                plan.cases.len()
-            ));
+    kept.decisions
+}
+
+/// What the cases measured so far left: rank 0's decisions and progress,
+/// and every rank's time between cases.
+struct Kept {
+    decisions: Decisions,
+    between: BetweenCases,
+    partial_results: Throttle,
+    progress: Option<Progress>,
+}
+
+impl Kept {
+    /// On rank 0: appends the observations of case `at.0` of `at.1` to
+    /// raw/, decides it, and now and then rewrites the partial results.
+    fn keep(
+        &mut self,
+        args: &Run,
+        at: (usize, usize),
+        data: &CaseData,
+        harness: &Harness,
+        meta: &mut Meta,
+        options: &Options,
+    ) {
+        let (case, cases) = at;
+        let between = &mut self.between;
+        let started = mpi::time();
+        if let Err(e) = store::raw::append(&args.output, args.raw, &meta.run_id, case, data) {
+            let name = args.raw.file_name().unwrap_or_default();
+            report::warning(&format!("cannot append to {name}: {e}"));
         }
-        ending
-    } else {
-        Ending::Done
-    };
-    agree(ctx, ending)
+        let appended = mpi::time();
+        self.decisions.add(data, options);
+        let decided = mpi::time();
+        between.raw_s += appended - started;
+        between.decide_s += decided - appended;
+        record_costs(meta, harness);
+        if let Some(progress) = self.progress.as_mut() {
+            progress.case_done(case, cases, meta.wall_s);
+        }
+        // What a killed run leaves: the verdicts of the cases so far, as of
+        // a few seconds ago at most (the raw file has every case).
+        if self.partial_results.due(mpi::time()) {
+            let writing = mpi::time();
+            meta.between_cases = between.clone();
+            let partial = self.decisions.results(meta.clone(), false, options);
+            if let Err(e) = store::results::write_partial(&args.output, &partial) {
+                report::warning(&format!("cannot write results.json: {e}"));
+            }
+            between.results_writes += 1;
+            self.partial_results.cost(mpi::time() - writing);
+        }
+        between.results_s += mpi::time() - decided;
+    }
 }
 
 /// How rank 0 rewrites the partial `results.json` after a case: at most
@@ -258,7 +331,7 @@ enum Prepared {
 /// What the run has cost so far: wall time, time outside the slices, and
 /// of it preparing, verifying and clock synchronisation; time in the
 /// slices and in the calls; rank 0's memory.
-fn record_costs(meta: &mut crate::meta::Meta, harness: &Harness) {
+fn record_costs(meta: &mut Meta, harness: &Harness) {
     meta.wall_s = harness.elapsed();
     meta.outside_s = harness.outside_s;
     meta.prepare_s = harness.prepare_s;

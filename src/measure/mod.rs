@@ -458,18 +458,8 @@ impl<T: Element> Prepared<T> {
             if harness.stopped || harness.wrong {
                 return false;
             }
-            if let Some(sender) = &events.sender {
-                let _ = sender.send(Event {
-                    case: events.case,
-                    cases: events.cases,
-                    label: format!("{} {} B", case.key.collective, case.key.size_bytes),
-                    candidate: self.entries[e].sample.name.clone(),
-                    round: round + 1,
-                    rounds: run.planned,
-                    elapsed_s: harness.elapsed(),
-                    planned_s: harness.planned,
-                });
-            }
+            let name = &self.entries[e].sample.name;
+            announce(events, case, name, (round + 1, run.planned), harness);
             // Clocks drift: resynchronise between slices once stale.
             harness.refresh(ctx);
             let deadline = harness.book(run.slice);
@@ -512,27 +502,9 @@ impl<T: Element> Prepared<T> {
                 harness.wrong = true;
                 return false;
             }
-            // Whether any rank was signalled travels with the
-            // observations: a launcher may not signal rank 0 itself.
-            // Only rank 0 needs the observations, every rank the flag.
-            local.push(f64::from(u8::from(harness.signalled())));
-            control.max_on_first(local);
-            let mut signalled = [local.pop().unwrap_or(0.0)];
-            control.broadcast(&mut signalled);
-            if signalled[0] > 0.0 {
-                harness.stopped = true;
-            }
+            gather_slice(control, harness, local);
             if ctx.rank() == 0 {
-                let max = &*local;
-                let sample = &mut entry.sample;
-                let before = sample.seconds.len();
-                let late = assemble(max, &mut sample.seconds);
-                let added = sample.seconds.len() - before;
-                let round = round as u32;
-                sample.rounds.extend(std::iter::repeat_n(round, added));
-                sample
-                    .invalid_rounds
-                    .extend(std::iter::repeat_n(round, late));
+                keep_slice(&mut entry.sample, local, round as u32);
             }
             harness.measuring_s += mpi::time() - slice_start;
         }
@@ -554,6 +526,49 @@ impl<T: Element> Prepared<T> {
             }),
         }
     }
+}
+
+/// Tells whoever draws progress (rank 0 on a terminal) which candidate of
+/// which case is measured in round `round.0` of `round.1`.
+fn announce(events: &Events, case: &Case, name: &str, round: (usize, usize), harness: &Harness) {
+    if let Some(sender) = &events.sender {
+        let _ = sender.send(Event {
+            case: events.case,
+            cases: events.cases,
+            label: format!("{} {} B", case.key.collective, case.key.size_bytes),
+            candidate: name.to_string(),
+            round: round.0,
+            rounds: round.1,
+            elapsed_s: harness.elapsed(),
+            planned_s: harness.planned,
+        });
+    }
+}
+
+/// After a slice: every rank's observations reduced to their maximum on
+/// rank 0, and whether any rank was signalled, which travels with them (a
+/// launcher may not signal rank 0 itself); only rank 0 needs the
+/// observations, every rank the flag.
+fn gather_slice(control: &Control, harness: &mut Harness, local: &mut Vec<f64>) {
+    local.push(f64::from(u8::from(harness.signalled())));
+    control.max_on_first(local);
+    let mut signalled = [local.pop().unwrap_or(0.0)];
+    control.broadcast(&mut signalled);
+    if signalled[0] > 0.0 {
+        harness.stopped = true;
+    }
+}
+
+/// On rank 0: a slice's observations (the maxima over ranks) added to the
+/// candidate's sample, those started late as invalid, all of `round`.
+fn keep_slice(sample: &mut Sample, max: &[f64], round: u32) {
+    let before = sample.seconds.len();
+    let late = assemble(max, &mut sample.seconds);
+    let added = sample.seconds.len() - before;
+    sample.rounds.extend(std::iter::repeat_n(round, added));
+    sample
+        .invalid_rounds
+        .extend(std::iter::repeat_n(round, late));
 }
 
 /// A case's rounds as they go: the candidates' order, shuffled anew each

@@ -184,41 +184,13 @@ pub(super) fn observe_until<T: crate::element::Element>(
     pace: &mut Pace,
     mut checked: Checked<'_, T>,
 ) -> Option<WrongCall> {
-    let leader = control.rank() == 0;
     let mut spent = 0.0;
     let mut durations: Vec<f64> = Vec::with_capacity(1 << 10);
     let mut late: Vec<f64> = Vec::new();
-    loop {
-        // [observations, first start (global), slot length]
-        let mut decision = [0.0f64; 3];
-        if leader {
-            let observed = local.len() / 3;
-            let remaining = deadline - mpi::time();
-            let slot = pace.slot + pace.slack + harness.flush_s;
-            // A roundtime observation takes its slot at least, however
-            // short the ones before it were when the slack was smaller.
-            let least = match harness.sync {
-                SyncMode::Roundtime => slot,
-                SyncMode::Barrier => 0.0,
-            };
-            decision = [
-                next_chunk(observed, spent, remaining, pace.per_observation, least) as f64,
-                harness.clock.now() + harness.lead + pace.slack + harness.flush_s,
-                slot,
-            ];
-            if harness.signalled() {
-                decision[0] = -1.0;
-            }
-        }
-        control.broadcast(&mut decision[..]);
-        if decision[0] < 0.0 {
-            harness.stopped = true;
-            break;
-        }
-        let next = decision[0] as u64;
-        if next == 0 {
-            break;
-        }
+    while let Some(chunk) =
+        next_chunk_agreed(control, harness, pace, local.len() / 3, spent, deadline)
+    {
+        let next = chunk.calls;
         // No reallocation (a copy of all observations so far) between two
         // timed calls.
         local.reserve(3 * next as usize);
@@ -232,49 +204,17 @@ pub(super) fn observe_until<T: crate::element::Element>(
             Phase::Calling,
             next as f64 * (pace.per_observation + pace.slack + harness.lead),
         );
-        let mut wrong: Option<(u64, String)> = None;
         let chunk_start = mpi::time();
-        for i in 0..next {
-            if !harness.flush.is_empty() {
-                harness.flush_cache();
-            }
-            watchdog::call(first_call + i);
-            match harness.sync {
-                SyncMode::Barrier => {
-                    control.barrier();
-                    let start = mpi::time();
-                    call(send, recv);
-                    let duration = mpi::time() - start;
-                    local.extend_from_slice(&[duration, 0.0, 0.0]);
-                    harness.calling_s += duration;
-                    if checked.sampler.wants(duration) {
-                        sample_output(&mut checked, first_call + i, send, recv, &mut wrong);
-                    }
-                }
-                SyncMode::Roundtime => {
-                    let due = harness.clock.local(decision[1] + i as f64 * decision[2]);
-                    let late = mpi::time() > due;
-                    wait_until(due);
-                    let start = mpi::time();
-                    call(send, recv);
-                    let end = mpi::time();
-                    harness.calling_s += end - start;
-                    let clock = &harness.clock;
-                    local.extend_from_slice(&[
-                        clock.global(end),
-                        -clock.global(start),
-                        f64::from(u8::from(late)),
-                    ]);
-                    // Only where the check ends well before the next start.
-                    if i + 1 < next && checked.sampler.wants(end - start) {
-                        let next_due = clock.local(decision[1] + (i + 1) as f64 * decision[2]);
-                        if next_due - mpi::time() > 2.0 * checked.sampler.check_s {
-                            sample_output(&mut checked, first_call + i, send, recv, &mut wrong);
-                        }
-                    }
-                }
-            }
-        }
+        let timed = (&mut *call, &mut *send, &mut *recv);
+        let wrong = timed_calls(
+            control,
+            harness,
+            timed,
+            &chunk,
+            first_call,
+            local,
+            &mut checked,
+        );
         spent += mpi::time() - chunk_start;
         *checked.calls += next;
         // Every rank makes the chunk's extra call, wrong so far or not.
@@ -295,38 +235,167 @@ pub(super) fn observe_until<T: crate::element::Element>(
             let (slot, typical) = slot_of(&mut durations);
             late.extend([slot, typical]);
         }
-        // Whether, and where, a rank saw a wrong result travels with the
-        // late flags.
-        late.push(
-            wrong
-                .as_ref()
-                .map_or(0.0, |w| wrong_key(w.0, control.rank())),
-        );
-        control.max(&mut late);
-        let key = late.pop().unwrap_or(0.0);
-        if key > 0.0 {
-            let (_, rank) = from_wrong_key(key);
-            let mine = wrong.map(|w| w.1).unwrap_or_default();
-            let what = control.broadcast_text(rank, &mine, 400);
+        if let Some(wrong) = agree_on_chunk(control, harness.sync, &mut late, wrong, pace) {
             watchdog::enter(Phase::Idle, 0.0);
-            return Some(WrongCall { rank, what });
-        }
-        if harness.sync == SyncMode::Roundtime {
-            let n = next as usize;
-            let flags = &late[..n];
-            let invalid = flags.iter().filter(|&&l| l > 0.0).count();
-            let runs = flags
-                .iter()
-                .zip(std::iter::once(&0.0).chain(flags))
-                .filter(|&(&l, &before)| l > 0.0 && before <= 0.0)
-                .count();
-            let share = |k: usize| k as f64 / n as f64;
-            pace.follow(n, share(invalid), share(runs), late[n], late[n + 1]);
+            return Some(wrong);
         }
     }
     watchdog::enter(Phase::Idle, 0.0);
     if local.len() >= 3 {
         pace.per_observation = spent / (local.len() / 3) as f64;
+    }
+    None
+}
+
+/// The next chunk as rank 0 decided it and broadcast it: how many calls,
+/// the global start of the first (roundtime) and the slot of each. None
+/// when the slice is over; the harness stopped when a signal came.
+fn next_chunk_agreed(
+    control: &Control,
+    harness: &mut Harness,
+    pace: &Pace,
+    observed: usize,
+    spent: f64,
+    deadline: f64,
+) -> Option<Chunk> {
+    // [observations, first start (global), slot length]
+    let mut decision = [0.0f64; 3];
+    if control.rank() == 0 {
+        let remaining = deadline - mpi::time();
+        let slot = pace.slot + pace.slack + harness.flush_s;
+        // A roundtime observation takes its slot at least, however short
+        // the ones before it were when the slack was smaller.
+        let least = match harness.sync {
+            SyncMode::Roundtime => slot,
+            SyncMode::Barrier => 0.0,
+        };
+        decision = [
+            next_chunk(observed, spent, remaining, pace.per_observation, least) as f64,
+            harness.clock.now() + harness.lead + pace.slack + harness.flush_s,
+            slot,
+        ];
+        if harness.signalled() {
+            decision[0] = -1.0;
+        }
+    }
+    control.broadcast(&mut decision[..]);
+    if decision[0] < 0.0 {
+        harness.stopped = true;
+        return None;
+    }
+    let [calls, first_start, slot] = decision;
+    (calls >= 1.0).then_some(Chunk {
+        calls: calls as u64,
+        first_start,
+        slot,
+    })
+}
+
+/// A chunk of timed calls as every rank agreed on it.
+struct Chunk {
+    calls: u64,
+    /// Roundtime: the global time the first call starts, and the slot of
+    /// each.
+    first_start: f64,
+    slot: f64,
+}
+
+/// The chunk's timed calls: (end, −start, late) of each pushed to `local`
+/// (barrier: the duration, 0, 0); now and then a call's output checked
+/// where there is time to. The first wrong call seen, and why.
+fn timed_calls<T: crate::element::Element>(
+    control: &Control,
+    harness: &mut Harness,
+    (call, send, recv): (&mut Call<T>, &mut [T], &mut [T]),
+    chunk: &Chunk,
+    first_call: u64,
+    local: &mut Vec<f64>,
+    checked: &mut Checked<'_, T>,
+) -> Option<(u64, String)> {
+    let mut wrong: Option<(u64, String)> = None;
+    for i in 0..chunk.calls {
+        if !harness.flush.is_empty() {
+            harness.flush_cache();
+        }
+        watchdog::call(first_call + i);
+        match harness.sync {
+            SyncMode::Barrier => {
+                control.barrier();
+                let start = mpi::time();
+                call(send, recv);
+                let duration = mpi::time() - start;
+                local.extend_from_slice(&[duration, 0.0, 0.0]);
+                harness.calling_s += duration;
+                if checked.sampler.wants(duration) {
+                    sample_output(checked, first_call + i, send, recv, &mut wrong);
+                }
+            }
+            SyncMode::Roundtime => {
+                let due = harness
+                    .clock
+                    .local(chunk.first_start + i as f64 * chunk.slot);
+                let late = mpi::time() > due;
+                wait_until(due);
+                let start = mpi::time();
+                call(send, recv);
+                let end = mpi::time();
+                harness.calling_s += end - start;
+                let clock = &harness.clock;
+                local.extend_from_slice(&[
+                    clock.global(end),
+                    -clock.global(start),
+                    f64::from(u8::from(late)),
+                ]);
+                // Only where the check ends well before the next start.
+                if i + 1 < chunk.calls && checked.sampler.wants(end - start) {
+                    let next_due = clock.local(chunk.first_start + (i + 1) as f64 * chunk.slot);
+                    if next_due - mpi::time() > 2.0 * checked.sampler.check_s {
+                        sample_output(checked, first_call + i, send, recv, &mut wrong);
+                    }
+                }
+            }
+        }
+    }
+    wrong
+}
+
+/// After a chunk, outside the timed region: every rank's late flags, slot
+/// needs (roundtime, in `late`) and wrong result reduced to their maximum.
+/// A wrong result anywhere ends the slice with what the rank that saw it
+/// says; else the roundtime pace follows what the chunk needed.
+fn agree_on_chunk(
+    control: &Control,
+    sync: SyncMode,
+    late: &mut Vec<f64>,
+    wrong: Option<(u64, String)>,
+    pace: &mut Pace,
+) -> Option<WrongCall> {
+    // Whether, and where, a rank saw a wrong result travels with the late
+    // flags.
+    late.push(
+        wrong
+            .as_ref()
+            .map_or(0.0, |w| wrong_key(w.0, control.rank())),
+    );
+    control.max(late);
+    let key = late.pop().unwrap_or(0.0);
+    if key > 0.0 {
+        let (_, rank) = from_wrong_key(key);
+        let mine = wrong.map(|w| w.1).unwrap_or_default();
+        let what = control.broadcast_text(rank, &mine, 400);
+        return Some(WrongCall { rank, what });
+    }
+    if sync == SyncMode::Roundtime {
+        let n = late.len() - 2;
+        let flags = &late[..n];
+        let invalid = flags.iter().filter(|&&l| l > 0.0).count();
+        let runs = flags
+            .iter()
+            .zip(std::iter::once(&0.0).chain(flags))
+            .filter(|&(&l, &before)| l > 0.0 && before <= 0.0)
+            .count();
+        let share = |k: usize| k as f64 / n as f64;
+        pace.follow(n, share(invalid), share(runs), late[n], late[n + 1]);
     }
     None
 }

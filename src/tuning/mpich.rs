@@ -184,31 +184,8 @@ pub fn selection(tuning: &Tuning, builtin: &Builtin) -> Result<Selection, String
         let Some(intra) = of_collective.get("comm_type=intra").cloned() else {
             return Err(format!("the library's {key} has no comm_type=intra branch"));
         };
-        // Sizes between two measured ones take the smaller's choice, sizes
-        // below the smallest its choice too.
-        let mut by_size = Map::new();
-        for (i, (_, choice)) in rules.iter().enumerate() {
-            let condition = match rules.get(i + 1) {
-                Some((next, _)) => format!("{metric}<={}", next - 1),
-                None => format!("{metric}=any"),
-            };
-            let branch = match choice {
-                Some(a) => Value::Object(Map::from_iter([(
-                    format!("algorithm={}", container(a)),
-                    Value::Object(Map::new()),
-                )])),
-                None => intra.clone(),
-            };
-            by_size.insert(condition, branch);
-        }
-        // Only on a communicator of the run's size; others keep the library's.
-        let mut by_comm = Map::new();
-        if p > 1 {
-            by_comm.insert(format!("comm_size<={}", p - 1), intra.clone());
-        }
-        by_comm.insert(format!("comm_size<={p}"), Value::Object(by_size));
-        by_comm.insert("comm_size=any".into(), intra);
-        of_collective.insert("comm_type=intra".into(), Value::Object(by_comm));
+        let by_comm = intra_branch(&rules, metric, p, intra);
+        of_collective.insert("comm_type=intra".into(), by_comm);
         let posix = format!(
             "MPIR_CVAR_{}_POSIX_INTRA_ALGORITHM",
             collective.name().to_uppercase()
@@ -222,6 +199,43 @@ pub fn selection(tuning: &Tuning, builtin: &Builtin) -> Result<Selection, String
         variables,
         notes,
     })
+}
+
+/// A collective's new `comm_type=intra` branch: on a communicator of the
+/// run's size `p`, each size range's choice (`metric` the size condition's
+/// name); the library's own branch (`intra`) elsewhere and where a range
+/// keeps the library's choice.
+fn intra_branch(
+    rules: &[(u64, Option<LibraryAlgorithm>)],
+    metric: &str,
+    p: u64,
+    intra: Value,
+) -> Value {
+    // Sizes between two measured ones take the smaller's choice, sizes
+    // below the smallest its choice too.
+    let mut by_size = Map::new();
+    for (i, (_, choice)) in rules.iter().enumerate() {
+        let condition = match rules.get(i + 1) {
+            Some((next, _)) => format!("{metric}<={}", next - 1),
+            None => format!("{metric}=any"),
+        };
+        let branch = match choice {
+            Some(a) => Value::Object(Map::from_iter([(
+                format!("algorithm={}", container(a)),
+                Value::Object(Map::new()),
+            )])),
+            None => intra.clone(),
+        };
+        by_size.insert(condition, branch);
+    }
+    // Only on a communicator of the run's size; others keep the library's.
+    let mut by_comm = Map::new();
+    if p > 1 {
+        by_comm.insert(format!("comm_size<={}", p - 1), intra.clone());
+    }
+    by_comm.insert(format!("comm_size<={p}"), Value::Object(by_size));
+    by_comm.insert("comm_size=any".into(), intra);
+    Value::Object(by_comm)
 }
 
 /// The file's text: the tree, one key per line at the top.
