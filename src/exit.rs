@@ -335,6 +335,9 @@ impl<'a> Known<'a> {
 }
 
 #[cfg(test)]
+mod properties;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::analyse::{Conclusion, Severity, Verdict};

@@ -66,6 +66,8 @@ fn modules() -> Vec<String> {
         .map(|n| n.trim_end_matches(".rs").to_string())
         .collect();
     names.sort();
+    // `exit.rs` and its children's `exit/` are one module.
+    names.dedup();
     names
 }
 
@@ -258,12 +260,12 @@ fn imports_in_code() -> std::collections::BTreeMap<String, Vec<String>> {
     }
     let mut imports = std::collections::BTreeMap::new();
     for module in &modules {
-        let path = match src.join(module).is_dir() {
-            true => src.join(module),
-            false => src.join(format!("{module}.rs")),
-        };
-        let mut names: Vec<String> = rust_files(&path)
+        // `src/m/`, `src/m.rs`, or both (`m.rs` with its children in `m/`).
+        let paths = [src.join(module), src.join(format!("{module}.rs"))];
+        let mut names: Vec<String> = paths
             .iter()
+            .filter(|path| path.exists())
+            .flat_map(|path| rust_files(path))
             .filter(|f| !test_only.contains(f))
             .flat_map(|f| {
                 crate_paths(&without_tests(&code_only(
