@@ -394,6 +394,9 @@ impl FailOn {
 }
 
 #[cfg(test)]
+mod properties;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::analyse::{Conclusion, Severity, Verdict};

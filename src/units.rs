@@ -53,7 +53,8 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     if !(seconds > 0.0 && seconds.is_finite()) {
         return Err(format!("the duration `{}` must be positive", text.trim()));
     }
-    Ok(Duration::from_secs_f64(seconds))
+    Duration::try_from_secs_f64(seconds)
+        .map_err(|_| format!("the duration `{}` is too long", text.trim()))
 }
 
 /// A duration, or `0` for none.

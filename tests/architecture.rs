@@ -37,6 +37,8 @@ fn every_module_of_src_is_on_the_map() {
     for entry in std::fs::read_dir(root.join("src")).unwrap() {
         let name = entry.unwrap().file_name().into_string().unwrap();
         let path = match root.join("src").join(&name).is_dir() {
+            // `exit.rs` with its children in `exit/` is one module.
+            true if root.join("src").join(format!("{name}.rs")).exists() => continue,
             true => format!("src/{name}/"),
             false => format!("src/{name}"),
         };
