@@ -60,14 +60,15 @@ fn main() {
             Ending::Done
         }
         // Started from a shell, MPI would measure one process alone, and
-        // its verdicts would say nothing of the collectives: say how to
+        // its verdicts (or clock offsets) would say nothing: say how to
         // start it instead. `mpirun -np 1` still runs one on purpose.
-        Command::Run(_) | Command::Verify(_)
+        Command::Run(_) | Command::Verify(_) | Command::Clocks(_)
             if !environment::launched(|name| std::env::var(name).ok()) =>
         {
-            let name = match matches!(command, Command::Run(_)) {
-                true => "run",
-                false => "verify",
+            let name = match command {
+                Command::Run(_) => "run",
+                Command::Verify(_) => "verify",
+                _ => "clocks",
             };
             report::error(&format!(
                 "pgcheck {name} needs a launcher to start its processes, and none started this one: \

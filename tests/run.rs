@@ -1095,7 +1095,7 @@ fn run_without_an_input_runs_the_default_check() {
 /// Started from a shell, `run` and `verify` say how to start them and end
 /// with the input status before measuring; offline commands still run.
 #[test]
-fn without_a_launcher_run_and_verify_say_how_to_start_them() {
+fn without_a_launcher_run_verify_and_clocks_say_how_to_start_them() {
     let dir = scratch("run-no-launcher");
     let bare = |args: &[&str]| {
         let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_pgcheck"));
@@ -1110,7 +1110,7 @@ fn without_a_launcher_run_and_verify_say_how_to_start_them() {
         }
         command.output().expect("pgcheck starts")
     };
-    for name in ["run", "verify"] {
+    for name in ["run", "verify", "clocks"] {
         let out = bare(&[name]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{stderr}");
