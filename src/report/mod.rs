@@ -16,6 +16,8 @@ pub mod markdown;
 pub mod model;
 pub mod progress;
 pub mod sections;
+#[cfg(test)]
+mod snapshot;
 pub mod svg;
 pub mod text;
 

@@ -472,49 +472,10 @@ pub fn to_decide(meta: &Meta, check: &Verdict) -> String {
         .filter(|c| c.p_value.is_some() && !c.significant)
         .filter(|c| !c.p_equivalence.is_some_and(|p| p < meta.alpha))
         .collect();
-    let round_test = matches!(
-        <Test as clap::ValueEnum>::from_str(&meta.test, true),
-        Ok(Test::Rounds | Test::Paired | Test::Sign)
-    );
     if undecided.iter().any(|c| c.sensitivity.is_none()) {
-        let needed = <Test as clap::ValueEnum>::from_str(&meta.test, true)
-            .ok()
-            .zip(<Correction as clap::ValueEnum>::from_str(&meta.correction, true).ok())
-            .and_then(|(test, correction)| {
-                let competitors = check.measured_competitors().count().max(1);
-                let threshold = correction.first_threshold(meta.alpha, competitors);
-                test.min_p(1)?;
-                power::rounds_needed(|r| test.min_p(r).unwrap_or(1.0), threshold)
-            });
-        return match needed {
-            Some(r) => format!(
-                "no slowdown could be flagged with {} rounds; the test needs at least {r} (--rounds {r})",
-                meta.rounds
-            ),
-            None => format!("no slowdown could be flagged with {} rounds", meta.rounds),
-        };
+        return too_few_rounds(meta, check);
     }
-    // Rounds each undecided competitor needs, and whether it would
-    // violate (s > m) or hold.
-    let needs: Vec<(f64, bool, &CandidateSummary)> = undecided
-        .iter()
-        .filter_map(|c| Some((c.sensitivity?, c.slowdown?, *c)))
-        .map(|(sensitivity, slowdown, c)| {
-            let detectable = (sensitivity / m).ln().max(0.0);
-            let distance = (slowdown / m).ln().abs();
-            let scale = (detectable / distance).powi(2);
-            (meta.rounds as f64 * scale, slowdown > m, c)
-        })
-        .collect();
-    let by_rounds = |a: &&(f64, bool, &CandidateSummary), b: &&(f64, bool, &CandidateSummary)| {
-        a.0.total_cmp(&b.0)
-    };
-    // The first violation decides the case; else the last competitor to hold.
-    let deciding = match needs.iter().filter(|n| n.1).min_by(by_rounds) {
-        Some(first) => Some(first),
-        None => needs.iter().max_by(by_rounds),
-    };
-    let Some(&(rounds, _, shown)) = deciding else {
+    let Some((rounds, shown)) = deciding(meta, &undecided) else {
         return "not every competitor was measured".into();
     };
     let at = format!(
@@ -528,6 +489,65 @@ pub fn to_decide(meta: &Meta, check: &Verdict) -> String {
             power::MAX_ROUNDS
         );
     }
+    more_rounds(meta, &at, rounds)
+}
+
+/// Where no slowdown could be flagged at all: the rounds the test and
+/// correction need for their smallest p-value to pass, when they can.
+fn too_few_rounds(meta: &Meta, check: &Verdict) -> String {
+    let needed = <Test as clap::ValueEnum>::from_str(&meta.test, true)
+        .ok()
+        .zip(<Correction as clap::ValueEnum>::from_str(&meta.correction, true).ok())
+        .and_then(|(test, correction)| {
+            let competitors = check.measured_competitors().count().max(1);
+            let threshold = correction.first_threshold(meta.alpha, competitors);
+            test.min_p(1)?;
+            power::rounds_needed(|r| test.min_p(r).unwrap_or(1.0), threshold)
+        });
+    match needed {
+        Some(r) => format!(
+            "no slowdown could be flagged with {} rounds; the test needs at least {r} (--rounds {r})",
+            meta.rounds
+        ),
+        None => format!("no slowdown could be flagged with {} rounds", meta.rounds),
+    }
+}
+
+/// The competitor that would decide the case and the rounds it needs:
+/// the first to violate (s > m), else the last to hold; None when none
+/// has a sensitivity and a slowdown.
+fn deciding<'a>(
+    meta: &Meta,
+    undecided: &[&'a CandidateSummary],
+) -> Option<(f64, &'a CandidateSummary)> {
+    let m = meta.margin;
+    let needs: Vec<(f64, bool, &CandidateSummary)> = undecided
+        .iter()
+        .filter_map(|c| Some((c.sensitivity?, c.slowdown?, *c)))
+        .map(|(sensitivity, slowdown, c)| {
+            let detectable = (sensitivity / m).ln().max(0.0);
+            let distance = (slowdown / m).ln().abs();
+            let scale = (detectable / distance).powi(2);
+            (meta.rounds as f64 * scale, slowdown > m, c)
+        })
+        .collect();
+    let by_rounds = |a: &&(f64, bool, &CandidateSummary), b: &&(f64, bool, &CandidateSummary)| {
+        a.0.total_cmp(&b.0)
+    };
+    let deciding = match needs.iter().filter(|n| n.1).min_by(by_rounds) {
+        Some(first) => Some(first),
+        None => needs.iter().max_by(by_rounds),
+    };
+    deciding.map(|&(rounds, _, shown)| (rounds, shown))
+}
+
+/// `at`, and the rounds (for the tests on per-round medians) or the
+/// budget that would decide it.
+fn more_rounds(meta: &Meta, at: &str, rounds: f64) -> String {
+    let round_test = matches!(
+        <Test as clap::ValueEnum>::from_str(&meta.test, true),
+        Ok(Test::Rounds | Test::Paired | Test::Sign)
+    );
     let rounds = (rounds.ceil() as usize).max(meta.rounds + 1);
     let factor = rounds as f64 / meta.rounds as f64;
     match round_test {

@@ -8,8 +8,9 @@
 use super::document::{Align, Block, Icon, Line, Table};
 use super::model::{self, seconds, size_label, Mark, Universal, LEGEND};
 use crate::analyse::baseline::{Comparison, Transition};
-use crate::analyse::{CaseKey, Conclusion, NoiseVerdict, Results, Severity, Verdict};
+use crate::analyse::{CaseKey, Conclusion, ExitStatus, NoiseVerdict, Results, Severity, Verdict};
 use crate::collective::Collective;
+use crate::meta::Meta;
 
 /// The Markdown report: headline, facts, overview, a section per
 /// collective with its candidates folded, violations, universal
@@ -79,6 +80,40 @@ pub fn terminal(results: &Results, details: bool) -> Vec<Block> {
 
 /// The one line a reader of a CI summary needs first, then the warnings.
 fn headline(results: &Results) -> Vec<Block> {
+    let mut summary = verdicts_line(results);
+    if let Some(b) = &results.baseline {
+        summary = against_baseline(summary, b);
+    }
+    if !results.complete {
+        summary = summary
+            .and(" (")
+            .and_icon(Icon::Warning)
+            .and("incomplete run)");
+    }
+    let mut blocks = match &results.exit {
+        // The exit status first: what a CI job did with this run.
+        Some(exit) => vec![
+            Block::Heading(2, exit_line(exit)),
+            Block::Paragraph(summary),
+        ],
+        None => {
+            let mut heading = Line::plain("pgcheck: ");
+            heading.0.extend(summary.0);
+            vec![Block::Heading(2, heading)]
+        }
+    };
+    for warning in &results.meta.warnings {
+        blocks.push(Block::Warning(Line::plain(warning.as_str())));
+    }
+    if let Some((NoiseVerdict::Noisy, line)) = model::noise_line(results) {
+        blocks.push(Block::Warning(Line::default().and_strong(line)));
+    }
+    blocks
+}
+
+/// The cases with wrong results, the worst violation and how many checks
+/// came to each other conclusion.
+fn verdicts_line(results: &Results) -> Line {
     let count = |conclusion: Conclusion| {
         results
             .checks
@@ -109,77 +144,73 @@ fn headline(results: &Results) -> Vec<Block> {
             .and("guideline violations, worst ")
             .and_strong(worst.label()),
     };
-    summary = summary.and(format!(
+    summary.and(format!(
         " ({} hold, {} inconclusive, {} unmeasured)",
         count(Conclusion::Holds),
         count(Conclusion::Inconclusive),
         count(Conclusion::Unmeasured)
-    ));
-    if let Some(b) = &results.baseline {
-        let regressions = b.regressions().count();
-        if regressions > 0 {
-            summary = summary
-                .and(", ")
-                .and_icon(Icon::Fail)
-                .and(format!("{regressions} regression(s) against the baseline"));
-        }
-        let unshown = b.unshown().count();
-        if unshown > 0 {
-            summary = summary.and(", ").and_icon(Icon::Warning).and(format!(
-                "{unshown} case(s) slower than the baseline's tolerance, not shown a regression"
-            ));
-        }
-        if let Some(shift) = b.shift.filter(|s| s.significant) {
-            summary = summary.and(", ").and_icon(Icon::Warning).and(format!(
-                "the whole machine {:.2}× the baseline launches",
-                shift.factor
-            ));
-        }
-    }
-    if !results.complete {
+    ))
+}
+
+/// `summary` with the regressions against the baseline, the cases slower
+/// than its tolerance and a shift of the whole machine, where there are.
+fn against_baseline(mut summary: Line, b: &Comparison) -> Line {
+    let regressions = b.regressions().count();
+    if regressions > 0 {
         summary = summary
-            .and(" (")
-            .and_icon(Icon::Warning)
-            .and("incomplete run)");
+            .and(", ")
+            .and_icon(Icon::Fail)
+            .and(format!("{regressions} regression(s) against the baseline"));
     }
-    let mut blocks = match &results.exit {
-        // The exit status first: what a CI job did with this run.
-        Some(exit) => {
-            let icon = match exit.status {
-                0 => Icon::Pass,
-                9 => Icon::Warning,
-                _ => Icon::Fail,
-            };
-            vec![
-                Block::Heading(
-                    2,
-                    Line::plain("pgcheck: ").and_icon(icon).and(format!(
-                        "exit {} ({}): {}",
-                        exit.status, exit.meaning, exit.reason
-                    )),
-                ),
-                Block::Paragraph(summary),
-            ]
-        }
-        None => {
-            let mut heading = Line::plain("pgcheck: ");
-            heading.0.extend(summary.0);
-            vec![Block::Heading(2, heading)]
-        }
+    let unshown = b.unshown().count();
+    if unshown > 0 {
+        summary = summary.and(", ").and_icon(Icon::Warning).and(format!(
+            "{unshown} case(s) slower than the baseline's tolerance, not shown a regression"
+        ));
+    }
+    if let Some(shift) = b.shift.filter(|s| s.significant) {
+        summary = summary.and(", ").and_icon(Icon::Warning).and(format!(
+            "the whole machine {:.2}× the baseline launches",
+            shift.factor
+        ));
+    }
+    summary
+}
+
+/// `pgcheck: exit 1 (…): …`, its icon by the status.
+fn exit_line(exit: &ExitStatus) -> Line {
+    let icon = match exit.status {
+        0 => Icon::Pass,
+        9 => Icon::Warning,
+        _ => Icon::Fail,
     };
-    for warning in &results.meta.warnings {
-        blocks.push(Block::Warning(Line::plain(warning.as_str())));
-    }
-    if let Some((NoiseVerdict::Noisy, line)) = model::noise_line(results) {
-        blocks.push(Block::Warning(Line::default().and_strong(line)));
-    }
-    blocks
+    Line::plain("pgcheck: ").and_icon(icon).and(format!(
+        "exit {} ({}): {}",
+        exit.status, exit.meaning, exit.reason
+    ))
 }
 
 /// What the run ran on and how it decided, a fact a row.
 fn facts(results: &Results) -> Table {
     let meta = &results.meta;
-    let mut rows: Vec<(&str, Line)> = vec![
+    let mut rows = setup_facts(meta);
+    rows.extend(state_facts(results));
+    rows.extend(origin_facts(meta));
+    let mut table = Table::new([("", Align::Left), ("", Align::Left)]);
+    for (fact, value) in rows {
+        table.push(vec![Line::plain(fact), value]);
+    }
+    table
+}
+
+/// The library, the processes and how the run measured and decided.
+fn setup_facts(meta: &Meta) -> Vec<(&'static str, Line)> {
+    let virtual_nodes = if meta.virtual_nodes {
+        " (virtual nodes)"
+    } else {
+        ""
+    };
+    vec![
         (
             "MPI library",
             Line::plain(meta.mpi_library.lines().next().unwrap_or("-")),
@@ -187,15 +218,8 @@ fn facts(results: &Results) -> Table {
         (
             "processes",
             Line::plain(format!(
-                "{} = {} node(s) × {} ppn{}",
-                meta.processes,
-                meta.nodes,
-                meta.ppn,
-                if meta.virtual_nodes {
-                    " (virtual nodes)"
-                } else {
-                    ""
-                }
+                "{} = {} node(s) × {} ppn{virtual_nodes}",
+                meta.processes, meta.nodes, meta.ppn,
             )),
         ),
         (
@@ -229,7 +253,13 @@ fn facts(results: &Results) -> Table {
                 meta.plan_s, meta.wall_s
             )),
         ),
-    ];
+    ]
+}
+
+/// Where the ranks ran, the noise verdict, and whether the run completed.
+fn state_facts(results: &Results) -> Vec<(&'static str, Line)> {
+    let meta = &results.meta;
+    let mut rows = Vec::new();
     if let Some(placement) = meta.placement.summary(meta.processes) {
         rows.push(("placement", Line::plain(placement)));
     }
@@ -249,7 +279,12 @@ fn facts(results: &Results) -> Table {
             ),
         },
     ));
-    rows.push((
+    rows
+}
+
+/// pgcheck's version, when and where the run started, its environment.
+fn origin_facts(meta: &Meta) -> Vec<(&'static str, Line)> {
+    let mut rows = vec![(
         "pgcheck",
         match &meta.git_revision {
             Some(revision) => Line::plain(format!("{} (", meta.tool_version))
@@ -257,7 +292,7 @@ fn facts(results: &Results) -> Table {
                 .and(")"),
             None => Line::plain(meta.tool_version.as_str()),
         },
-    ));
+    )];
     if !meta.start_time.is_empty() {
         rows.push(("started", Line::plain(meta.start_time.as_str())));
     }
@@ -274,11 +309,7 @@ fn facts(results: &Results) -> Table {
         }
         rows.push(("environment", variables));
     }
-    let mut table = Table::new([("", Align::Left), ("", Align::Left)]);
-    for (fact, value) in rows {
-        table.push(vec![Line::plain(fact), value]);
-    }
-    table
+    rows
 }
 
 /// The terminal's opening lines: warnings, what every row shares, what
@@ -579,6 +610,20 @@ fn baseline(results: &Results) -> Vec<Block> {
     for note in model::baseline_notes(b) {
         blocks.push(Block::Paragraph(Line::plain(note)));
     }
+    let verdict = regression_verdict(b, results.meta.alpha);
+    blocks.push(Block::Paragraph(Line::plain(verdict)));
+    let changes = changes_table(b);
+    if !changes.rows.is_empty() {
+        blocks.push(Block::Table(changes));
+    }
+    blocks.extend(violation_changes(b));
+    blocks.extend(only_in_one(b));
+    blocks
+}
+
+/// A row per regression and per case slower than the tolerance but not
+/// shown a regression.
+fn changes_table(b: &Comparison) -> Table {
     use Align::{Left, Right};
     let mut changes = Table::new([
         ("case", Left),
@@ -603,9 +648,14 @@ fn baseline(results: &Results) -> Vec<Block> {
             Line::plain(verdict),
         ]);
     }
+    changes
+}
+
+/// What the changes against the baseline amount to, in a sentence.
+fn regression_verdict(b: &Comparison, alpha: f64) -> String {
     let (regressions, unshown) = (b.regressions().count(), b.unshown().count());
     let tolerance = format!("{:.0} %", b.tolerance * 100.0);
-    let verdict = match (regressions, unshown) {
+    match (regressions, unshown) {
         _ if b.undecided.is_some() => format!(
             "Regressions and new violations {}: the changes below are shown, not judged, and \
              the run is undecided (exit 9) unless --allow-undecided.",
@@ -617,27 +667,26 @@ fn baseline(results: &Results) -> Vec<Block> {
         ),
         (0, n) => format!(
             "No regression shown, but {n} case(s) slower than the baseline by more than \
-             {tolerance}, not significantly at α = {} against the spread between launches \
-             (not shown): more baseline launches would decide.",
-            results.meta.alpha
+             {tolerance}, not significantly at α = {alpha} against the spread between launches \
+             (not shown): more baseline launches would decide."
         ),
         (r, 0) => format!("{r} regression(s) of the library's own collectives."),
         (r, n) => format!(
             "{r} regression(s) of the library's own collectives; {n} more case(s) slower by \
              more than {tolerance}, not shown."
         ),
-    };
-    blocks.push(Block::Paragraph(Line::plain(verdict)));
-    if !changes.rows.is_empty() {
-        blocks.push(Block::Table(changes));
     }
-    blocks.extend(violation_changes(b));
+}
+
+/// The cases only the baseline has and those only this run has.
+fn only_in_one(b: &Comparison) -> Vec<Block> {
     let list = |keys: &[CaseKey]| {
         keys.iter()
             .map(model::title_of)
             .collect::<Vec<_>>()
             .join("; ")
     };
+    let mut blocks = Vec::new();
     if !b.only_in_baseline.is_empty() {
         blocks.push(Block::Paragraph(Line::plain(format!(
             "Only in the baseline: {}",

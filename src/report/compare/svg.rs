@@ -2,11 +2,11 @@
 //! its severity (as in a run's overview) with `default`'s median above the
 //! mark, the row's fastest median in bold.
 
-use super::Comparison;
+use super::{Cell, Comparison};
 use crate::analyse::Severity;
 use crate::report::model::Mark;
 use crate::report::svg::{
-    colours, text_width, Svg, TextStyle, BOLD, FONT, MARGIN, PLAIN, SMALL, TITLE,
+    colours, page_width, text_width, Svg, TextStyle, BOLD, FONT, MARGIN, PLAIN, SMALL, TITLE,
 };
 
 const CELL_H: f64 = 40.0;
@@ -43,58 +43,17 @@ pub fn render(comparison: &Comparison) -> String {
         .iter()
         .map(|r| format!("{}: {}, {}; {}", r.name, r.source, r.layout(), r.tally()))
         .collect();
-
     let mut svg = Svg::new();
-    svg.text(MARGIN, 22.0, "start", TITLE, title);
-    svg.text(MARGIN, 42.0, "start", SMALL, &subtitle);
+    svg.heading(title, &subtitle);
     let top = 60.0;
     let left = MARGIN + label_w;
-    svg.text(MARGIN, top + HEADER_H / 2.0, "start", BOLD, "case");
-    for (i, (library, host)) in header.iter().enumerate() {
-        let x = left + (i as f64 + 0.5) * cell_w;
-        svg.text(x, top + HEADER_H * 0.3, "middle", BOLD, library);
-        svg.text(x, top + HEADER_H * 0.7, "middle", SMALL, host);
-    }
+    column_heads(&mut svg, (left, top), cell_w, &header);
     for (r, row) in comparison.rows.iter().enumerate() {
         let y = top + HEADER_H + r as f64 * CELL_H;
         svg.text(MARGIN, y + CELL_H / 2.0, "start", PLAIN, &labels[r]);
         for (i, cell) in row.cells.iter().enumerate() {
             let x = left + i as f64 * cell_w;
-            let Some(cell) = cell else {
-                let (fill, ink) = colours(Mark::Blank);
-                svg.rect(x + 1.0, y + 1.0, cell_w - 2.0, CELL_H - 2.0, fill);
-                let style = TextStyle { fill: ink, ..SMALL };
-                svg.text(
-                    x + cell_w / 2.0,
-                    y + CELL_H / 2.0,
-                    "middle",
-                    style,
-                    "not in this run",
-                );
-                continue;
-            };
-            let (fill, ink) = colours(cell.mark);
-            svg.rect(x + 1.0, y + 1.0, cell_w - 2.0, CELL_H - 2.0, fill);
-            let median = TextStyle {
-                fill: ink,
-                bold: cell.best,
-                ..PLAIN
-            };
-            let mark = TextStyle { fill: ink, ..SMALL };
-            svg.text(
-                x + cell_w / 2.0,
-                y + CELL_H * 0.32,
-                "middle",
-                median,
-                &cell.median_label(),
-            );
-            svg.text(
-                x + cell_w / 2.0,
-                y + CELL_H * 0.72,
-                "middle",
-                mark,
-                cell.mark.label(),
-            );
+            grid_cell(&mut svg, (x, y), cell_w, cell.as_ref());
         }
     }
     let mut y = top + HEADER_H + comparison.rows.len() as f64 * CELL_H + 18.0;
@@ -102,16 +61,55 @@ pub fn render(comparison: &Comparison) -> String {
         svg.text(MARGIN, y, "start", SMALL, line);
         y += 16.0;
     }
-    let width = (left + comparison.runs.len() as f64 * cell_w)
-        .max(MARGIN + text_width(title, TITLE.size))
-        .max(MARGIN + text_width(&subtitle, SMALL.size))
-        .max(
-            runs.iter()
-                .map(|l| MARGIN + text_width(l, SMALL.size))
-                .fold(0.0, f64::max),
-        )
-        + MARGIN;
+    let width = page_width(
+        [
+            left + comparison.runs.len() as f64 * cell_w,
+            MARGIN + text_width(title, TITLE.size),
+            MARGIN + text_width(&subtitle, SMALL.size),
+        ]
+        .into_iter()
+        .chain(runs.iter().map(|l| MARGIN + text_width(l, SMALL.size))),
+    );
     svg.finish(width, y + MARGIN, title)
+}
+
+/// `case` over the labels, and over each run's column its name and processes.
+fn column_heads(svg: &mut Svg, (left, top): (f64, f64), cell_w: f64, header: &[(String, String)]) {
+    svg.text(MARGIN, top + HEADER_H / 2.0, "start", BOLD, "case");
+    for (i, (library, host)) in header.iter().enumerate() {
+        let x = left + (i as f64 + 0.5) * cell_w;
+        svg.text(x, top + HEADER_H * 0.3, "middle", BOLD, library);
+        svg.text(x, top + HEADER_H * 0.7, "middle", SMALL, host);
+    }
+}
+
+/// One run's cell of a case: coloured by its mark, `default`'s median
+/// over the mark; blank where the run lacks the case.
+fn grid_cell(svg: &mut Svg, (x, y): (f64, f64), cell_w: f64, cell: Option<&Cell>) {
+    let centre = x + cell_w / 2.0;
+    let Some(cell) = cell else {
+        let (fill, ink) = colours(Mark::Blank);
+        svg.rect(x + 1.0, y + 1.0, cell_w - 2.0, CELL_H - 2.0, fill);
+        let style = TextStyle { fill: ink, ..SMALL };
+        svg.text(centre, y + CELL_H / 2.0, "middle", style, "not in this run");
+        return;
+    };
+    let (fill, ink) = colours(cell.mark);
+    svg.rect(x + 1.0, y + 1.0, cell_w - 2.0, CELL_H - 2.0, fill);
+    let median = TextStyle {
+        fill: ink,
+        bold: cell.best,
+        ..PLAIN
+    };
+    let mark = TextStyle { fill: ink, ..SMALL };
+    svg.text(
+        centre,
+        y + CELL_H * 0.32,
+        "middle",
+        median,
+        &cell.median_label(),
+    );
+    svg.text(centre, y + CELL_H * 0.72, "middle", mark, cell.mark.label());
 }
 
 #[cfg(test)]

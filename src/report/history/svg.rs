@@ -57,8 +57,7 @@ pub fn render(history: &History) -> String {
         .collect();
 
     let mut svg = Svg::new();
-    svg.text(MARGIN, 22.0, "start", TITLE, title);
-    svg.text(MARGIN, 42.0, "start", SMALL, legend);
+    svg.heading(title, legend);
     let top = 56.0;
     for (i, case) in history.cases.iter().enumerate() {
         let x0 = MARGIN + (i % COLUMNS) as f64 * PANEL_W;
@@ -105,23 +104,22 @@ pub fn render(history: &History) -> String {
 
 /// One case's panel with its top left corner at (x0, y0).
 fn panel(svg: &mut Svg, history: &History, case: &CaseHistory, x0: f64, y0: f64) {
-    let (left, right) = (x0 + PLOT_LEFT, x0 + PANEL_W - PLOT_RIGHT);
     let (top, bottom) = (y0 + PLOT_TOP, y0 + PANEL_H - PLOT_BOTTOM);
     svg.text(x0 + 8.0, y0 + 14.0, "start", CASE, &case.label);
     let launches = history.runs.len();
-    // One more slot at the right for the launch under test.
-    let slots = launches + usize::from(history.under_test.is_some());
-    let x = |i: usize| left + (i as f64 + 0.5) / slots as f64 * (right - left);
-    svg.line((left, bottom), (right, bottom), "#212121", 1.0);
-    svg.line((left, top), (left, bottom), "#212121", 1.0);
-    let step = launches.div_ceil(10).max(1);
-    for i in (0..launches).step_by(step) {
-        svg.line((x(i), bottom), (x(i), bottom + 3.0), "#212121", 1.0);
-        svg.text(x(i), bottom + 11.0, "middle", SMALL, &(i + 1).to_string());
-    }
-    if history.under_test.is_some() {
-        svg.text(x(launches), bottom + 11.0, "middle", SMALL, "test");
-    }
+    let across = Across {
+        left: x0 + PLOT_LEFT,
+        right: x0 + PANEL_W - PLOT_RIGHT,
+        // One more slot at the right for the launch under test.
+        slots: launches + usize::from(history.under_test.is_some()),
+    };
+    launch_axis(
+        svg,
+        &across,
+        (top, bottom),
+        launches,
+        history.under_test.is_some(),
+    );
     let measured: Vec<(usize, f64)> = case
         .medians_s
         .iter()
@@ -129,28 +127,28 @@ fn panel(svg: &mut Svg, history: &History, case: &CaseHistory, x0: f64, y0: f64)
         .filter_map(|(i, m)| Some((i, (*m)?.ln())))
         .collect();
     let status = status(history, case);
-    svg.text(left, bottom + 28.0, "start", SMALL, &status);
+    svg.text(across.left, bottom + 28.0, "start", SMALL, &status);
     let under_test = case.under_test_s.map(f64::ln);
     if measured.is_empty() && under_test.is_none() {
         return;
     }
     let (low, high) = span(measured.iter().map(|(_, m)| *m).chain(under_test));
-    let y = |log: f64| bottom - (log - low) / (high - low) * (bottom - top);
-    for log in [low, (low + high) / 2.0, high] {
-        let at = y(log);
-        svg.line((left, at), (right, at), GRID, 1.0);
-        svg.text(left - 4.0, at, "end", SMALL, &seconds(log.exp()));
-    }
+    let up = Up {
+        top,
+        bottom,
+        low,
+        high,
+    };
+    time_grid(svg, &across, &up);
     for segment in &case.segments {
-        let level = y(segment.median_s.ln());
-        svg.line(
-            (x(segment.first) - 4.0, level),
-            (x(segment.last) + 4.0, level),
-            LEVEL,
-            2.0,
-        );
+        let level = up.y(segment.median_s.ln());
+        let (from, to) = (across.x(segment.first) - 4.0, across.x(segment.last) + 4.0);
+        svg.line((from, level), (to, level), LEVEL, 2.0);
     }
-    let points: Vec<(f64, f64)> = measured.iter().map(|&(i, m)| (x(i), y(m))).collect();
+    let points: Vec<(f64, f64)> = measured
+        .iter()
+        .map(|&(i, m)| (across.x(i), up.y(m)))
+        .collect();
     if points.len() > 1 {
         svg.polyline(&points, TRACE);
     }
@@ -158,33 +156,100 @@ fn panel(svg: &mut Svg, history: &History, case: &CaseHistory, x0: f64, y0: f64)
         svg.circle(point, 2.5, POINT);
     }
     if let Some(log) = under_test {
-        let at = (x(launches), y(log));
-        let label = match case.under_test_ratio() {
-            Some(r) => format!("×{r:.2}"),
-            None => String::new(),
-        };
-        svg.ring(
-            at,
-            4.5,
-            UNDER_TEST,
-            &format!("the launch under test: {} {label}", seconds(log.exp())),
-        );
-        svg.text(
-            at.0 - 7.0,
-            at.1,
-            "end",
-            TextStyle {
-                fill: UNDER_TEST,
-                ..MARK
-            },
-            &label,
-        );
+        under_test_mark(svg, (across.x(launches), up.y(log)), case, log);
     }
+    change_marks(svg, &across, (top, bottom), case);
+}
+
+/// Where a panel's launches lie across: a slot each from `left` to `right`.
+struct Across {
+    left: f64,
+    right: f64,
+    slots: usize,
+}
+
+impl Across {
+    /// The centre of launch `i`'s slot.
+    fn x(&self, i: usize) -> f64 {
+        self.left + (i as f64 + 0.5) / self.slots as f64 * (self.right - self.left)
+    }
+}
+
+/// Where a panel's times lie up: logarithms from `low` at `bottom` to
+/// `high` at `top`.
+struct Up {
+    top: f64,
+    bottom: f64,
+    low: f64,
+    high: f64,
+}
+
+impl Up {
+    fn y(&self, log: f64) -> f64 {
+        self.bottom - (log - self.low) / (self.high - self.low) * (self.bottom - self.top)
+    }
+}
+
+/// The axes, every launch's number (every k-th when more than ten) and
+/// `test` under the launch under test.
+fn launch_axis(
+    svg: &mut Svg,
+    across: &Across,
+    (top, bottom): (f64, f64),
+    launches: usize,
+    under_test: bool,
+) {
+    let (left, right) = (across.left, across.right);
+    svg.line((left, bottom), (right, bottom), "#212121", 1.0);
+    svg.line((left, top), (left, bottom), "#212121", 1.0);
+    let step = launches.div_ceil(10).max(1);
+    for i in (0..launches).step_by(step) {
+        let x = across.x(i);
+        svg.line((x, bottom), (x, bottom + 3.0), "#212121", 1.0);
+        svg.text(x, bottom + 11.0, "middle", SMALL, &(i + 1).to_string());
+    }
+    if under_test {
+        svg.text(across.x(launches), bottom + 11.0, "middle", SMALL, "test");
+    }
+}
+
+/// Grid lines at the lowest, middle and highest time, labelled.
+fn time_grid(svg: &mut Svg, across: &Across, up: &Up) {
+    for log in [up.low, (up.low + up.high) / 2.0, up.high] {
+        let at = up.y(log);
+        svg.line((across.left, at), (across.right, at), GRID, 1.0);
+        svg.text(across.left - 4.0, at, "end", SMALL, &seconds(log.exp()));
+    }
+}
+
+/// The launch under test's ring at `at`, its time (`log`) and its ratio
+/// to the last stretch.
+fn under_test_mark(svg: &mut Svg, at: (f64, f64), case: &CaseHistory, log: f64) {
+    let label = match case.under_test_ratio() {
+        Some(r) => format!("×{r:.2}"),
+        None => String::new(),
+    };
+    svg.ring(
+        at,
+        4.5,
+        UNDER_TEST,
+        &format!("the launch under test: {} {label}", seconds(log.exp())),
+    );
+    let style = TextStyle {
+        fill: UNDER_TEST,
+        ..MARK
+    };
+    svg.text(at.0 - 7.0, at.1, "end", style, &label);
+}
+
+/// A dashed line between the stretches at each change, its ratio and
+/// p-value above the plot.
+fn change_marks(svg: &mut Svg, across: &Across, (top, bottom): (f64, f64), case: &CaseHistory) {
     for (j, (change, before)) in case.changes.iter().zip(&case.segments).enumerate() {
-        let at = (x(before.last) + x(change.index)) / 2.0;
+        let at = (across.x(before.last) + across.x(change.index)) / 2.0;
         svg.dashed((at, top), (at, bottom), CHANGE, "5,3");
         let label = format!("×{:.2} p {}", change.ratio, p_label(change.p_value));
-        let (anchor, dx) = match at < (left + right) / 2.0 {
+        let (anchor, dx) = match at < (across.left + across.right) / 2.0 {
             true => ("start", 4.0),
             false => ("end", -4.0),
         };

@@ -4,7 +4,9 @@
 //! as wide as it matters, where bars of times from 0 hide it.
 
 use super::axis::ratio_ticks;
-use super::{colours, run_line, text_width, Svg, BOLD, FONT, MARGIN, PLAIN, SMALL, TITLE};
+use super::{
+    colours, page_width, run_line, text_width, Svg, BOLD, FONT, MARGIN, PLAIN, SMALL, TITLE,
+};
 use crate::analyse::{CandidateSummary, Results, Severity, Verdict};
 use crate::candidates::native::DEFAULT;
 use crate::report::model::{self as details, ranked, seconds, Mark};
@@ -98,18 +100,46 @@ pub(super) fn render(results: &Results, check: &Verdict) -> String {
         })
         .unwrap_or_default();
     let labels: Vec<String> = bars.iter().map(|b| bar_label(b.candidate)).collect();
-    let name_w = bars
-        .iter()
-        .map(|b| text_width(&b.candidate.name, FONT))
-        .fold(0.0, f64::max)
-        + 12.0;
-    let label_w = labels
-        .iter()
-        .map(|l| text_width(l, FONT))
-        .fold(0.0, f64::max)
-        + 12.0;
-    let unplotted = ranked
-        .measured
+    let name_w = widest(bars.iter().map(|b| b.candidate.name.as_str())) + 12.0;
+    let label_w = widest(labels.iter().map(String::as_str)) + 12.0;
+    let notes = notes(&ranked.measured, &ranked.unmeasured, &bars, default_median);
+    let mut svg = Svg::new();
+    svg.heading(&title, &subtitle);
+    let top = 72.0;
+    let left = MARGIN + name_w;
+    let mut bottom = top;
+    if !bars.is_empty() {
+        bottom = plot(&mut svg, results.meta.margin, (left, top), &bars, &labels);
+    }
+    for (i, note) in notes.iter().enumerate() {
+        svg.text(MARGIN, bottom + 8.0 + i as f64 * 18.0, "start", SMALL, note);
+    }
+    bottom += notes.len() as f64 * 18.0;
+    let width = page_width(
+        [
+            left + PLOT_W + label_w,
+            MARGIN + text_width(&title, TITLE.size),
+            MARGIN + text_width(&subtitle, SMALL.size),
+        ]
+        .into_iter()
+        .chain(notes.iter().map(|n| MARGIN + text_width(n, SMALL.size))),
+    );
+    svg.finish(width, bottom + MARGIN, &title)
+}
+
+/// The width of the widest of `texts` in the plain font.
+fn widest<'a>(texts: impl Iterator<Item = &'a str>) -> f64 {
+    texts.map(|t| text_width(t, FONT)).fold(0.0, f64::max)
+}
+
+/// The lines under the plot: why a candidate has no bar, and the key.
+fn notes(
+    measured: &[&CandidateSummary],
+    unmeasured: &[&CandidateSummary],
+    bars: &[Bar],
+    default_median: Option<f64>,
+) -> Vec<String> {
+    let unplotted = measured
         .iter()
         .filter(|c| !bars.iter().any(|b| b.candidate.name == c.name))
         .map(|c| {
@@ -123,114 +153,120 @@ pub(super) fn render(results: &Results, check: &Verdict) -> String {
                 }
             )
         });
-    let notes: Vec<String> = ranked
-        .unmeasured
+    unmeasured
         .iter()
         .map(|c| format!("{} — {}", c.name, details::why_unmeasured(c)))
         .chain(unplotted)
         .chain((!bars.is_empty()).then(|| {
             "bars: from 1 to the slowdown, default's median ÷ the candidate's; whiskers: default's median ÷ the candidate's q3 … q1; * significantly faster than default; ~ closer to default than the noise floor".to_string()
         }))
-        .collect();
+        .collect()
+}
 
-    let mut svg = Svg::new();
-    svg.text(MARGIN, 22.0, "start", TITLE, &title);
-    svg.text(MARGIN, 42.0, "start", SMALL, &subtitle);
-    let top = 72.0;
-    let left = MARGIN + name_w;
-    let mut bottom = top;
-    if !bars.is_empty() {
-        let margin = results.meta.margin;
-        let half_range = bars
-            .iter()
-            .flat_map(|b| {
-                [Some(b.ratio), b.spread.map(|s| s.0), b.spread.map(|s| s.1)]
-                    .into_iter()
-                    .flatten()
-            })
-            .chain((margin > 1.0).then_some(margin))
-            .map(|r| r.ln().abs())
-            .fold(MIN_HALF_RANGE, f64::max)
-            * 1.1;
-        let centre = left + PLOT_W / 2.0;
-        let x = |ratio: f64| centre + (ratio.ln() / half_range).clamp(-1.0, 1.0) * PLOT_W / 2.0;
-        bottom = top + bars.len() as f64 * ROW_H;
-        let min_gap = TICK_GAP / (PLOT_W / 2.0) * half_range;
-        let (low, high) = ((-half_range).exp(), half_range.exp());
-        for (value, label) in ratio_ticks(low, high, min_gap) {
-            let tx = x(value);
-            let (stroke, width) = match value == 1.0 {
-                true => ("#212121", 1.5),
-                false => ("#e0e0e0", 1.0),
-            };
-            svg.line((tx, top - 6.0), (tx, bottom), stroke, width);
-            svg.text(tx, bottom + 12.0, "middle", SMALL, &label);
-        }
-        if margin > 1.0 {
-            let mx = x(margin);
-            svg.dashed((mx, top - 6.0), (mx, bottom), "#b71c1c", "4,3");
-            svg.text(
-                mx,
-                top - 14.0,
-                "middle",
-                SMALL,
-                &format!("margin {margin}×"),
-            );
-        }
-        svg.text(
-            centre,
-            bottom + 30.0,
-            "middle",
-            PLAIN,
-            "slowdown against default (log scale): right of 1× faster, left slower",
-        );
-        for (i, (bar, label)) in bars.iter().zip(&labels).enumerate() {
-            let candidate = bar.candidate;
-            let mid = top + (i as f64 + 0.5) * ROW_H;
-            let is_default = candidate.name == DEFAULT;
-            let style = if is_default { BOLD } else { PLAIN };
-            svg.text(left - 8.0, mid, "end", style, &candidate.name);
-            let (one, at) = (x(1.0), x(bar.ratio));
-            let (from, to) = match is_default {
-                // Default's own bar has no length: a mark at 1.
-                true => (one - 1.5, one + 1.5),
-                false => (one.min(at), one.max(at)),
-            };
-            svg.rect(
-                from,
-                mid - BAR_H / 2.0,
-                to - from,
-                BAR_H,
-                bar_fill(candidate),
-            );
-            let mut end = to;
-            if let Some((low, high)) = bar.spread {
-                let (x1, x3) = (x(low), x(high));
-                svg.line((x1, mid), (x3, mid), "#212121", 1.5);
-                for cap in [x1, x3] {
-                    svg.line((cap, mid - 5.0), (cap, mid + 5.0), "#212121", 1.5);
-                }
-                end = end.max(x3);
-            }
-            svg.text(end + 6.0, mid, "start", style, label);
-        }
-        svg.line((left, bottom), (left + PLOT_W, bottom), "#212121", 1.0);
-        bottom += 44.0;
+/// The ratio axis around 1: where a ratio lies across the plot, which
+/// spans ×/÷ `exp(half_range)` on both sides of `centre`.
+struct RatioAxis {
+    centre: f64,
+    half_range: f64,
+}
+
+impl RatioAxis {
+    fn x(&self, ratio: f64) -> f64 {
+        self.centre + (ratio.ln() / self.half_range).clamp(-1.0, 1.0) * PLOT_W / 2.0
     }
-    for (i, note) in notes.iter().enumerate() {
-        svg.text(MARGIN, bottom + 8.0 + i as f64 * 18.0, "start", SMALL, note);
+}
+
+/// The plot from (`left`, `top`): the axis, the margin and a row per
+/// bar; returns where the notes begin.
+fn plot(
+    svg: &mut Svg,
+    margin: f64,
+    (left, top): (f64, f64),
+    bars: &[Bar],
+    labels: &[String],
+) -> f64 {
+    // Every ratio shown fits, and the margin, but never narrower than
+    // MIN_HALF_RANGE.
+    let half_range = bars
+        .iter()
+        .flat_map(|b| {
+            [Some(b.ratio), b.spread.map(|s| s.0), b.spread.map(|s| s.1)]
+                .into_iter()
+                .flatten()
+        })
+        .chain((margin > 1.0).then_some(margin))
+        .map(|r| r.ln().abs())
+        .fold(MIN_HALF_RANGE, f64::max)
+        * 1.1;
+    let axis = RatioAxis {
+        centre: left + PLOT_W / 2.0,
+        half_range,
+    };
+    let bottom = top + bars.len() as f64 * ROW_H;
+    grid(svg, &axis, margin, top, bottom);
+    for (i, (bar, label)) in bars.iter().zip(labels).enumerate() {
+        let mid = top + (i as f64 + 0.5) * ROW_H;
+        row(svg, &axis, left, mid, bar, label);
     }
-    bottom += notes.len() as f64 * 18.0;
-    let width = [
-        left + PLOT_W + label_w,
-        MARGIN + text_width(&title, TITLE.size),
-        MARGIN + text_width(&subtitle, SMALL.size),
-    ]
-    .into_iter()
-    .chain(notes.iter().map(|n| MARGIN + text_width(n, SMALL.size)))
-    .fold(0.0, f64::max)
-        + MARGIN;
-    svg.finish(width, bottom + MARGIN, &title)
+    svg.line((left, bottom), (left + PLOT_W, bottom), "#212121", 1.0);
+    bottom + 44.0
+}
+
+/// The ticks' lines and labels (1 darker), the margin's dashed line and
+/// the axis title.
+fn grid(svg: &mut Svg, axis: &RatioAxis, margin: f64, top: f64, bottom: f64) {
+    let half_range = axis.half_range;
+    let min_gap = TICK_GAP / (PLOT_W / 2.0) * half_range;
+    let (low, high) = ((-half_range).exp(), half_range.exp());
+    for (value, label) in ratio_ticks(low, high, min_gap) {
+        let tx = axis.x(value);
+        let (stroke, width) = match value == 1.0 {
+            true => ("#212121", 1.5),
+            false => ("#e0e0e0", 1.0),
+        };
+        svg.line((tx, top - 6.0), (tx, bottom), stroke, width);
+        svg.text(tx, bottom + 12.0, "middle", SMALL, &label);
+    }
+    if margin > 1.0 {
+        let mx = axis.x(margin);
+        svg.dashed((mx, top - 6.0), (mx, bottom), "#b71c1c", "4,3");
+        let text = format!("margin {margin}×");
+        svg.text(mx, top - 14.0, "middle", SMALL, &text);
+    }
+    svg.text(
+        axis.centre,
+        bottom + 30.0,
+        "middle",
+        PLAIN,
+        "slowdown against default (log scale): right of 1× faster, left slower",
+    );
+}
+
+/// One candidate's row centred on `mid`: its name, its bar from 1, its
+/// interquartile whiskers and its label.
+fn row(svg: &mut Svg, axis: &RatioAxis, left: f64, mid: f64, bar: &Bar, label: &str) {
+    let candidate = bar.candidate;
+    let is_default = candidate.name == DEFAULT;
+    let style = if is_default { BOLD } else { PLAIN };
+    svg.text(left - 8.0, mid, "end", style, &candidate.name);
+    let (one, at) = (axis.x(1.0), axis.x(bar.ratio));
+    let (from, to) = match is_default {
+        // Default's own bar has no length: a mark at 1.
+        true => (one - 1.5, one + 1.5),
+        false => (one.min(at), one.max(at)),
+    };
+    let fill = bar_fill(candidate);
+    svg.rect(from, mid - BAR_H / 2.0, to - from, BAR_H, fill);
+    let mut end = to;
+    if let Some((low, high)) = bar.spread {
+        let (x1, x3) = (axis.x(low), axis.x(high));
+        svg.line((x1, mid), (x3, mid), "#212121", 1.5);
+        for cap in [x1, x3] {
+            svg.line((cap, mid - 5.0), (cap, mid + 5.0), "#212121", 1.5);
+        }
+        end = end.max(x3);
+    }
+    svg.text(end + 6.0, mid, "start", style, label);
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 
 use super::axis::log_time_ticks;
 use super::{colours, finish_line_plot, line_colours, run_line, Pen, Svg};
-use super::{MARGIN, PLAIN, SMALL, TINY, TITLE};
+use super::{MARGIN, PLAIN, TINY};
 use crate::analyse::{CandidateSummary, Conclusion, Results, Verdict};
 use crate::candidates::native::DEFAULT;
 use crate::report::model::{self, seconds, size_label, Mark};
@@ -101,7 +101,41 @@ fn point(size: u64, c: &CandidateSummary) -> Option<Point> {
 }
 
 fn render(results: &Results, series: &Series) -> Option<String> {
-    // Candidates in the order they first appear, `default` first.
+    let lines = lines_of(series);
+    if lines.is_empty() {
+        return None;
+    }
+    let subtitle = run_line(results);
+    let key = "lines: median; bands: q1–q3; rings: default violates the guideline there (colour: severity)";
+    let sizes: Vec<u64> = series.checks.iter().map(|c| c.key.size_bytes).collect();
+    let frame = Frame::of(&sizes, &lines);
+    let mut svg = Svg::new();
+    svg.heading(&series.title, &subtitle);
+    let per_process = series
+        .checks
+        .first()
+        .is_some_and(|c| c.key.collective.size_is_per_process());
+    axes(&mut svg, &frame, &sizes, per_process);
+    let colours_of = line_colours(&lines.iter().map(|(n, _)| *n).collect::<Vec<_>>());
+    for ((name, points), (_, colour)) in lines.iter().zip(&colours_of) {
+        line(&mut svg, &frame, name, points, colour);
+    }
+    for check in &series.checks {
+        violation_ring(&mut svg, &frame, check);
+    }
+    Some(finish_line_plot(
+        svg,
+        (frame.left + PLOT_W, frame.top, frame.bottom),
+        &colours_of,
+        key,
+        &series.title,
+        &subtitle,
+    ))
+}
+
+/// Each candidate's points across the series' sizes, in the order the
+/// candidates first appear, `default` first; none without a point.
+fn lines_of<'a>(series: &Series<'a>) -> Vec<(&'a str, Vec<Point>)> {
     let mut names: Vec<&str> = vec![DEFAULT];
     for check in &series.checks {
         for c in &check.candidates {
@@ -110,7 +144,7 @@ fn render(results: &Results, series: &Series) -> Option<String> {
             }
         }
     }
-    let lines: Vec<(&str, Vec<Point>)> = names
+    names
         .iter()
         .map(|&name| {
             let points = series
@@ -124,47 +158,73 @@ fn render(results: &Results, series: &Series) -> Option<String> {
             (name, points)
         })
         .filter(|(_, points): &(&str, Vec<Point>)| !points.is_empty())
-        .collect();
-    if lines.is_empty() {
-        return None;
-    }
-    let subtitle = run_line(results);
-    let key = "lines: median; bands: q1–q3; rings: default violates the guideline there (colour: severity)";
-    let sizes: Vec<u64> = series.checks.iter().map(|c| c.key.size_bytes).collect();
-    let (smallest, largest) = (sizes[0] as f64, sizes[sizes.len() - 1] as f64);
-    // Half a step of padding either side; a factor 2 round a single size.
-    let pad = match largest > smallest {
-        true => ((largest / smallest).ln() * 0.06).exp(),
-        false => 2.0,
-    };
-    let (x_low, x_high) = ((smallest / pad).ln(), (largest * pad).ln());
-    let (fastest, slowest) = lines
-        .iter()
-        .flat_map(|(_, points)| points.iter().flat_map(|p| [p.q1, p.q3]))
-        .fold((f64::INFINITY, 0.0f64), |(lo, hi), t| {
-            (lo.min(t), hi.max(t))
-        });
-    let y_pad = match slowest > fastest {
-        true => ((slowest / fastest).ln() * 0.08).exp(),
-        false => 1.5,
-    };
-    let (y_low, y_high) = ((fastest / y_pad).ln(), (slowest * y_pad).ln());
+        .collect()
+}
 
-    let mut svg = Svg::new();
-    svg.text(MARGIN, 22.0, "start", TITLE, &series.title);
-    svg.text(MARGIN, 42.0, "start", SMALL, &subtitle);
-    let (left, top) = (MARGIN + AXIS_W, 80.0);
-    let bottom = top + PLOT_H;
-    let x = |size: f64| left + (size.ln() - x_low) / (x_high - x_low) * PLOT_W;
-    let y = |s: f64| bottom - (s.ln() - y_low) / (y_high - y_low) * PLOT_H;
-    for (value, label) in log_time_ticks(y_low.exp(), y_high.exp()) {
-        let ty = y(value);
+/// The plot's place and its log–log ranges (natural logarithms of bytes
+/// across, of seconds up).
+struct Frame {
+    left: f64,
+    top: f64,
+    bottom: f64,
+    x_low: f64,
+    x_high: f64,
+    y_low: f64,
+    y_high: f64,
+}
+
+impl Frame {
+    /// Ranges holding every size and every quartile, padded.
+    fn of(sizes: &[u64], lines: &[(&str, Vec<Point>)]) -> Frame {
+        let (smallest, largest) = (sizes[0] as f64, sizes[sizes.len() - 1] as f64);
+        // Half a step of padding either side; a factor 2 round a single size.
+        let pad = match largest > smallest {
+            true => ((largest / smallest).ln() * 0.06).exp(),
+            false => 2.0,
+        };
+        let (fastest, slowest) = lines
+            .iter()
+            .flat_map(|(_, points)| points.iter().flat_map(|p| [p.q1, p.q3]))
+            .fold((f64::INFINITY, 0.0f64), |(lo, hi), t| {
+                (lo.min(t), hi.max(t))
+            });
+        let y_pad = match slowest > fastest {
+            true => ((slowest / fastest).ln() * 0.08).exp(),
+            false => 1.5,
+        };
+        let top = 80.0;
+        Frame {
+            left: MARGIN + AXIS_W,
+            top,
+            bottom: top + PLOT_H,
+            x_low: (smallest / pad).ln(),
+            x_high: (largest * pad).ln(),
+            y_low: (fastest / y_pad).ln(),
+            y_high: (slowest * y_pad).ln(),
+        }
+    }
+
+    fn x(&self, size: f64) -> f64 {
+        self.left + (size.ln() - self.x_low) / (self.x_high - self.x_low) * PLOT_W
+    }
+
+    fn y(&self, s: f64) -> f64 {
+        self.bottom - (s.ln() - self.y_low) / (self.y_high - self.y_low) * PLOT_H
+    }
+}
+
+/// Time ticks with grid lines, size ticks (those at least SIZE_GAP
+/// apart) with grid lines, the axes and their titles.
+fn axes(svg: &mut Svg, frame: &Frame, sizes: &[u64], per_process: bool) {
+    let (left, top, bottom) = (frame.left, frame.top, frame.bottom);
+    for (value, label) in log_time_ticks(frame.y_low.exp(), frame.y_high.exp()) {
+        let ty = frame.y(value);
         svg.line((left, ty), (left + PLOT_W, ty), "#eeeeee", 1.0);
         svg.text(left - 6.0, ty, "end", TINY, &label);
     }
     let mut last_tick = f64::NEG_INFINITY;
-    for &size in &sizes {
-        let tx = x(size as f64);
+    for &size in sizes {
+        let tx = frame.x(size as f64);
         if tx - last_tick < SIZE_GAP {
             continue;
         }
@@ -175,70 +235,56 @@ fn render(results: &Results, series: &Series) -> Option<String> {
     }
     svg.line((left, top), (left, bottom), "#212121", 1.0);
     svg.line((left, bottom), (left + PLOT_W, bottom), "#212121", 1.0);
-    let per_process = series
-        .checks
-        .first()
-        .is_some_and(|c| c.key.collective.size_is_per_process());
     let x_title = match per_process {
         true => "message size per process (log scale)",
         false => "message size (log scale)",
     };
     svg.text(left + PLOT_W / 2.0, bottom + 32.0, "middle", PLAIN, x_title);
-    svg.text(
-        MARGIN,
-        top - 16.0,
-        "start",
-        PLAIN,
-        "median time (log scale)",
-    );
+    let y_title = "median time (log scale)";
+    svg.text(MARGIN, top - 16.0, "start", PLAIN, y_title);
+}
 
-    let colours_of = line_colours(&lines.iter().map(|(n, _)| *n).collect::<Vec<_>>());
-    for ((name, points), (_, colour)) in lines.iter().zip(&colours_of) {
-        let band: Vec<(f64, f64)> = points
-            .iter()
-            .map(|p| (x(p.size as f64), y(p.q3)))
-            .chain(points.iter().rev().map(|p| (x(p.size as f64), y(p.q1))))
-            .collect();
-        svg.area(&band, colour, 0.12);
-        let centres: Vec<(f64, f64)> = points
-            .iter()
-            .map(|p| (x(p.size as f64), y(p.median)))
-            .collect();
-        let width = if *name == DEFAULT { 2.5 } else { 1.5 };
-        svg.series(&centres, Pen::solid(colour, width), name);
-        for &centre in &centres {
-            svg.circle(centre, 2.5, colour);
-        }
+/// One candidate's interquartile band, its line of medians and a dot at each.
+fn line(svg: &mut Svg, frame: &Frame, name: &str, points: &[Point], colour: &'static str) {
+    let band: Vec<(f64, f64)> = points
+        .iter()
+        .map(|p| (frame.x(p.size as f64), frame.y(p.q3)))
+        .chain(
+            points
+                .iter()
+                .rev()
+                .map(|p| (frame.x(p.size as f64), frame.y(p.q1))),
+        )
+        .collect();
+    svg.area(&band, colour, 0.12);
+    let centres: Vec<(f64, f64)> = points
+        .iter()
+        .map(|p| (frame.x(p.size as f64), frame.y(p.median)))
+        .collect();
+    let width = if name == DEFAULT { 2.5 } else { 1.5 };
+    svg.series(&centres, Pen::solid(colour, width), name);
+    for &centre in &centres {
+        svg.circle(centre, 2.5, colour);
     }
-    for check in &series.checks {
-        let default = check.default_candidate().and_then(model::median);
-        let (Some(median), Conclusion::Violated) = (default, check.conclusion) else {
-            continue;
-        };
-        let (ring, _) = colours(Mark::of(check));
-        let tooltip = format!(
-            "violated at {}: default {}, {} {:.2}× faster ({})",
-            size_label(check.key.size_bytes),
-            seconds(median),
-            check.violated_by.as_deref().unwrap_or("a competitor"),
-            check.slowdown.unwrap_or(f64::NAN),
-            check.severity.label()
-        );
-        svg.ring(
-            (x(check.key.size_bytes as f64), y(median)),
-            7.0,
-            ring,
-            &tooltip,
-        );
-    }
-    Some(finish_line_plot(
-        svg,
-        (left + PLOT_W, top, bottom),
-        &colours_of,
-        key,
-        &series.title,
-        &subtitle,
-    ))
+}
+
+/// A ring round `default`'s point where the check is violated.
+fn violation_ring(svg: &mut Svg, frame: &Frame, check: &Verdict) {
+    let default = check.default_candidate().and_then(model::median);
+    let (Some(median), Conclusion::Violated) = (default, check.conclusion) else {
+        return;
+    };
+    let (ring, _) = colours(Mark::of(check));
+    let tooltip = format!(
+        "violated at {}: default {}, {} {:.2}× faster ({})",
+        size_label(check.key.size_bytes),
+        seconds(median),
+        check.violated_by.as_deref().unwrap_or("a competitor"),
+        check.slowdown.unwrap_or(f64::NAN),
+        check.severity.label()
+    );
+    let at = (frame.x(check.key.size_bytes as f64), frame.y(median));
+    svg.ring(at, 7.0, ring, &tooltip);
 }
 
 #[cfg(test)]

@@ -209,6 +209,12 @@ impl Svg {
         );
     }
 
+    /// A plot's title and the line under it, at the top left.
+    pub(crate) fn heading(&mut self, title: &str, subtitle: &str) {
+        self.text(MARGIN, 22.0, "start", TITLE, title);
+        self.text(MARGIN, 42.0, "start", SMALL, subtitle);
+    }
+
     pub(crate) fn finish(self, width: f64, height: f64, title: &str) -> String {
         format!(
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
@@ -219,6 +225,11 @@ impl Svg {
             self.body
         )
     }
+}
+
+/// The width of a document whose parts reach `rights`: the farthest, and a margin.
+pub(crate) fn page_width(rights: impl IntoIterator<Item = f64>) -> f64 {
+    rights.into_iter().fold(0.0, f64::max) + MARGIN
 }
 
 /// `x,y x,y …` with one decimal.

@@ -41,8 +41,7 @@ pub(super) fn render(results: &Results) -> String {
     let legend_item_w = cell_w + 8.0;
 
     let mut svg = Svg::new();
-    svg.text(MARGIN, 22.0, "start", TITLE, title);
-    svg.text(MARGIN, 42.0, "start", SMALL, &subtitle);
+    svg.heading(title, &subtitle);
     let top = 60.0;
     let left = MARGIN + label_w;
     svg.text(MARGIN, top + CELL_H / 2.0, "start", BOLD, "collective");

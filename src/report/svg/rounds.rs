@@ -5,7 +5,7 @@
 
 use super::axis::time_ticks;
 use super::{finish_line_plot, line_colours, run_line, Pen, Svg};
-use super::{MARGIN, PLAIN, SMALL, TINY, TITLE};
+use super::{MARGIN, PLAIN, TINY};
 use crate::analyse::{Results, Verdict};
 use crate::candidates::native::DEFAULT;
 use crate::report::model as details;
@@ -46,8 +46,7 @@ pub(super) fn render(results: &Results, check: &Verdict) -> Option<String> {
     let (y_low, y_high) = ((fastest - pad).max(0.0), slowest + pad);
 
     let mut svg = Svg::new();
-    svg.text(MARGIN, 22.0, "start", TITLE, &title);
-    svg.text(MARGIN, 42.0, "start", SMALL, &subtitle);
+    svg.heading(&title, &subtitle);
     let (left, top) = (MARGIN + AXIS_W, 80.0);
     let bottom = top + PLOT_H;
     // Rounds 1 … n across the plot, a single round in its middle.

@@ -6,10 +6,11 @@
 //! at a glance.
 
 use super::axis::time_ticks;
-use super::{run_line, text_width, Pen, Svg, BOLD, MARGIN, PLAIN, SMALL, TINY, TITLE};
+use super::{page_width, run_line, text_width, Pen, Svg, BOLD, MARGIN, PLAIN, SMALL, TINY, TITLE};
 use crate::analyse::{CandidateSummary, Results, Verdict};
 use crate::candidates::native::DEFAULT;
 use crate::report::model::{self as details, ranked, seconds};
+use crate::stats::usual::{Histogram, Usual};
 
 const PANEL_W: f64 = 360.0;
 const PANEL_H: f64 = 232.0;
@@ -61,8 +62,34 @@ pub(super) fn render(results: &Results, check: &Verdict) -> Option<String> {
         run_line(results)
     );
     let legend = format!("bars: times per bin of whole windows; line: the fitted model's expected counts, dashed where the χ² test rejects it at α = {alpha}; red dashed: t_max; grey dotted: the plain q_max quantile; every panel spans the same times");
-    // One time range for every panel: the widest of their histograms.
-    let (low, high) = panels
+    let (low, high) = time_range(&panels);
+    let ticks = match high > low {
+        true => thinned(time_ticks(low, high), low, high),
+        false => Vec::new(),
+    };
+    let mut svg = Svg::new();
+    svg.heading(&title, &subtitle);
+    let top = 56.0;
+    for (i, candidate) in panels.iter().enumerate() {
+        let x0 = MARGIN + (i % COLUMNS) as f64 * PANEL_W;
+        let y0 = top + (i / COLUMNS) as f64 * PANEL_H;
+        panel(&mut svg, (x0, y0), candidate, alpha, (low, high), &ticks);
+    }
+    let rows = panels.len().div_ceil(COLUMNS);
+    let legend_y = top + rows as f64 * PANEL_H + 4.0;
+    svg.text(MARGIN, legend_y, "start", SMALL, &legend);
+    let width = page_width([
+        MARGIN + panels.len().min(COLUMNS) as f64 * PANEL_W,
+        MARGIN + text_width(&title, TITLE.size),
+        MARGIN + text_width(&subtitle, SMALL.size),
+        MARGIN + text_width(&legend, SMALL.size),
+    ]);
+    Some(svg.finish(width, legend_y + MARGIN, &title))
+}
+
+/// One time range for every panel: the widest of their histograms.
+fn time_range(panels: &[&CandidateSummary]) -> (f64, f64) {
+    panels
         .iter()
         .filter_map(|c| {
             let edges = &c.usual.as_ref()?.histogram.edges_s;
@@ -70,134 +97,156 @@ pub(super) fn render(results: &Results, check: &Verdict) -> Option<String> {
         })
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (a, b)| {
             (lo.min(a), hi.max(b))
-        });
-    let ticks = match high > low {
-        true => thinned(time_ticks(low, high), low, high),
-        false => Vec::new(),
+        })
+}
+
+/// Where a panel's plot lies and what it spans: times from `low` to
+/// `high` across, counts from 0 to `most` up.
+struct Frame {
+    left: f64,
+    top: f64,
+    bottom: f64,
+    low: f64,
+    high: f64,
+    most: f64,
+}
+
+impl Frame {
+    fn x(&self, t: f64) -> f64 {
+        self.left + ((t - self.low) / (self.high - self.low)).clamp(0.0, 1.0) * PLOT_W
+    }
+
+    fn y(&self, count: f64) -> f64 {
+        self.bottom - (count / self.most).clamp(0.0, 1.0) * PLOT_H
+    }
+}
+
+/// One candidate's panel from (`x0`, `y0`): its caption, and its plot
+/// when its histogram and the time range are not empty.
+fn panel(
+    svg: &mut Svg,
+    (x0, y0): (f64, f64),
+    candidate: &CandidateSummary,
+    alpha: f64,
+    (low, high): (f64, f64),
+    ticks: &[(f64, String)],
+) {
+    let usual = candidate.usual.as_ref().expect("filtered");
+    let (fit, h) = (&usual.fit, &usual.histogram);
+    let (fit_words, rejected) = fit_text(fit.fit_p, alpha);
+    let model = details::model_name(fit.model);
+    caption(svg, (x0, y0), candidate, &format!("{model} · {fit_words}"));
+    if h.edges_s.len() < 2 || high <= low {
+        return;
+    }
+    let plot_top = y0 + 68.0;
+    let most = h
+        .counts
+        .iter()
+        .map(|&c| c as f64)
+        .chain(h.expected.iter().copied())
+        .fold(1.0, f64::max);
+    let frame = Frame {
+        left: x0 + 40.0,
+        top: plot_top,
+        bottom: plot_top + PLOT_H,
+        low,
+        high,
+        most,
     };
-    let mut svg = Svg::new();
-    svg.text(MARGIN, 22.0, "start", TITLE, &title);
-    svg.text(MARGIN, 42.0, "start", SMALL, &subtitle);
-    let top = 56.0;
-    for (i, candidate) in panels.iter().enumerate() {
-        let usual = candidate.usual.as_ref().expect("filtered");
-        let (fit, h) = (&usual.fit, &usual.histogram);
-        let x0 = MARGIN + (i % COLUMNS) as f64 * PANEL_W;
-        let y0 = top + (i / COLUMNS) as f64 * PANEL_H;
-        let style = if candidate.name == DEFAULT {
-            BOLD
-        } else {
-            PLAIN
-        };
-        svg.text(x0, y0 + 8.0, "start", style, &candidate.name);
-        let (fit_words, rejected) = fit_text(fit.fit_p, alpha);
-        let model = details::model_name(fit.model);
-        svg.text(
-            x0,
-            y0 + 24.0,
-            "start",
-            TINY,
-            &format!("{model} · {fit_words}"),
-        );
-        svg.text(
-            x0,
-            y0 + 38.0,
-            "start",
-            TINY,
-            &format!(
-                "t_max {} · overhead {:.1} %",
-                seconds(fit.tmax_s),
-                100.0 * fit.overhead_share
-            ),
-        );
-        let (left, plot_top) = (x0 + 40.0, y0 + 68.0);
-        let bottom = plot_top + PLOT_H;
-        if h.edges_s.len() < 2 || high <= low {
-            continue;
-        }
-        let x = |t: f64| left + ((t - low) / (high - low)).clamp(0.0, 1.0) * PLOT_W;
-        let most = h
-            .counts
-            .iter()
-            .map(|&c| c as f64)
-            .chain(h.expected.iter().copied())
-            .fold(1.0, f64::max);
-        let y = |count: f64| bottom - (count / most).clamp(0.0, 1.0) * PLOT_H;
-        let fill = if candidate.name == DEFAULT {
-            "#78909c"
-        } else {
-            "#90caf9"
-        };
-        for (k, &count) in h.counts.iter().enumerate() {
-            let (a, b) = (x(h.edges_s[k]), x(h.edges_s[k + 1]));
-            svg.rect(
-                a + 0.25,
-                y(count as f64),
-                (b - a - 0.5).max(0.5),
-                bottom - y(count as f64),
-                fill,
-            );
-        }
-        let points: Vec<(f64, f64)> = h
-            .expected
-            .iter()
-            .enumerate()
-            .map(|(k, &e)| (0.5 * (x(h.edges_s[k]) + x(h.edges_s[k + 1])), y(e)))
-            .collect();
-        let pen = match rejected {
-            true => Pen {
-                stroke: "#d84315",
-                width: 1.5,
-                dash: Some("4,3"),
-            },
-            false => Pen::solid("#d84315", 1.5),
-        };
-        svg.series(&points, pen, &format!("{model} fit, {fit_words}"));
-        if fit.empirical_tmax_s <= high {
-            let q = x(fit.empirical_tmax_s);
-            svg.dashed((q, plot_top), (q, bottom), "#757575", "2,2");
-        }
-        let t = x(fit.tmax_s);
-        svg.dashed((t, plot_top), (t, bottom), "#b71c1c", "5,3");
-        svg.text(t + 3.0, plot_top + 4.0, "start", TINY, "t_max");
-        svg.line((left, plot_top), (left, bottom), "#212121", 1.0);
-        svg.line((left, bottom), (left + PLOT_W, bottom), "#212121", 1.0);
-        svg.text(left - 4.0, plot_top, "end", TINY, &format!("{most:.0}"));
-        svg.text(left - 4.0, bottom, "end", TINY, "0");
-        svg.text(left, plot_top - 12.0, "middle", TINY, "count");
-        for (value, label) in &ticks {
-            let tx = x(*value);
-            svg.line((tx, bottom), (tx, bottom + 3.0), "#212121", 1.0);
-            svg.text(tx, bottom + 11.0, "middle", TINY, label);
-        }
-        let beyond = match h.beyond {
-            0 => String::new(),
-            n => format!(" · {n} beyond (model {:.1})", h.expected_beyond),
-        };
-        svg.text(
-            left + PLOT_W / 2.0,
-            bottom + 26.0,
-            "middle",
-            TINY,
-            &format!(
-                "time, window {}{beyond}",
-                details::fine_seconds(fit.window_s)
-            ),
+    bars(svg, &frame, h, candidate.name == DEFAULT);
+    let pen = match rejected {
+        true => Pen {
+            stroke: "#d84315",
+            width: 1.5,
+            dash: Some("4,3"),
+        },
+        false => Pen::solid("#d84315", 1.5),
+    };
+    let points: Vec<(f64, f64)> = h
+        .expected
+        .iter()
+        .enumerate()
+        .map(|(k, &e)| {
+            let middle = 0.5 * (frame.x(h.edges_s[k]) + frame.x(h.edges_s[k + 1]));
+            (middle, frame.y(e))
+        })
+        .collect();
+    svg.series(&points, pen, &format!("{model} fit, {fit_words}"));
+    quantiles(svg, &frame, fit);
+    axes(svg, &frame, ticks);
+    let beyond = match h.beyond {
+        0 => String::new(),
+        n => format!(" · {n} beyond (model {:.1})", h.expected_beyond),
+    };
+    let x_title = format!(
+        "time, window {}{beyond}",
+        details::fine_seconds(fit.window_s)
+    );
+    let centre = frame.left + PLOT_W / 2.0;
+    svg.text(centre, frame.bottom + 26.0, "middle", TINY, &x_title);
+}
+
+/// The candidate's name, the model and its fit, t_max and the overhead.
+fn caption(svg: &mut Svg, (x0, y0): (f64, f64), candidate: &CandidateSummary, fit: &str) {
+    let style = if candidate.name == DEFAULT {
+        BOLD
+    } else {
+        PLAIN
+    };
+    svg.text(x0, y0 + 8.0, "start", style, &candidate.name);
+    svg.text(x0, y0 + 24.0, "start", TINY, fit);
+    let usual = &candidate.usual.as_ref().expect("filtered").fit;
+    let line = format!(
+        "t_max {} · overhead {:.1} %",
+        seconds(usual.tmax_s),
+        100.0 * usual.overhead_share
+    );
+    svg.text(x0, y0 + 38.0, "start", TINY, &line);
+}
+
+/// A bar per bin of the histogram, `default`'s grey.
+fn bars(svg: &mut Svg, frame: &Frame, h: &Histogram, default: bool) {
+    let fill = if default { "#78909c" } else { "#90caf9" };
+    for (k, &count) in h.counts.iter().enumerate() {
+        let (a, b) = (frame.x(h.edges_s[k]), frame.x(h.edges_s[k + 1]));
+        let top = frame.y(count as f64);
+        svg.rect(
+            a + 0.25,
+            top,
+            (b - a - 0.5).max(0.5),
+            frame.bottom - top,
+            fill,
         );
     }
-    let rows = panels.len().div_ceil(COLUMNS);
-    let legend_y = top + rows as f64 * PANEL_H + 4.0;
-    svg.text(MARGIN, legend_y, "start", SMALL, &legend);
-    let width = [
-        MARGIN + panels.len().min(COLUMNS) as f64 * PANEL_W,
-        MARGIN + text_width(&title, TITLE.size),
-        MARGIN + text_width(&subtitle, SMALL.size),
-        MARGIN + text_width(&legend, SMALL.size),
-    ]
-    .into_iter()
-    .fold(0.0, f64::max)
-        + MARGIN;
-    Some(svg.finish(width, legend_y + MARGIN, &title))
+}
+
+/// The plain q_max quantile (when within the range) and t_max, marked.
+fn quantiles(svg: &mut Svg, frame: &Frame, fit: &Usual) {
+    let (top, bottom) = (frame.top, frame.bottom);
+    if fit.empirical_tmax_s <= frame.high {
+        let q = frame.x(fit.empirical_tmax_s);
+        svg.dashed((q, top), (q, bottom), "#757575", "2,2");
+    }
+    let t = frame.x(fit.tmax_s);
+    svg.dashed((t, top), (t, bottom), "#b71c1c", "5,3");
+    svg.text(t + 3.0, top + 4.0, "start", TINY, "t_max");
+}
+
+/// The count axis (0 and the most) and the time axis with its ticks.
+fn axes(svg: &mut Svg, frame: &Frame, ticks: &[(f64, String)]) {
+    let (left, top, bottom) = (frame.left, frame.top, frame.bottom);
+    svg.line((left, top), (left, bottom), "#212121", 1.0);
+    svg.line((left, bottom), (left + PLOT_W, bottom), "#212121", 1.0);
+    let most = format!("{:.0}", frame.most);
+    svg.text(left - 4.0, top, "end", TINY, &most);
+    svg.text(left - 4.0, bottom, "end", TINY, "0");
+    svg.text(left, top - 12.0, "middle", TINY, "count");
+    for (value, label) in ticks {
+        let tx = frame.x(*value);
+        svg.line((tx, bottom), (tx, bottom + 3.0), "#212121", 1.0);
+        svg.text(tx, bottom + 11.0, "middle", TINY, label);
+    }
 }
 
 /// Every k-th of `ticks`, k the smallest that keeps their labels

@@ -2,7 +2,7 @@
 
 use super::{table_text, wrap, Look};
 use crate::candidates::native::DEFAULT;
-use crate::case::{CaseData, Outcome};
+use crate::case::{CaseData, CaseKey, Outcome};
 use crate::report::document::{Align, Line, Table};
 use std::collections::BTreeMap;
 
@@ -15,43 +15,88 @@ pub fn render(runs: &[CaseData]) -> (String, usize) {
 
 /// [`render`] in a given look.
 pub fn render_to(runs: &[CaseData], look: &Look) -> (String, usize) {
-    #[derive(Default)]
-    struct Tally {
-        passed: usize,
-        failed: usize,
-        skipped: usize,
-        first_failure: Option<String>,
-        skip_reason: Option<String>,
-    }
-    let mut tallies: BTreeMap<(String, String), Tally> = BTreeMap::new();
-    for run in runs {
-        let c = &run.key;
-        // `default`, the library's own call, is verified like every other.
-        for candidate in &run.samples {
-            let tally = tallies
-                .entry((c.collective.name().to_string(), candidate.name.clone()))
-                .or_default();
-            match &candidate.outcome {
-                Outcome::Measured | Outcome::Unmeasured(_) => tally.passed += 1,
-                Outcome::Wrong(why) => {
-                    tally.failed += 1;
-                    tally.first_failure.get_or_insert_with(|| {
-                        format!(
-                            "{} B ({} elements, {}), root {}: {why}",
-                            c.size_bytes,
-                            c.count,
-                            c.datatype.name(),
-                            c.root
-                        )
-                    });
-                }
-                Outcome::Skipped(why) => {
-                    tally.skipped += 1;
-                    tally.skip_reason.get_or_insert_with(|| why.clone());
-                }
+    let tallies = tallies(runs);
+    let width = usize::from(look.width);
+    let failures = tallies.values().map(|t| t.failed).sum();
+    let skipped = tallies.values().map(|t| t.skipped).sum();
+    let details: String = tallies
+        .iter()
+        .filter_map(|((collective, candidate), t)| detail(collective, candidate, t))
+        .map(|detail| wrap(&detail, width, "    "))
+        .collect();
+    let summary = summary(runs, failures, skipped, width);
+    (
+        format!("{}{details}{summary}", table_text(&table(&tallies), look)),
+        failures,
+    )
+}
+
+/// How one candidate fared in one collective's cases.
+#[derive(Default)]
+struct Tally {
+    passed: usize,
+    failed: usize,
+    skipped: usize,
+    first_failure: Option<String>,
+    skip_reason: Option<String>,
+}
+
+impl Tally {
+    /// Counts one case's outcome; keeps the first failure and skip reason.
+    fn add(&mut self, c: &CaseKey, outcome: &Outcome) {
+        match outcome {
+            Outcome::Measured | Outcome::Unmeasured(_) => self.passed += 1,
+            Outcome::Wrong(why) => {
+                self.failed += 1;
+                self.first_failure.get_or_insert_with(|| {
+                    format!(
+                        "{} B ({} elements, {}), root {}: {why}",
+                        c.size_bytes,
+                        c.count,
+                        c.datatype.name(),
+                        c.root
+                    )
+                });
+            }
+            Outcome::Skipped(why) => {
+                self.skipped += 1;
+                self.skip_reason.get_or_insert_with(|| why.clone());
             }
         }
     }
+
+    /// `FAIL` on any failure, else `pass` on any pass, else `skipped`.
+    fn result(&self) -> &'static str {
+        if self.failed > 0 {
+            "FAIL"
+        } else if self.passed > 0 {
+            "pass"
+        } else {
+            "skipped"
+        }
+    }
+}
+
+/// A tally per (collective, candidate), in their order.
+fn tallies(runs: &[CaseData]) -> BTreeMap<(String, String), Tally> {
+    let mut tallies: BTreeMap<(String, String), Tally> = BTreeMap::new();
+    for run in runs {
+        // `default`, the library's own call, is verified like every other.
+        for candidate in &run.samples {
+            tallies
+                .entry((
+                    run.key.collective.name().to_string(),
+                    candidate.name.clone(),
+                ))
+                .or_default()
+                .add(&run.key, &candidate.outcome);
+        }
+    }
+    tallies
+}
+
+/// The table of counts, a row per tally.
+fn table(tallies: &BTreeMap<(String, String), Tally>) -> Table {
     use Align::{Left, Right};
     // The counts' headers short, so that the longest collective and
     // candidate names (reduce_scatter_block, 41 characters) and the rest
@@ -64,36 +109,12 @@ pub fn render_to(runs: &[CaseData], look: &Look) -> (String, usize) {
         ("fail", Right),
         ("skip", Right),
     ]);
-    let width = usize::from(look.width);
-    let mut details = String::new();
-    let (mut failures, mut skipped) = (0, 0);
-    for ((collective, candidate), t) in &tallies {
-        failures += t.failed;
-        skipped += t.skipped;
-        let result = if t.failed > 0 {
-            "FAIL"
-        } else if t.passed > 0 {
-            "pass"
-        } else {
-            "skipped"
-        };
-        // The library's own failures are named case by case under the
-        // table; its first one here too printed the same line twice.
-        let named_below = candidate == DEFAULT && t.failed > 0;
-        if let Some(detail) =
-            (t.first_failure.as_ref().or(t.skip_reason.as_ref())).filter(|_| !named_below)
-        {
-            details += &wrap(
-                &format!("{candidate} ({collective}), {result}: {detail}"),
-                width,
-                "    ",
-            );
-        }
+    for ((collective, candidate), t) in tallies {
         table.push(
             [
                 collective.clone(),
                 candidate.clone(),
-                result.into(),
+                t.result().into(),
                 t.passed.to_string(),
                 t.failed.to_string(),
                 t.skipped.to_string(),
@@ -103,6 +124,24 @@ pub fn render_to(runs: &[CaseData], look: &Look) -> (String, usize) {
             .collect(),
         );
     }
+    table
+}
+
+/// The line under the table naming a tally's first failure or reason
+/// for skipping, if it has one.
+fn detail(collective: &str, candidate: &str, t: &Tally) -> Option<String> {
+    // The library's own failures are named case by case under the
+    // table; its first one here too printed the same line twice.
+    let named_below = candidate == DEFAULT && t.failed > 0;
+    let detail = (t.first_failure.as_ref().or(t.skip_reason.as_ref())).filter(|_| !named_below)?;
+    Some(format!(
+        "{candidate} ({collective}), {}: {detail}",
+        t.result()
+    ))
+}
+
+/// The counts in a line, then each wrong result of the library's own call.
+fn summary(runs: &[CaseData], failures: usize, skipped: usize, width: usize) -> String {
     let mut summary = wrap(
         &format!(
             "verify: {} cases, {failures} candidate runs failed, {skipped} skipped",
@@ -119,10 +158,7 @@ pub fn render_to(runs: &[CaseData], look: &Look) -> (String, usize) {
             }
         }
     }
-    (
-        format!("{}{details}{summary}", table_text(&table, look)),
-        failures,
-    )
+    summary
 }
 
 #[cfg(test)]
