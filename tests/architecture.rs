@@ -604,7 +604,7 @@ fn files_using(needles: &[&str], allowed: &[&str]) -> Vec<String> {
         for needle in needles {
             for (at, _) in code.match_indices(needle) {
                 if !code[..at].ends_with(is_ident) {
-                    let line = code[..at].lines().count();
+                    let line = code[..at].matches('\n').count() + 1;
                     found.push(format!("{name}:{line}: {needle}"));
                 }
             }
@@ -725,7 +725,7 @@ fn function_lengths(code: &str) -> Vec<(String, usize, usize)> {
                 break;
             }
         }
-        let first = code[..at].lines().count() + 1;
+        let first = code[..at].matches('\n').count() + 1;
         let lines = code[at..=close].lines().count();
         found.push((name, first, lines));
     }

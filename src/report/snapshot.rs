@@ -190,10 +190,12 @@ fn every_renderer_renders_as_before() {
     ] {
         assert!(text.contains(heading), "{heading} missing");
     }
+    let found = fingerprint(&text);
     assert_eq!(
-        fingerprint(&text),
+        found,
         943_625_717_067_157_591,
-        "{} bytes",
+        "a renderer's output changed ({} bytes, fingerprint {found}): if on purpose, \
+         diff the text (module doc) and put the new fingerprint here",
         text.len()
     );
 }
