@@ -407,7 +407,7 @@ mod tests {
     /// A case whose only competitor is `slowdown` times faster than
     /// `default`, with the fixture's significance rule (p = 1e-9 makes it
     /// significant above the margin); its conclusion is set as given.
-    fn case(size_bytes: u64, slowdown: f64, conclusion: Conclusion) -> Verdict {
+    pub(super) fn case(size_bytes: u64, slowdown: f64, conclusion: Conclusion) -> Verdict {
         let competitors = [("competitor", 10.0 / slowdown, 1e-9)];
         let mut verdict = fixture::check(
             Collective::Allreduce,

@@ -5,8 +5,7 @@
 //! the code and the README cannot disagree unnoticed.
 
 use super::*;
-use crate::analyse::{Conclusion, Verdict};
-use crate::collective::Collective;
+use crate::analyse::Conclusion;
 use crate::meta::Meta;
 use crate::report::fixture;
 
@@ -78,19 +77,7 @@ impl Holds {
 
     /// Results that hold exactly these conditions.
     fn results(self) -> Results {
-        let case = |size_bytes: u64, slowdown: f64, conclusion: Conclusion| -> Verdict {
-            let competitors = [("competitor", 10.0 / slowdown, 1e-9)];
-            let mut verdict = fixture::check(
-                Collective::Allreduce,
-                size_bytes,
-                0,
-                10.0,
-                &competitors,
-                vec![],
-            );
-            verdict.conclusion = conclusion;
-            verdict
-        };
+        let case = super::tests::case;
         let mut checks = vec![case(8, 1.0, Conclusion::Holds)];
         if self.wrong {
             let mut wrong = case(16, 1.0, Conclusion::Holds);
