@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::words;
+use common::{words, REPORT_ONLY};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -316,7 +316,7 @@ fn a_baseline_regression_fails_the_gate_and_one_launch_decides_nothing() {
     for l in 0..3 {
         let before = scratch(&format!("analyze-baseline-before-{l}"));
         launch_raw(&before, 10e-6, "bcast", 10 * l);
-        analyze(&before, &["--fail-on", "none", "--allow-undecided"]);
+        analyze(&before, &REPORT_ONLY);
         baselines.push(before.join("out").to_string_lossy().into_owned());
     }
     let mut args: Vec<&str> = baselines
@@ -1114,7 +1114,7 @@ fn tune_of_another_mpich_s_run_writes_the_algorithm_variables() {
         ],
     );
     let out = dir.join("out");
-    let reported = analyze(&dir, &["--fail-on", "none", "--allow-undecided"]);
+    let reported = analyze(&dir, &REPORT_ONLY);
     assert_eq!(reported.status.code(), Some(0));
     let path = out.join("results.json");
     let mut results: Value =

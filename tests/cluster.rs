@@ -109,18 +109,15 @@ fn the_topology_of_emulated_nodes_is_found_and_lane_and_hier_run_across_them() {
         let Some(out) = cluster(
             &placement,
             &[
-                "run",
-                "--fail-on",
-                "none",
-                "--allow-undecided",
-                &input,
-                "--output",
-                out_dir.to_str().unwrap(),
-            ],
+                &["run", &input, "--output", out_dir.to_str().unwrap()][..],
+                &REPORT_ONLY,
+            ]
+            .concat(),
         ) else {
             return;
         };
-        assert!(matches!(out.code, Some(0 | 1 | 9)), "{}", out.text());
+        // Reported only: nothing failed, so 0.
+        assert_eq!(out.code, Some(0), "{}", out.text());
         let r = results(&out_dir);
         let meta = &r["meta"];
         assert_eq!(meta["nodes"], nodes, "{nodes}×{ppn}: {meta}");
@@ -283,19 +280,18 @@ fn shaped_links_slow_traffic_between_nodes_and_not_within_one() {
     );
     let (across, within) = (dir.join("out-1,1"), dir.join("out-2"));
     for (placement, out_dir) in [("1,1", &across), ("2", &within)] {
-        let args = [
+        let mut args = vec![
             "run",
-            "--fail-on",
-            "none",
-            "--allow-undecided",
             &input,
             "--output",
             out_dir.to_str().unwrap(),
             "--allow-powerless",
         ];
+        args.extend(REPORT_ONLY);
         let command = cluster_command(placement, SLOW_LINK, &args);
         let out = Launch::from_command(command, Duration::from_secs(120)).run();
-        assert!(matches!(out.code, Some(0 | 1 | 9)), "{}", out.text());
+        // Reported only: nothing failed, so 0.
+        assert_eq!(out.code, Some(0), "{}", out.text());
         let r = results(out_dir);
         assert_eq!(r["meta"]["nodes"], placement.split(',').count());
         assert_eq!(r["checks"][0]["candidates"][0]["name"], "default");
@@ -306,7 +302,8 @@ fn shaped_links_slow_traffic_between_nodes_and_not_within_one() {
             .arg(now)
             .arg("--baseline")
             .arg(baseline)
-            .args(["--format", "json", "--fail-on", "none", "--allow-undecided"])
+            .args(["--format", "json"])
+            .args(REPORT_ONLY)
             .arg("--output")
             .arg(now.join("again"))
             .output()
@@ -504,8 +501,30 @@ fn fault_during_a_run(name: &str, fault: Fault, link: &str) {
         let expected = if is_open_mpi() { 1 } else { 5 };
         assert_eq!(status.code(), Some(expected), "{stderr}");
     }
+    if matches!(fault, Fault::KillNode | Fault::KillRank) {
+        // A process killed with SIGKILL cannot speak, so no rank ends the
+        // job with pgcheck's 8 (lost rank): the launcher's own status
+        // stands (docs/measurement.md, docs/clusters.md). Open MPI 4's
+        // mpirun: the signal's number for a lost daemon (9, which is also
+        // pgcheck's "undecided"), 128 + 9 for a killed rank.
+        if library().starts_with("Open MPI 4") {
+            let expected = match fault {
+                Fault::KillNode => 9,
+                _ => 128 + 9,
+            };
+            assert_eq!(status.code(), Some(expected), "{stderr}");
+        }
+    }
     let r = results(&out_dir);
     assert_eq!(r["complete"], false);
+    if matches!(fault, Fault::KillNode | Fault::KillRank) {
+        // Nor does results.json claim a status or a failure record that
+        // no rank could make.
+        assert!(r.get("exit").is_none(), "{}", r["exit"]);
+        assert!(r.get("failure").is_none(), "{}", r["failure"]);
+    } else {
+        assert_eq!(r["exit"]["status"], 5, "interrupted: {}", r["exit"]);
+    }
     let finished = r["checks"].as_array().unwrap().len();
     assert!(
         (2..5).contains(&finished),

@@ -40,14 +40,15 @@ checks:
 /// A run of `yaml` on 2 processes, written to `dir/name`.
 fn run(dir: &Path, name: &str, yaml: &str) -> String {
     let file = input(dir, &format!("{name}.yaml"), yaml);
-    let out_dir = dir.join(name);
-    let out = pgcheck(2, &["run", &file, "--output", out_dir.to_str().unwrap()]);
+    let out = Launch::new(2, &["run", &file])
+        .output(&dir.join(name))
+        .run();
     assert!(
         matches!(out.code, Some(0 | 1 | 9)),
         "the run {name} failed:\n{}",
         out.text()
     );
-    out_dir.to_string_lossy().into_owned()
+    out.out_dir().to_string_lossy().into_owned()
 }
 
 fn compare(args: &[&str]) -> Output {

@@ -4,7 +4,6 @@
 //! or an ingredient of a mock-up, at 4, 8 and 16 (oversubscribed) ranks.
 
 mod common;
-use common::faults::with_fault;
 use common::*;
 use pgcheck::collective::{Collective, Shape};
 use pgcheck::element::{Element, Op};
@@ -161,22 +160,15 @@ fn run(name: &str, np: usize, yaml: &str, fault: Option<&str>) -> Run {
 /// [`run`] with `settings` instead of [`SETTINGS`].
 fn run_with(name: &str, np: usize, yaml: &str, fault: Option<&str>, settings: &[&str]) -> Run {
     let dir = scratch(&format!("faults-{name}-np{np}"));
-    let input = input(&dir, "input.yaml", yaml);
-    let out_dir = dir.join("out");
-    let mut args = vec!["run", &input, "--output", out_dir.to_str().unwrap()];
-    args.extend(settings);
-    let launch = Launch::new(np, &args);
-    let launch = match fault {
-        Some(spec) => with_fault(launch, spec),
-        None => launch,
-    };
-    let outcome = launch.run();
+    let outcome = Launch::check(np, &dir, yaml)
+        .args(settings)
+        .fault_if(fault)
+        .run();
     eprintln!(
         "{name}, {np} ranks, fault {fault:?}: status {:?} after {:.1} s",
         outcome.code, outcome.seconds
     );
-    let results = results_if_written(&out_dir)
-        .unwrap_or_else(|| panic!("no readable results.json:\n{}", outcome.text()));
+    let results = outcome.results().clone();
     Run { outcome, results }
 }
 
@@ -397,7 +389,7 @@ fn the_preload_alone_changes_nothing() {
 #[test]
 fn a_bad_fault_spec_aborts() {
     let launch = Launch::new(2, &["verify", "--collective", "allreduce"]);
-    let out = with_fault(launch, "MPI_Allreduce:melt").run();
+    let out = launch.fault("MPI_Allreduce:melt").run();
     // pmpi_faults.c's MPI_Abort(MPI_COMM_WORLD, 2): an input error.
     assert_eq!(
         out.code,
@@ -481,14 +473,10 @@ checks:
     competitors: [allreduce_as_reduce_bcast, allreduce_as_reducescatterblock_allgather]
 ";
     let settings = [
-        "--budget",
-        "200ms",
-        "--sync",
-        "barrier",
-        "--fail-on",
-        "none",
-        "--allow-undecided",
-    ];
+        &["--budget", "200ms", "--sync", "barrier"][..],
+        &REPORT_ONLY,
+    ]
+    .concat();
     for stall in [true, false] {
         // From rank 0's 2,000th interposed call on (a few slices into the
         // case: verification and warm-up take a handful), every call of any

@@ -3,7 +3,6 @@
 //! injected below pgcheck by the PMPI library of tests/faults/pmpi_host.c.
 
 mod common;
-use common::faults::with_host_lie;
 use common::*;
 use serde_json::Value;
 use std::path::PathBuf;
@@ -29,31 +28,16 @@ const TIMER_WARNING: &str = "of the measured granularity of the timer MPI_Wtime"
 /// preloaded with `lie` unless it is `None`; its outcome, results.json and
 /// output directory.
 fn run(name: &str, np: usize, lie: Option<&[(&str, &str)]>) -> (Outcome, Value, PathBuf) {
-    let dir = scratch(&format!("host-{name}"));
-    let input = input(&dir, "input.yaml", ALLREDUCE);
-    let out_dir = dir.join("out");
-    let args = [
-        "run",
-        &input,
-        "--output",
-        out_dir.to_str().unwrap(),
-        "--budget",
-        "100ms",
-        "--rounds",
-        "10",
-        "--sync",
-        "barrier",
-    ];
-    let launch = Launch::new(np, &args);
-    let launch = match lie {
-        Some(settings) => with_host_lie(launch, settings),
+    let launch = Launch::check(np, &scratch(&format!("host-{name}")), ALLREDUCE)
+        .args(&["--budget", "100ms", "--rounds", "10", "--sync", "barrier"]);
+    let out = match lie {
+        Some(settings) => launch.host_lie(settings),
         None => launch,
-    };
-    let out = launch.run();
+    }
+    .run();
     eprintln!("{name}: status {:?} after {:.1} s", out.code, out.seconds);
-    let text = std::fs::read_to_string(out_dir.join("results.json"))
-        .unwrap_or_else(|e| panic!("no results.json ({e}):\n{}", out.text()));
-    let results = serde_json::from_str(&text).unwrap();
+    let results = out.results().clone();
+    let out_dir = out.out_dir().to_path_buf();
     (out, results, out_dir)
 }
 

@@ -4,7 +4,6 @@
 //! wrong caught with exit status 3 (the PMPI fault library's `inplace`).
 
 mod common;
-use common::faults::with_fault;
 use common::*;
 use serde_json::Value;
 
@@ -47,18 +46,12 @@ fn run_with(
     settings: &[&str],
 ) -> (Outcome, Value) {
     let dir = scratch(&format!("in-place-{name}-np{np}"));
-    let input = input(&dir, "input.yaml", yaml);
-    let out_dir = dir.join("out");
-    let mut args = vec!["run", &input, "--output", out_dir.to_str().unwrap()];
-    args.extend(settings);
-    let launch = Launch::new(np, &args);
-    let outcome = match fault {
-        Some(spec) => with_fault(launch, spec).run(),
-        None => launch.run(),
-    };
-    let results = results_if_written(&out_dir)
-        .unwrap_or_else(|| panic!("no readable results.json:\n{}", outcome.text()));
-    (outcome, results)
+    let out = Launch::check(np, &dir, yaml)
+        .args(settings)
+        .fault_if(fault)
+        .run();
+    let results = out.results().clone();
+    (out, results)
 }
 
 /// Candidate `name` of the check of `collective` at `size_bytes`.
@@ -213,7 +206,7 @@ fn every_in_place_collective_is_checked() {
                 "last",
             ],
         );
-        let out = with_fault(launch, &format!("{function}:flip,inplace")).run();
+        let out = launch.fault(&format!("{function}:flip,inplace")).run();
         assert_eq!(out.code, Some(WRONG), "{collective}:\n{}", out.text());
         assert_eq!(
             failed_rows(&out.stdout),
@@ -252,7 +245,7 @@ fn without_the_fault_the_same_verification_passes() {
                 "8",
             ],
         );
-        let out = with_fault(launch, "MPI_Bcast:flip,inplace").run();
+        let out = launch.fault("MPI_Bcast:flip,inplace").run();
         assert_eq!(out.code, Some(0), "{collective}:\n{}", out.text());
     }
 }
@@ -362,8 +355,10 @@ fn a_bad_in_place_is_an_input_error_at_its_line() {
         ),
     ] {
         let file = input(&dir, &format!("{name}.yaml"), yaml);
-        let out_dir = dir.join(format!("out-{name}"));
-        let out = pgcheck(2, &["run", "--fail-on", "none", "--allow-undecided", &file, "--output", out_dir.to_str().unwrap()]);
+        let out = Launch::new(2, &["run", &file])
+            .report_only()
+            .output(&dir.join(format!("out-{name}")))
+            .run();
         assert_eq!(out.code, Some(INPUT), "{name}:\n{}", out.text());
         out.expect_in_stderr(&format!("{file}:{line}: "), name);
         out.expect_in_stderr(message, name);

@@ -256,14 +256,12 @@ fn the_library_is_asked_for_its_algorithms_only_when_the_input_names_them() {
             &[
                 "run",
                 input.to_str().unwrap(),
-                "--fail-on",
-                "none",
-                "--allow-undecided",
                 "--allow-powerless",
                 "--output",
                 out_dir.to_str().unwrap(),
             ],
         )
+        .report_only()
         .run();
         assert_eq!(out.code, Some(0), "{}", out.text());
         results(&out_dir)["meta"]["library_algorithms"]
@@ -331,14 +329,12 @@ fn tune_writes_rules_that_open_mpi_follows_in_the_confirmation_run() {
         4,
         &[
             "run",
-            "--fail-on",
-            "none",
-            "--allow-undecided",
             &input("library.yaml", &format!("[{competitors}]")),
             "--output",
             first.to_str().unwrap(),
         ],
     )
+    .report_only()
     .env("PGCHECK_TEST_SLOW_DEFAULT", "3")
     .run();
     assert!(first.join("results.json").exists(), "{}", out.text());
@@ -406,14 +402,12 @@ fn tune_writes_a_selection_file_that_mpich_follows_in_the_confirmation_run() {
         2,
         &[
             "run",
-            "--fail-on",
-            "none",
-            "--allow-undecided",
             &input("library.yaml", "reduce_as_library_nb"),
             "--output",
             first.to_str().unwrap(),
         ],
     )
+    .report_only()
     .env("PGCHECK_TEST_SLOW_DEFAULT", "8")
     .run();
     assert!(first.join("results.json").exists(), "{}", out.text());

@@ -50,31 +50,16 @@ fn cpus() -> BTreeMap<usize, (usize, usize)> {
 /// `launcher` options and pgcheck's `extra`: its outcome and
 /// `meta.placement`.
 fn run(name: &str, np: usize, launcher: &[&str], extra: &[&str]) -> (Outcome, Value) {
-    let dir = scratch(&format!("pin-{name}"));
-    let input = input(&dir, "input.yaml", ALLREDUCE);
-    let out_dir = dir.join("out");
-    let mut args = vec![
-        "run",
-        &input,
-        "--output",
-        out_dir.to_str().unwrap(),
-        "--budget",
-        "100ms",
-        "--rounds",
-        "10",
-        "--sync",
-        "barrier",
-        "--fail-on",
-        "none",
-        "--allow-undecided",
-    ];
-    args.extend(extra);
-    let out = Launch::new(np, &args).launcher_args(launcher).run();
+    let out = Launch::check(np, &scratch(&format!("pin-{name}")), ALLREDUCE)
+        .args(&["--budget", "100ms", "--rounds", "10", "--sync", "barrier"])
+        .report_only()
+        .args(extra)
+        .launcher_args(launcher)
+        .run();
     eprintln!("{name}: status {:?} after {:.1} s", out.code, out.seconds);
-    assert_eq!(out.code, Some(0), "{}", out.text());
-    let results = results_if_written(&out_dir)
-        .unwrap_or_else(|| panic!("no readable results.json:\n{}", out.text()));
-    (out, results["meta"]["placement"].clone())
+    out.expect_status(0);
+    let placement = out.results()["meta"]["placement"].clone();
+    (out, placement)
 }
 
 /// Every rank's CPU in `placement`, asserting that each has exactly one.
@@ -178,26 +163,14 @@ fn ranks_started_bound_stay_where_they_were_put() {
     // affinity and passes it on): bound, though not where pgcheck would
     // have put rank 0.
     let last = *cpus().keys().last().unwrap();
-    let dir = scratch("pin-taskset");
-    let input = input(&dir, "input.yaml", ALLREDUCE);
-    let out_dir = dir.join("out");
-    let args = [
-        "run",
-        &input,
-        "--output",
-        out_dir.to_str().unwrap(),
-        "--budget",
-        "100ms",
-        "--fail-on",
-        "none",
-        "--allow-undecided",
-    ];
-    let out = Launch::new(np, &args)
+    let out = Launch::check(np, &scratch("pin-taskset"), ALLREDUCE)
+        .args(&["--budget", "100ms"])
+        .report_only()
         .launcher_args(unbound_options())
         .under(&["taskset", "-c", &last.to_string()])
         .run();
-    assert_eq!(out.code, Some(0), "{}", out.text());
-    let placement = &results(&out_dir)["meta"]["placement"];
+    out.expect_status(0);
+    let placement = &out.results()["meta"]["placement"];
     assert_eq!(placement["pinned_ranks"], 0, "{placement}\n{}", out.text());
     assert_eq!(placement["unbound_ranks"], 0, "{placement}");
     let chosen = cpu_of_each_rank(placement, np, &out);

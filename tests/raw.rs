@@ -52,18 +52,9 @@ fn a_run_s_compact_observations_are_small_and_analyse_to_its_verdicts() {
     let dir = scratch("raw-compact");
     let input = input(&dir, "raw.yaml", INPUT);
     let out_dir = dir.join("out");
-    let out = pgcheck(
-        2,
-        &[
-            "run",
-            "--fail-on",
-            "none",
-            "--allow-undecided",
-            &input,
-            "--output",
-            out_dir.to_str().unwrap(),
-        ],
-    );
+    let out = Launch::new(2, &["run", &input, "--output", out_dir.to_str().unwrap()])
+        .report_only()
+        .run();
     assert_eq!(out.code, Some(0), "{}", out.text());
     assert!(!out_dir.join("raw.csv").exists() && !out_dir.join("raw.csv.gz").exists());
     // A file per case, in the order measured.
@@ -118,7 +109,8 @@ fn a_run_s_compact_observations_are_small_and_analyse_to_its_verdicts() {
     // picosecond, so that medians agree to that.
     let again = out_dir.join("again");
     let status = std::process::Command::new(env!("CARGO_BIN_EXE_pgcheck"))
-        .args(["analyze", "--fail-on", "none", "--allow-undecided"])
+        .arg("analyze")
+        .args(REPORT_ONLY)
         .arg(&out_dir)
         .arg("--output")
         .arg(&again)
@@ -197,20 +189,19 @@ fn raw_chooses_the_format_or_none() {
     );
     let out_dir = dir.join("out");
     let run = |raw: &str| {
-        let out = pgcheck(
+        let out = Launch::new(
             2,
             &[
                 "run",
-                "--fail-on",
-                "none",
-                "--allow-undecided",
                 &input,
                 "--raw",
                 raw,
                 "--output",
                 out_dir.to_str().unwrap(),
             ],
-        );
+        )
+        .report_only()
+        .run();
         assert_eq!(out.code, Some(0), "{}", out.text());
     };
     let kept = |names: &[&str]| {

@@ -20,41 +20,28 @@ checks:
 /// with `extra` options, which must pass: the outcome, `results.json` and
 /// `report.md`.
 fn run(name: &str, np: usize, header: &str, extra: &[&str]) -> (Outcome, Value, String) {
-    let (out, results, report) = run_launch(name, header, extra, |args| Launch::new(np, args));
+    let (out, results, report) = run_launch(name, header, extra, |l| l, np);
     assert_eq!(out.code, Some(0), "{}", out.text());
     (out, results, report)
 }
 
-/// [`run`] on `launch`'s ranks, whatever the exit status.
+/// [`run`] of the launch `shape` makes, whatever the exit status.
 fn run_launch(
     name: &str,
     header: &str,
     extra: &[&str],
-    launch: impl Fn(&[&str]) -> Launch,
+    shape: impl Fn(Launch) -> Launch,
+    np: usize,
 ) -> (Outcome, Value, String) {
     let dir = scratch(&format!("sync-{name}"));
-    let input = input(&dir, "input.yaml", &format!("{header}{ALLREDUCE}"));
-    let out_dir = dir.join("out");
-    let mut args = vec![
-        "run",
-        &input,
-        "--output",
-        out_dir.to_str().unwrap(),
-        "--budget",
-        "40ms",
-        "--rounds",
-        "4",
-        "--warmup",
-        "1",
-        "--fail-on",
-        "none",
-        "--allow-undecided",
-        "--allow-powerless",
-    ];
-    args.extend(extra);
-    let out = launch(&args).run();
-    let results = results(&out_dir);
-    let report = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
+    let launch = Launch::check(np, &dir, &format!("{header}{ALLREDUCE}"))
+        .args(&["--budget", "40ms", "--rounds", "4", "--warmup", "1"])
+        .report_only()
+        .args(&["--allow-powerless"])
+        .args(extra);
+    let out = shape(launch).run();
+    let results = out.results().clone();
+    let report = std::fs::read_to_string(out.out_dir().join("report.md")).unwrap();
     (out, results, report)
 }
 
@@ -138,7 +125,7 @@ fn by_default_ranks_bound_to_cpus_of_their_own_keep_roundtime() {
         cannot_run_here("one CPU: two ranks share it");
         return;
     }
-    let (out, r, report) = run_launch("auto-bound", "", &[], |args| Launch::new(2, args).bound());
+    let (out, r, report) = run_launch("auto-bound", "", &[], Launch::bound, 2);
     assert_eq!(out.code, Some(0), "{}", out.text());
     if fell_back(&r) {
         return;
@@ -165,9 +152,7 @@ fn by_default_ranks_bound_to_cpus_of_their_own_keep_roundtime() {
 #[test]
 fn roundtime_asked_for_on_shared_cpus_is_kept_and_warned_of() {
     let np = online_cpus() + 1;
-    let (out, r, _) = run_launch("roundtime-crowded", "", &["--sync", "roundtime"], |args| {
-        Launch::new(np, args)
-    });
+    let (out, r, _) = run_launch("roundtime-crowded", "", &["--sync", "roundtime"], |l| l, np);
     // Every start late leaves `default` unmeasured (status 6), as the
     // warning says can happen: MPICH 5's busy-polling ranks, 3 on 2 CPUs,
     // lost all of theirs.
@@ -216,4 +201,112 @@ fn the_input_file_asks_for_auto_and_the_command_line_overrides_it() {
         &["--sync", "auto"],
     );
     assert_eq!(sync_of(&r), ("barrier".into(), "auto".into(), reason));
+}
+
+/// Rank 1's clock in the clock tests: 250 ms ahead of rank 0's, and 1 ms
+/// a second fast (tests/faults/pmpi_host.c).
+const SKEW: [(&str, &str); 2] = [
+    ("PGCHECK_WTIME_OFFSET_S", "0,0.25"),
+    ("PGCHECK_WTIME_DRIFT", "0,1e-3"),
+];
+
+/// Rank 1's offsets to rank 0 in µs that `pgcheck clocks` shows: right
+/// after synchronising and after the wait.
+fn rank_1_offsets(out: &Outcome) -> (f64, f64) {
+    out.stdout
+        .lines()
+        .find_map(|l| {
+            let words: Vec<&str> = l
+                .trim_matches(['|', '│', ' '])
+                .split_whitespace()
+                .filter(|w| !matches!(*w, "|" | "│"))
+                .collect();
+            match words[..] {
+                ["1", now, later] => Some((now.parse().ok()?, later.parse().ok()?)),
+                _ => None,
+            }
+        })
+        .unwrap_or_else(|| panic!("no row of rank 1\n{}", out.text()))
+}
+
+/// `pgcheck clocks` on 2 bound ranks whose clocks are [`SKEW`]ed, with
+/// pgcheck's `args`.
+fn skewed_clocks(args: &[&str]) -> Outcome {
+    let mut all = vec!["clocks", "--wait", "1s"];
+    all.extend(args);
+    let out = Launch::new(2, &all).bound().host_lie(&SKEW).run();
+    out.expect_status(0);
+    out
+}
+
+/// The clock synchronisation recovers a known offset and drift: rank 1's
+/// clock is 250 ms ahead and 1 ms a second fast. Right after synchronising
+/// the residual offset is within 20 µs (0.3 µs here; offsets ignored leave
+/// 250 000 µs, a flipped sign 500 000 µs). Without a drift fit the residual
+/// after 1 s is the injected drift, 1000 µs (± 200 µs: the wait is 1 s of
+/// rank 0's clock plus the measurement's milliseconds), which shows the
+/// offset measured is the clock's; with `--drift 200ms` the fit takes it
+/// out, to within 100 µs (1.7 µs here).
+#[test]
+fn clock_synchronisation_recovers_an_injected_offset_and_drift() {
+    if online_cpus() < 2 {
+        cannot_run_here("one CPU: two ranks share it");
+        return;
+    }
+    let offsets_only = skewed_clocks(&[]);
+    let (now, later) = rank_1_offsets(&offsets_only);
+    assert!(
+        now.abs() < 20.0,
+        "after sync {now} µs\n{}",
+        offsets_only.text()
+    );
+    assert!(
+        (later - 1000.0).abs() < 200.0,
+        "1 s of a drift of 1 ms/s: {later} µs\n{}",
+        offsets_only.text()
+    );
+    let fitted = skewed_clocks(&["--drift", "200ms"]);
+    let (now, later) = rank_1_offsets(&fitted);
+    assert!(now.abs() < 20.0, "after sync {now} µs\n{}", fitted.text());
+    assert!(
+        later.abs() < 100.0,
+        "the drift fitted: {later} µs after 1 s\n{}",
+        fitted.text()
+    );
+}
+
+/// Measured with roundtime on clocks 250 ms apart and drifting 1 ms a
+/// second, an 8 B allreduce on 2 bound ranks still takes microseconds:
+/// its median is below 1 ms (tens of µs here), where starts scheduled on
+/// unsynchronised clocks would wait out the 250 ms or be late.
+#[test]
+fn roundtime_latencies_are_not_shifted_by_an_injected_clock_offset() {
+    if online_cpus() < 2 {
+        cannot_run_here("one CPU: two ranks share it");
+        return;
+    }
+    let (out, r, _) = run_launch(
+        "roundtime-skewed",
+        "",
+        &["--sync", "roundtime", "--drift", "100ms"],
+        |l| l.bound().host_lie(&SKEW),
+        2,
+    );
+    out.expect_status(0);
+    if fell_back(&r) {
+        return;
+    }
+    assert_eq!(sync_of(&r).0, "roundtime", "{}", r["meta"]);
+    let default = r["checks"][0]["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "default")
+        .unwrap_or_else(|| panic!("no default: {r}"));
+    let median = default["median_s"].as_f64().unwrap_or(f64::INFINITY);
+    assert!(
+        median < 1e-3,
+        "default's median {median} s with clocks 250 ms apart: {default}"
+    );
+    assert!(default["n"].as_u64().unwrap_or(0) > 0, "{default}");
 }

@@ -14,7 +14,6 @@
 //! Also the trees themselves (`algorithms::tree`), on 1 to 8 processes.
 
 mod common;
-use common::faults::with_fault;
 use common::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -114,21 +113,16 @@ fn run_launch(
     shape: impl FnOnce(Launch) -> Launch,
 ) -> Run {
     let dir = scratch(&format!("trust-{name}-np{np}"));
-    let input = input(&dir, "input.yaml", yaml);
-    let out = dir.join("out");
-    let mut all = vec!["run", &input, "--output", out.to_str().unwrap()];
-    all.extend(args);
-    let launch = shape(Launch::new(np, &all).timeout(Duration::from_secs(240)));
-    let launch = match fault {
-        Some(spec) => with_fault(launch, spec),
-        None => launch,
-    };
-    let outcome = launch.run();
+    let launch = Launch::check(np, &dir, yaml)
+        .args(args)
+        .timeout(Duration::from_secs(240));
+    let outcome = shape(launch).fault_if(fault).run();
     eprintln!(
         "{name}, {np} ranks, fault {fault:?}: status {:?} after {:.1} s",
         outcome.code, outcome.seconds
     );
-    let results = results_if_written(&out);
+    let results = outcome.results.clone();
+    let out = outcome.out_dir().to_path_buf();
     Run {
         outcome,
         results,

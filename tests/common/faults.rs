@@ -88,7 +88,8 @@ pub fn host_library() -> PathBuf {
 }
 
 /// `launch` with the host-lie library preloaded into its ranks and
-/// configured by `settings` (`PGCHECK_WTIME_ROUND_S`, `PGCHECK_SPLIT_ALONE`;
+/// configured by `settings` (`PGCHECK_WTIME_ROUND_S`,
+/// `PGCHECK_WTIME_OFFSET_S`, `PGCHECK_WTIME_DRIFT`, `PGCHECK_SPLIT_ALONE`;
 /// described at the top of pmpi_host.c).
 pub fn with_host_lie(launch: Launch, settings: &[(&str, &str)]) -> Launch {
     let library = host_library();

@@ -13,9 +13,42 @@ pub struct Outcome {
     pub stdout: String,
     pub stderr: String,
     pub seconds: f64,
+    /// The launcher's process id, which is its process group's too.
+    pub pgid: u32,
+    /// What was killed at the timeout (the launcher, its process group and
+    /// their descendants: [`kill_launch`]); empty when it ended in time.
+    pub killed: Vec<u32>,
+    /// Where pgcheck was told to write (`--output`, given by
+    /// [`Launch::output`] or [`Launch::check`]).
+    pub out_dir: Option<PathBuf>,
+    /// `out_dir/results.json` if the run wrote a readable one, valid against
+    /// the schema ([`results_if_written`]).
+    pub results: Option<serde_json::Value>,
 }
 
 impl Outcome {
+    /// The results.json the run wrote; panics, with the output, if none.
+    #[track_caller]
+    pub fn results(&self) -> &serde_json::Value {
+        self.results
+            .as_ref()
+            .unwrap_or_else(|| panic!("no readable results.json:\n{}", self.text()))
+    }
+
+    /// The output directory given to pgcheck.
+    #[track_caller]
+    pub fn out_dir(&self) -> &Path {
+        self.out_dir
+            .as_deref()
+            .expect("a launch with an output directory")
+    }
+
+    /// Asserts that the exit status is `code`.
+    #[track_caller]
+    pub fn expect_status(&self, code: i32) {
+        assert_eq!(self.code, Some(code), "{}", self.text());
+    }
+
     /// Everything it printed, for assertion messages.
     pub fn text(&self) -> String {
         format!(
@@ -268,12 +301,12 @@ pub fn known_library_bug(datatype: &str, op: &str) -> Option<&'static str> {
         .then_some("MPICH 4.0.2 reduces unsigned integers as signed (pmodels/mpich#6083)")
 }
 
-/// The collectives that reduce: a library whose reductions are wrong
-/// makes these, and only these, fail.
 /// Options of a run whose exit status is not what the test is about: found
 /// violations and an undecided run pass, wrong results and failures do not.
 pub const REPORT_ONLY: [&str; 3] = ["--fail-on", "none", "--allow-undecided"];
 
+/// The collectives that reduce: a library whose reductions are wrong
+/// makes these, and only these, fail.
 pub const REDUCTIONS: [&str; 6] = [
     "allreduce",
     "reduce",
@@ -308,6 +341,8 @@ pub struct Launch {
     timeout: Duration,
     /// Open MPI's session root of this launch, removed after it.
     session: Option<PathBuf>,
+    /// pgcheck's `--output`, read back after the run.
+    output: Option<PathBuf>,
 }
 
 impl Launch {
@@ -348,7 +383,54 @@ impl Launch {
             command,
             timeout,
             session: None,
+            output: None,
         }
+    }
+
+    /// `pgcheck run` of `yaml` (written to `dir/input.yaml`) on `np` ranks,
+    /// into `dir/out`: add options with [`Launch::args`].
+    pub fn check(np: usize, dir: &Path, yaml: &str) -> Launch {
+        let file = input(dir, "input.yaml", yaml);
+        Launch::new(np, &["run", &file]).output(&dir.join("out"))
+    }
+
+    /// pgcheck writes into `dir` (`--output`), and the run reads its
+    /// results.json back.
+    pub fn output(mut self, dir: &Path) -> Launch {
+        self.command.arg("--output").arg(dir);
+        self.output = Some(dir.to_path_buf());
+        self
+    }
+
+    /// Adds `args` to pgcheck's arguments.
+    pub fn args(mut self, args: &[&str]) -> Launch {
+        self.command.args(args);
+        self
+    }
+
+    /// The exit status says only whether something failed ([`REPORT_ONLY`]).
+    pub fn report_only(self) -> Launch {
+        self.args(&REPORT_ONLY)
+    }
+
+    /// The fault library preloaded into the ranks, configured by `spec`
+    /// ([`faults::with_fault`]).
+    pub fn fault(self, spec: &str) -> Launch {
+        faults::with_fault(self, spec)
+    }
+
+    /// [`Launch::fault`] with `spec` unless it is `None`.
+    pub fn fault_if(self, spec: Option<&str>) -> Launch {
+        match spec {
+            Some(spec) => self.fault(spec),
+            None => self,
+        }
+    }
+
+    /// The host-lie library preloaded into the ranks, configured by
+    /// `settings` ([`faults::with_host_lie`]).
+    pub fn host_lie(self, settings: &[(&str, &str)]) -> Launch {
+        faults::with_host_lie(self, settings)
     }
 
     pub fn env(mut self, key: &str, value: &str) -> Launch {
@@ -392,10 +474,15 @@ impl Launch {
     }
 
     /// Runs to the end or kills it at the timeout (then `code` is `None`).
+    /// It runs in a process group of its own; at the timeout that group and
+    /// every process the launcher started are killed, so that no rank
+    /// outlives it.
     pub fn run(mut self) -> Outcome {
+        use std::os::unix::process::CommandExt;
         let start = Instant::now();
         let mut child = self
             .command
+            .process_group(0)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -411,13 +498,17 @@ impl Launch {
         };
         let (out, err) = (read(Box::new(stdout)), read(Box::new(stderr)));
         let mut code = None;
+        let pgid = child.id();
+        let mut killed = Vec::new();
         loop {
             if let Some(status) = child.try_wait().expect("wait works") {
                 code = status.code();
                 break;
             }
             if start.elapsed() > self.timeout {
-                let _ = child.kill();
+                // The launcher and every process it started: ranks whose
+                // launcher is gone may busy-poll on.
+                killed = kill_launch(pgid);
                 let _ = child.wait();
                 break;
             }
@@ -426,11 +517,16 @@ impl Launch {
         if let Some(session) = &self.session {
             let _ = std::fs::remove_dir_all(session);
         }
+        let results = self.output.as_deref().and_then(results_if_written);
         Outcome {
             code,
             stdout: out.join().unwrap(),
             stderr: err.join().unwrap(),
             seconds: start.elapsed().as_secs_f64(),
+            pgid,
+            killed,
+            out_dir: self.output,
+            results,
         }
     }
 }
@@ -650,6 +746,99 @@ impl VerifyCounts {
     }
 }
 
+/// The fields of /proc/PID/stat after the command's name: state, parent,
+/// process group, ... (the name may hold spaces and parentheses).
+fn stat_fields(pid: &str) -> Option<Vec<String>> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, rest) = stat.rsplit_once(") ")?;
+    Some(rest.split_whitespace().map(str::to_string).collect())
+}
+
+/// Every process now: (pid, state, parent, process group).
+fn processes() -> Vec<(u32, String, u32, u32)> {
+    let mut all = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Ok(pid) = name.parse::<u32>() else {
+            continue;
+        };
+        let Some(fields) = stat_fields(&name) else {
+            continue;
+        };
+        let number = |i: usize| fields.get(i).and_then(|f| f.parse::<u32>().ok());
+        if let (Some(parent), Some(group)) = (number(1), number(2)) {
+            all.push((pid, fields[0].clone(), parent, group));
+        }
+    }
+    all
+}
+
+/// The launcher `pgid` (the leader of its process group), every process
+/// of its group and every descendant of either: the ranks, which Open
+/// MPI's launcher puts into process groups of their own.
+pub fn launch_tree(pgid: u32) -> Vec<u32> {
+    let all = processes();
+    let mut tree: Vec<u32> = all
+        .iter()
+        .filter(|p| p.0 == pgid || p.3 == pgid)
+        .map(|p| p.0)
+        .collect();
+    let mut i = 0;
+    while i < tree.len() {
+        let parent = tree[i];
+        for p in &all {
+            if p.2 == parent && !tree.contains(&p.0) {
+                tree.push(p.0);
+            }
+        }
+        i += 1;
+    }
+    tree
+}
+
+/// SIGKILL to the launcher `pgid`, its process group and every process it
+/// started ([`launch_tree`]); returns the processes it found.
+pub fn kill_launch(pgid: u32) -> Vec<u32> {
+    let mut killed = Vec::new();
+    // Twice: a process may have forked while the first was under way.
+    for _ in 0..2 {
+        let tree = launch_tree(pgid);
+        let group = libc::pid_t::try_from(pgid).expect("a process id");
+        // SAFETY: kill and killpg only send signals.
+        unsafe {
+            libc::killpg(group, libc::SIGKILL);
+            for &pid in &tree {
+                libc::kill(pid as libc::pid_t, libc::SIGKILL);
+            }
+        }
+        for pid in tree {
+            if !killed.contains(&pid) {
+                killed.push(pid);
+            }
+        }
+    }
+    killed
+}
+
+/// Those of `pids` alive (not zombies waiting to be reaped), by /proc.
+pub fn alive(pids: &[u32]) -> Vec<u32> {
+    pids.iter()
+        .copied()
+        .filter(|pid| {
+            stat_fields(&pid.to_string()).is_some_and(|f| !matches!(f[0].as_str(), "Z" | "X"))
+        })
+        .collect()
+}
+
+/// The processes of group `pgid` alive (not zombies), by /proc.
+pub fn alive_in_group(pgid: u32) -> Vec<u32> {
+    processes()
+        .into_iter()
+        .filter(|p| p.3 == pgid && !matches!(p.1.as_str(), "Z" | "X"))
+        .map(|p| p.0)
+        .collect()
+}
+
 impl Launch {
     /// Like `new`, but every piece of output is tagged with the rank that
     /// printed it (Open MPI `--tag-output`, MPICH `-prepend-rank`); read the
@@ -673,11 +862,7 @@ impl Launch {
             };
         }
         command.stdin(Stdio::null());
-        Launch {
-            command,
-            timeout: self.timeout,
-            session: self.session,
-        }
+        Launch { command, ..self }
     }
 }
 
@@ -758,11 +943,7 @@ impl Launch {
             };
         }
         command.stdin(Stdio::null());
-        Launch {
-            command,
-            timeout: self.timeout,
-            session: self.session,
-        }
+        Launch { command, ..self }
     }
 }
 
