@@ -11,18 +11,9 @@ fn runs_on_one_to_five_processes_and_writes_the_files() {
         let dir = scratch(&format!("run-np{np}"));
         let input = input(&dir, "quick.yaml", QUICK);
         let out_dir = dir.join("out");
-        let out = pgcheck(
-            np,
-            &[
-                "run",
-                "--fail-on",
-                "none",
-                "--allow-undecided",
-                &input,
-                "--output",
-                out_dir.to_str().unwrap(),
-            ],
-        );
+        let out = Launch::new(np, &["run", &input, "--output", out_dir.to_str().unwrap()])
+            .report_only()
+            .run();
         assert_eq!(out.code, Some(0), "{}", out.text());
         // The report is printed once, by rank 0.
         assert_eq!(
@@ -373,13 +364,10 @@ fn roundtime_runs_on_one_to_eight_processes_and_counts_invalid_observations() {
             "budget: 60ms\nrounds: 3\nchecks:\n  - collective: allreduce\n    sizes: [8, 4096]\n    competitors: [allreduce_as_reduce_bcast]\n  - collective: bcast\n    sizes: [64]\n    root: 0\n",
         );
         let out_dir = dir.join("out");
-        let out = pgcheck(
+        let out = Launch::new(
             np,
             &[
                 "run",
-                "--fail-on",
-                "none",
-                "--allow-undecided",
                 "--allow-powerless",
                 &input,
                 "--sync",
@@ -387,7 +375,9 @@ fn roundtime_runs_on_one_to_eight_processes_and_counts_invalid_observations() {
                 "--output",
                 out_dir.to_str().unwrap(),
             ],
-        );
+        )
+        .report_only()
+        .run();
         assert_eq!(out.code, Some(0), "{}", out.text());
         let r = results(&out_dir);
         if fell_back_to_barrier(&r, &out, np) {
@@ -444,9 +434,6 @@ fn resident_bytes(np: usize, name: &str, extra: &[&str]) -> u64 {
     let out_dir = dir.join("out");
     let mut args = vec![
         "run",
-        "--fail-on",
-        "none",
-        "--allow-undecided",
         &input,
         "--allow-powerless",
         "--budget",
@@ -456,6 +443,7 @@ fn resident_bytes(np: usize, name: &str, extra: &[&str]) -> u64 {
         "--output",
         out_dir.to_str().unwrap(),
     ];
+    args.extend(REPORT_ONLY);
     args.extend_from_slice(extra);
     let out = pgcheck(np, &args);
     assert_eq!(out.code, Some(0), "{}", out.text());
@@ -479,13 +467,10 @@ fn cold_cache_and_memory_limits_are_honoured() {
         "budget: 30ms\nrounds: 2\nchecks:\n  - collective: allgather\n    sizes: [8, 1048576]\n    competitors: [allgather_as_allgatherv, allgather_as_alltoall]\n",
     );
     let out_dir = dir.join("out");
-    let out = pgcheck(
+    let out = Launch::new(
         2,
         &[
             "run",
-            "--fail-on",
-            "none",
-            "--allow-undecided",
             &input,
             "--allow-powerless",
             "--cache",
@@ -495,7 +480,9 @@ fn cold_cache_and_memory_limits_are_honoured() {
             "--output",
             out_dir.to_str().unwrap(),
         ],
-    );
+    )
+    .report_only()
+    .run();
     assert_eq!(out.code, Some(0), "{}", out.text());
     let r = results(&out_dir);
     assert_eq!(r["meta"]["cache"], "cold");
@@ -849,22 +836,12 @@ fn a_slurm_job_is_recorded_in_meta() {
             "budget: 20ms\nrounds: 6\nchecks:\n  - collective: bcast\n    sizes: [8]\n",
         );
         let out_dir = dir.join("out");
-        let out = Launch::new(
-            2,
-            &[
-                "run",
-                "--fail-on",
-                "none",
-                "--allow-undecided",
-                &input,
-                "--output",
-                out_dir.to_str().unwrap(),
-            ],
-        )
-        .env("SLURM_JOB_ID", job)
-        .env("SLURM_JOB_NODELIST", nodes)
-        .env("SLURM_JOB_PARTITION", "batch")
-        .run();
+        let out = Launch::new(2, &["run", &input, "--output", out_dir.to_str().unwrap()])
+            .report_only()
+            .env("SLURM_JOB_ID", job)
+            .env("SLURM_JOB_NODELIST", nodes)
+            .env("SLURM_JOB_PARTITION", "batch")
+            .run();
         assert_eq!(out.code, Some(0), "{}", out.text());
         let slurm = &results(&out_dir)["meta"]["slurm"];
         if job.is_empty() {
@@ -955,9 +932,6 @@ fn reports_fit_the_width_and_keep_names_whole() {
         4,
         &[
             "run",
-            "--fail-on",
-            "none",
-            "--allow-undecided",
             "--ppn",
             "2",
             "--details",
@@ -966,6 +940,7 @@ fn reports_fit_the_width_and_keep_names_whole() {
             out_dir.to_str().unwrap(),
         ],
     )
+    .report_only()
     .env("COLUMNS", "100")
     .run();
     assert_eq!(run.code, Some(0), "{}", run.text());
@@ -973,7 +948,8 @@ fn reports_fit_the_width_and_keep_names_whole() {
     assert_fits(&run.stdout, &run.stderr, 100, &names);
     let analysed = std::process::Command::new(env!("CARGO_BIN_EXE_pgcheck"))
         .args(["analyze", out_dir.to_str().unwrap(), "--details"])
-        .args(["--fail-on", "none", "--allow-undecided", "--baseline"])
+        .args(REPORT_ONLY)
+        .arg("--baseline")
         .arg(&out_dir)
         .arg("--output")
         .arg(dir.join("again"))
@@ -1049,20 +1025,19 @@ fn assert_fits(
 fn run_without_an_input_runs_the_default_check() {
     let dir = scratch("run-default-input");
     let out_dir = dir.join("out");
-    let out = pgcheck(
+    let out = Launch::new(
         2,
         &[
             "run",
             "--budget",
             "30ms",
             "--allow-powerless",
-            "--fail-on",
-            "none",
-            "--allow-undecided",
             "--output",
             out_dir.to_str().unwrap(),
         ],
-    );
+    )
+    .report_only()
+    .run();
     assert_eq!(out.code, Some(0), "{}", out.text());
     let r = results(&out_dir);
     let cases: Vec<String> = r["checks"]
@@ -1147,20 +1122,9 @@ fn a_second_run_removes_the_first_runs_files_it_does_not_write() {
         "budget: 20ms\nrounds: 8\nchecks:\n  - collective: bcast\n    sizes: [8]\n    competitors: []\n",
     );
     let run = |input: &str| {
-        let out = pgcheck(
-            2,
-            &[
-                "run",
-                input,
-                "--allow-undecided",
-                "--fail-on",
-                "none",
-                "--output",
-            ]
-            .into_iter()
-            .chain([out_dir.to_str().unwrap()])
-            .collect::<Vec<_>>(),
-        );
+        let out = Launch::new(2, &["run", input, "--output", out_dir.to_str().unwrap()])
+            .report_only()
+            .run();
         assert_eq!(out.code, Some(0), "{}", out.text());
     };
     run(&both);
