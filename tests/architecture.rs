@@ -118,6 +118,23 @@ fn code_only(source: &str) -> String {
     out
 }
 
+/// Where the brace that `open` opens in `code` closes (the end of the
+/// code if it never does).
+fn closing_brace(code: &str, open: usize) -> usize {
+    let mut depth = 0;
+    for (j, c) in code[open..].char_indices() {
+        depth += match c {
+            '{' => 1,
+            '}' => -1,
+            _ => 0,
+        };
+        if depth == 0 {
+            return open + j;
+        }
+    }
+    code.len() - 1
+}
+
 /// `code` without the items under `#[cfg(test)]` (a module, a function, an
 /// impl, or a declaration ending in `;`).
 fn without_tests(code: &str) -> String {
@@ -129,22 +146,7 @@ fn without_tests(code: &str) -> String {
         let end = match (brace, semicolon) {
             (Some(b), Some(s)) if s < b => s + 1,
             (None, Some(s)) => s + 1,
-            (Some(b), _) => {
-                let mut depth = 0;
-                let mut end = b;
-                for (j, c) in code[b..].char_indices() {
-                    depth += match c {
-                        '{' => 1,
-                        '}' => -1,
-                        _ => 0,
-                    };
-                    if depth == 0 {
-                        end = b + j + 1;
-                        break;
-                    }
-                }
-                end
-            }
+            (Some(b), _) => closing_brace(&code, b) + 1,
             (None, None) => code.len(),
         };
         code.replace_range(at..end, "");
@@ -712,19 +714,7 @@ fn function_lengths(code: &str) -> Vec<(String, usize, usize)> {
         if name.is_empty() || code.as_bytes()[open] == b';' {
             continue;
         }
-        let mut depth = 0;
-        let mut close = open;
-        for (j, c) in code[open..].char_indices() {
-            depth += match c {
-                '{' => 1,
-                '}' => -1,
-                _ => 0,
-            };
-            if depth == 0 {
-                close = open + j;
-                break;
-            }
-        }
+        let close = closing_brace(code, open);
         let first = code[..at].matches('\n').count() + 1;
         let lines = code[at..=close].lines().count();
         found.push((name, first, lines));
