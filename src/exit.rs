@@ -254,6 +254,13 @@ fn passing_reason(results: &Results, gate: Gate, known: Option<&Known>, violated
             gate.fail_on.label()
         ),
     };
+    // A baseline was asked for: its answer belongs in the reason whatever
+    // gates the violations.
+    let reason = match (gate.fail_on, known) {
+        (FailOn::New, _) | (_, None) => reason,
+        (_, Some(known)) if known.decided => format!("{reason}; no regression"),
+        (_, Some(_)) => reason,
+    };
     let within_floor = results
         .checks
         .iter()
@@ -658,6 +665,15 @@ mod tests {
             reason(&known, FailOn::Violated).0,
             Exit::Violation,
             "they still violate"
+        );
+        // Whatever gates the violations, a passing run names the
+        // baseline's answer.
+        assert_eq!(
+            reason(&known, FailOn::None),
+            (
+                Exit::Pass,
+                "3 cases violated, below --fail-on none; no regression".into()
+            )
         );
         let one_new = against(run(), 5, &[(8, Remaining), (16, New), (64, Remaining)]);
         let (exit, why) = reason(&one_new, FailOn::New);

@@ -138,43 +138,53 @@ fn against_several_launches_a_regression_is_found_and_a_shift_is_named() {
 
     let shifted = dir.join("shifted");
     // The known truth: every interposed call of rank 0 spins until it has
-    // taken 5 times its own time; rank 1 does not spin, so no call waits
+    // taken 10 times its own time; rank 1 does not spin, so no call waits
     // for another's spin and nothing compounds (on every rank the factors
     // compounded to 17–62×). An observation is the slowest rank's
-    // duration, rank 0's: every candidate of every case 5× slower.
+    // duration, rank 0's: every candidate of every case 10× slower.
     // Launches of one library differ by 20 % and more as a whole here, so
-    // the factor named is 5× within a factor of 1.6 (3.1–8×); six
-    // baseline launches give the shift's test 5 degrees of freedom, ample
-    // for 5× at α = 0.01. A uniform shift moves no case against its
-    // neighbours: beyond a 50 % tolerance that is noise, not a regression,
-    // and no new violation either (`--fail-on new`), so the status is 0
-    // (`--allow-undecided`: a noisy launch is not what this is about).
+    // the factor named is 10× within a factor of 2 (7.9–14.3× in six runs);
+    // six baseline launches give the shift's test 5 degrees of freedom,
+    // ample for 10× at α = 0.01 (p ≤ 5e-4; a 5× fault was named 3.3× at
+    // p = 0.016 once). A uniform shift moves no case against its
+    // neighbours, but this machine moves one size by itself: 256 KiB ran
+    // at 62 µs in one series of baseline launches and at 120 µs in
+    // another, and a launch in the other state read as a 2.4× regression
+    // of it (2 runs in 7). A tolerance of 200 % leaves that to the machine
+    // and the status is 0. Violations do not gate here (`--fail-on none`,
+    // which still fails on a regression): the spin is per call, so a
+    // two-call competitor and a one-call default are not slowed alike, and
+    // a close case can turn (CI once saw 32 KiB at 1.08× "new"). A noisy
+    // launch is not what this is about either (`--allow-undecided`).
     let mut shift_gate = gate.to_vec();
-    shift_gate.extend([
-        "--tolerance",
-        "50%",
-        "--fail-on",
-        "new",
-        "--allow-undecided",
-    ]);
-    let out = launch(&input, &shifted, &shift_gate, Some("*:scale=500,rank=0"));
+    shift_gate.extend(["--tolerance", "200%"]);
+    shift_gate.extend(REPORT_ONLY);
+    let out = launch(&input, &shifted, &shift_gate, Some("*:scale=1000,rank=0"));
     out.expect_status(0);
     let r = out.results();
     let b = &r["baseline"];
     assert_eq!(b["shift"]["significant"], true, "{}\n{b}", out.text());
     let factor = b["shift"]["factor"].as_f64().unwrap();
     assert!(
-        (3.1..=8.0).contains(&factor),
-        "a 5× shift named {factor}×: {b}"
+        (5.0..=20.0).contains(&factor),
+        "a 10× shift named {factor}×: {b}"
     );
-    // Nothing compounds: every case about 5× slower too (2.6–7.2× here),
-    // where the fault on every rank made them 17–62×. A size's own state
-    // moves up to 2.5× from one launch to the next here
-    // (docs/statistics.md), hence 2–12.5×.
-    for change in b["changes"].as_array().unwrap() {
-        let ratio = change["ratio"].as_f64().unwrap();
-        assert!((2.0..=12.5).contains(&ratio), "{ratio}× in {change}");
-    }
+    // Nothing compounds: every case about 10× slower too (4.5–27× in six
+    // runs: a size's own state moves up to 2.5× from one launch to the
+    // next here, docs/statistics.md), where a 5× fault on every rank made
+    // them 17–62×, hence 3–40× and a median of 5–20×.
+    let mut ratios: Vec<f64> = b["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["ratio"].as_f64().unwrap())
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    assert!(
+        ratios.iter().all(|r| (3.0..=40.0).contains(r))
+            && (5.0..=20.0).contains(&ratios[ratios.len() / 2]),
+        "{ratios:?}: {b}"
+    );
     let reason = r["exit"]["reason"].as_str().unwrap();
     assert!(reason.contains("no regression"), "{reason}");
     let regressions: Vec<&Value> = b["changes"]
