@@ -83,3 +83,12 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 export PRTE_MCA_rmaps_default_mapping_policy=:oversubscribe
 # Oversubscribed ranks must yield the core instead of spinning.
 export OMPI_MCA_mpi_yield_when_idle=1
+# Launcher options for a person reading the output: Open MPI 4's mpirun
+# follows a non-zero exit status (a violation is 1) with 8 lines of its
+# own ("Per user-direction, the job has been aborted"), which -q leaves
+# out; the status is kept.
+case "$PGCHECK_MPI" in
+  openmpi) PGCHECK_QUIET="-q" ;;
+  *) PGCHECK_QUIET="" ;;
+esac
+export PGCHECK_QUIET

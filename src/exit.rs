@@ -164,7 +164,11 @@ pub fn gate(results: &Results, gate: Gate) -> (Exit, ExitStatus) {
     let (exit, reason) = if wrong > 0 {
         (
             Exit::Verification,
-            format!("wrong results in {}", cases(wrong)),
+            format!(
+                "wrong results in {}: {}",
+                cases(wrong),
+                named_wrong(results)
+            ),
         )
     } else if !results.complete {
         (
@@ -191,7 +195,17 @@ pub fn gate(results: &Results, gate: Gate) -> (Exit, ExitStatus) {
     } else if unmeasured > 0 {
         (
             Exit::Unmeasured,
-            format!("{} without verdict", cases(unmeasured)),
+            format!(
+                "{} without verdict: {}",
+                cases(unmeasured),
+                first_named(
+                    results
+                        .checks
+                        .iter()
+                        .filter(|c| c.conclusion == Conclusion::Unmeasured)
+                        .map(|c| c.key.label())
+                )
+            ),
         )
     } else if let Some(why) = results.undecided().filter(|_| !gate.allow_undecided) {
         (Exit::Undecided, why)
@@ -230,6 +244,31 @@ fn failing_reason(
         _ => what,
     };
     format!("{what} (--fail-on {})", gate.fail_on.label())
+}
+
+/// Who computed a wrong result where: `the library's MPI_Allreduce 64 B
+/// (16 × int32 sum)`, `allreduce_as_x at …`; the first few.
+fn named_wrong(results: &Results) -> String {
+    first_named(results.checks.iter().flat_map(|check| {
+        check
+            .candidates
+            .iter()
+            .filter(|c| c.outcome.is_wrong())
+            .map(|c| match c.name == crate::candidates::native::DEFAULT {
+                true => format!("the library's {}", check.key.label()),
+                false => format!("{} at {}", c.name, check.key.label()),
+            })
+    }))
+}
+
+/// The first three, and how many more.
+fn first_named(all: impl Iterator<Item = String>) -> String {
+    let all: Vec<String> = all.collect();
+    let shown = all[..all.len().min(3)].join(", ");
+    match all.len().saturating_sub(3) {
+        0 => shown,
+        more => format!("{shown} and {more} more"),
+    }
 }
 
 /// "1 case", "3 cases".

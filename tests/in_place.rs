@@ -177,12 +177,20 @@ checks:
             "the fault spares 8 B:\n{}",
             out.text()
         );
-        out.expect_in_stderr(
-            &format!(
-                "the library's collective is wrong: MPI_Allreduce 64 B (16 × int32 sum): \
+        // Said once, under the table, and named on the exit line.
+        let words = out.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            words.contains(&format!(
+                "! allreduce 64 B: the library's collective is wrong: \
                  default in place (MPI_IN_PLACE): rank {last}, element"
-            ),
-            "stderr names the case, default in place and the rank",
+            )),
+            "the report names the case, default in place and the rank:\n{}",
+            out.text()
+        );
+        out.expect_in_stderr(
+            "pgcheck: exit 3 (wrong result): wrong results in 1 case: the library's \
+             MPI_Allreduce 64 B (16 × int32 sum)",
+            "the exit line names the case",
         );
     }
 }

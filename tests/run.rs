@@ -17,7 +17,7 @@ fn runs_on_one_to_five_processes_and_writes_the_files() {
         assert_eq!(out.code, Some(0), "{}", out.text());
         // The report is printed once, by rank 0.
         assert_eq!(
-            out.stdout.matches("MPI_Allreduce").count(),
+            out.stdout.matches("What this means").count(),
             1,
             "{}",
             out.text()
@@ -216,17 +216,21 @@ fn a_wrong_competitor_is_caught_and_not_judged() {
     );
     let out_dir = dir.join("out");
     let out = Launch::new(3, &["run", &input, "--output", out_dir.to_str().unwrap()]).run();
-    // Measured and reported, then exit 3 for the wrong result.
+    // Measured and reported, then exit 3 for the wrong result: said once
+    // under the table, and named by the exit line.
     assert_eq!(out.code, Some(3), "{}", out.text());
     assert!(
-        out.stderr
-            .contains("allreduce_as_allreduce_corrupted failed verification"),
+        out.stderr.contains(
+            "pgcheck: exit 3 (wrong result): wrong results in 1 case: \
+             allreduce_as_allreduce_corrupted at MPI_Allreduce 64 B"
+        ),
         "{}",
         out.text()
     );
+    let said = "allreduce_as_allreduce_corrupted failed verification";
     assert!(
-        out.stdout
-            .contains("! 64 B: allreduce_as_allreduce_corrupted failed verification"),
+        out.stdout.contains(&format!("! allreduce 64 B: {said}"))
+            && out.text().matches(said).count() == 1,
         "{}",
         out.text()
     );
@@ -540,14 +544,14 @@ fn an_unmeasured_default_is_no_pass() {
     assert_eq!(out.code, Some(6), "{}", out.text());
     assert!(
         out.stderr
-            .contains("no verdict for MPI_Allgather 1048576 B")
-            && out.stderr.contains("above --max-memory"),
+            .contains("1 case without verdict: MPI_Allgather 1048576 B"),
         "{}",
         out.text()
     );
+    let words = out.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
-        out.stdout
-            .contains("! 1048576 B: no verdict, default not measured"),
+        words.contains("! allgather 1048576 B: no verdict, default not measured")
+            && words.contains("above --max-memory"),
         "{}",
         out.text()
     );
@@ -795,16 +799,23 @@ fn late_starts_are_counted_and_reported() {
         late["n"].as_u64().unwrap(),
     );
     assert!(invalid * 20 > n + invalid, "more than 5 % invalid: {late}");
-    // One note for the case, wrapped to the width, with what to do.
+    // The terminal names the case, with what to do; report.md's note
+    // names the candidate too.
     let words = out.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    let summary = words
+        .split("late starts discarded more than 5 % of the observations in 1 case (allreduce 64 B)")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no late-start summary\n{}", out.text()));
+    assert!(summary.contains("--sync barrier"), "{}", out.text());
+    let report = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
+    let words = report.split_whitespace().collect::<Vec<_>>().join(" ");
     let note = words
         .split("64 B: late starts discarded more than 5 % of the observations (")
         .nth(1)
-        .unwrap_or_else(|| panic!("no late-start note\n{}", out.text()));
+        .unwrap_or_else(|| panic!("no late-start note\n{report}"));
     assert!(
         note.contains("allreduce_late") && note.contains("--sync barrier"),
-        "{}",
-        out.text()
+        "{report}"
     );
     let summary = std::fs::read_to_string(out_dir.join("summary.csv")).unwrap();
     assert!(summary.lines().next().unwrap().contains("invalid_share"));
@@ -1065,6 +1076,43 @@ fn run_without_an_input_runs_the_default_check() {
     );
     // Nobody asked for roundtime, so nothing warns about it.
     assert!(!out.text().contains("--sync roundtime"), "{}", out.text());
+    // One answer, last, with the command to run next; each warning once;
+    // the notes of the ten cases summarised, each in report.md; the whole
+    // output about a screen (32–40 lines here, 44 with a noisy run's).
+    let answer = &out.stdout[out.stdout.find("\nWhat this means\n").expect(&out.text())..];
+    let last = answer
+        .split("\nNext: ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{answer}"));
+    assert!(
+        !last.contains("\n\n"),
+        "the answer ends the report:\n{answer}"
+    );
+    let text = out.text();
+    for warning in text.lines().filter_map(|l| l.strip_prefix("WARNING: ")) {
+        assert_eq!(
+            text.matches(warning).count(),
+            1,
+            "said twice: {warning}\n{text}"
+        );
+    }
+    for note in ["B: inconclusive: ", "B: late starts discarded"] {
+        assert!(!out.stdout.contains(note), "{note}\n{}", out.stdout);
+    }
+    let report = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
+    let inconclusive = r["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["verdict"] == "inconclusive")
+        .count();
+    assert_eq!(
+        report.matches("B: inconclusive: ").count(),
+        inconclusive,
+        "{report}"
+    );
+    let lines = out.stdout.lines().count() + out.stderr.lines().count();
+    assert!(lines <= 48, "{lines} lines:\n{text}");
 }
 
 /// Started from a shell, `run` and `verify` say how to start them and end

@@ -238,8 +238,13 @@ fn finish(results: &mut Results, settings: &Report, dir: &Path) -> Ending {
     let (exit, status) = exit::gate(results, settings.gate);
     results.exit = Some(status.clone());
     report::show(&report::render(results, &settings.view));
-    for line in report::failures(results) {
-        report::error(&line);
+    // The terminal report says each failure under its table, and the exit
+    // line names them; other formats go to files or programs, so a person
+    // reads them here.
+    if settings.view.format != report::Format::Table {
+        for line in report::failures(results) {
+            report::error(&line);
+        }
     }
     if let Err(e) = store::write_reports(dir, results) {
         report::error(&format!("cannot write {e}"));

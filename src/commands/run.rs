@@ -99,10 +99,9 @@ fn prepare(
     let a = &args.analysis.given;
     let test = args.analysis.test_for(plan.settings.rounds);
     let powerless = plan::powerless(&plan, test, a.correction, a.alpha);
-    match &powerless {
-        Some(why) if !args.allow_powerless => return Err(why.clone()),
-        Some(why) if leader => report::warning(why),
-        _ => {}
+    // Allowed, the warning is the answer's, at the end (said once).
+    if let (Some(why), false) = (&powerless, args.allow_powerless) {
+        return Err(why.clone());
     }
     create_output(ctx, args)?;
     let baseline = Baseline::read(&args.report)?.filter(|_| leader);
@@ -147,19 +146,12 @@ fn start_measuring(
     if leader {
         report::remark(&report::plan_text(&plan, &meta));
     }
-    if let (true, Some(warning)) = (leader, &sync.warning) {
-        report::warning(warning);
-    }
+    // The warnings are the answer's, at the end of the report (said once).
     let mut harness = Harness::start(ctx, &plan.settings, sync.mode);
     meta.noise_floor_s = measure::barrier_floor(ctx, 100);
     if let Some(fallen_back) = harness.fall_back_if_too_slow(&sync, meta.noise_floor_s) {
         fallen_back.record(&mut meta);
-        if let Some(why) = fallen_back.warning {
-            if leader {
-                report::warning(&why);
-            }
-            meta.warnings.push(why);
-        }
+        meta.warnings.extend(fallen_back.warning);
     }
     (plan, meta, harness)
 }

@@ -5,6 +5,7 @@
 //! The only stage that prints; it decides no exit status and writes no file
 //! (`store` writes what these modules render).
 
+pub mod answer;
 pub mod compare;
 pub mod csv;
 pub mod document;
@@ -172,21 +173,32 @@ pub fn exit_line(status: &crate::analyse::ExitStatus) -> String {
     )
 }
 
-/// The last line of a run: wall time against the plan, where it went, and
-/// where the files are.
+/// The last line of a run: wall time against the plan, where it went
+/// when it overran the plan by more than [`OVERRUN`], and where the files
+/// are.
 pub fn wall_time(meta: &Meta, dir: &std::path::Path) -> String {
     let rest = meta.wall_s - meta.measuring_s - meta.verify_s - meta.prepare_s;
+    let parts = match meta.wall_s > meta.plan_s * OVERRUN {
+        true => format!(
+            " ({:.2} s measuring, {:.2} s verifying, {:.2} s preparing, {:.2} s warming up, synchronising clocks and writing files)",
+            meta.measuring_s,
+            meta.verify_s,
+            meta.prepare_s,
+            rest.max(0.0),
+        ),
+        false => String::new(),
+    };
     format!(
-        "wall time {:.2} s for a plan of {:.2} s ({:.2} s measuring, {:.2} s verifying, {:.2} s preparing, {:.2} s warming up, synchronising clocks and writing files); files in {}\n",
+        "wall time {:.2} s for a plan of {:.2} s{parts}; files in {}\n",
         meta.wall_s,
         meta.plan_s,
-        meta.measuring_s,
-        meta.verify_s,
-        meta.prepare_s,
-        rest.max(0.0),
         dir.display()
     )
 }
+
+/// The share of the plan by which a run must overrun it for the wall-time
+/// line to say where the time went.
+const OVERRUN: f64 = 1.2;
 
 /// Whether a person watches `stream`: a terminal, not CI, not a dumb
 /// terminal. Under Open MPI's mpirun every rank's output is a pseudo-terminal

@@ -352,75 +352,139 @@ pub fn sensitivity(check: &Verdict) -> String {
     }
 }
 
+/// What a note on a case is about; the compact terminal report keeps the
+/// first two kinds case by case and summarises the others once per run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum NoteKind {
+    /// A candidate failed verification.
+    Wrong,
+    /// The case has no verdict: `default` was not measured.
+    Unmeasured,
+    /// Competitors left out for `--max-memory`.
+    Memory,
+    /// Late starts discarded more than [`LATE_WARNING`].
+    Late,
+    /// Rounds set aside as disturbed.
+    Disturbed,
+    /// What would decide an inconclusive case.
+    Inconclusive,
+}
+
+/// One note on one case.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Note {
+    pub kind: NoteKind,
+    pub text: String,
+}
+
 /// The notes under a collective's table, a line per case and kind: every
 /// candidate that failed verification, every case without a verdict,
 /// late starts above [`LATE_WARNING`] with what to do, the rounds set
 /// aside as disturbed, and what would decide an inconclusive case.
 pub fn notes(meta: &Meta, checks: &[&Verdict]) -> Vec<String> {
+    checks
+        .iter()
+        .flat_map(|check| case_notes(meta, check))
+        .map(|note| note.text)
+        .collect()
+}
+
+/// [`notes`] of one case, each with its kind.
+pub fn case_notes(meta: &Meta, check: &Verdict) -> Vec<Note> {
     let mut notes = Vec::new();
-    for check in checks {
-        let case = format!("{} B", check.key.size_bytes);
-        let collective = check.key.collective;
-        for c in check.candidates.iter().filter(|c| c.outcome.is_wrong()) {
-            let (who, why) = (who_failed(&c.name), c.outcome.reason());
-            notes.push(format!("! {case}: {who}: {}", why.unwrap_or("")));
-        }
-        // Competitors left out for memory: otherwise only the details and
-        // report.md said why a competitor is missing from the table.
-        let for_memory: Vec<(String, &str)> = check
-            .candidates
-            .iter()
-            .filter_map(|c| match &c.outcome {
-                Outcome::Skipped(why) if why.contains("--max-memory") => {
-                    Some((short_name(collective, &c.name), why.as_str()))
-                }
-                _ => None,
-            })
-            .collect();
-        if let (Some((_, why)), false) = (
-            for_memory.first(),
-            check.conclusion == Conclusion::Unmeasured,
-        ) {
-            let names: Vec<&str> = for_memory.iter().map(|(name, _)| name.as_str()).collect();
-            notes.push(format!("{case}: skipped: {}: {why}", names.join(", ")));
-        }
-        let late: Vec<String> = check
-            .candidates
-            .iter()
-            .filter(|c| c.invalid_share() > LATE_WARNING)
-            .map(|c| {
-                format!(
-                    "{} {:.0} %",
-                    short_name(collective, &c.name),
-                    100.0 * c.invalid_share()
-                )
-            })
-            .collect();
-        if !late.is_empty() {
-            notes.push(format!(
-                "{case}: late starts discarded more than {:.0} % of the observations ({}), which may favour calls that started on time: {}",
-                100.0 * LATE_WARNING,
+    let mut note = |kind, text| notes.push(Note { kind, text });
+    let case = format!("{} B", check.key.size_bytes);
+    let collective = check.key.collective;
+    for c in check.candidates.iter().filter(|c| c.outcome.is_wrong()) {
+        let (who, why) = (who_failed(&c.name), c.outcome.reason());
+        note(
+            NoteKind::Wrong,
+            format!("! {case}: {who}: {}", why.unwrap_or("")),
+        );
+    }
+    // Competitors left out for memory: otherwise only the details and
+    // report.md said why a competitor is missing from the table.
+    let for_memory: Vec<(String, &str)> = check
+        .candidates
+        .iter()
+        .filter_map(|c| match &c.outcome {
+            Outcome::Skipped(why) if why.contains("--max-memory") => {
+                Some((short_name(collective, &c.name), why.as_str()))
+            }
+            _ => None,
+        })
+        .collect();
+    if let (Some((_, why)), false) = (
+        for_memory.first(),
+        check.conclusion == Conclusion::Unmeasured,
+    ) {
+        let names: Vec<&str> = for_memory.iter().map(|(name, _)| name.as_str()).collect();
+        note(
+            NoteKind::Memory,
+            format!("{case}: skipped: {}: {why}", names.join(", ")),
+        );
+    }
+    let late: Vec<String> = check
+        .candidates
+        .iter()
+        .filter(|c| c.invalid_share() > LATE_WARNING)
+        .map(|c| {
+            format!(
+                "{} {:.0} %",
+                short_name(collective, &c.name),
+                100.0 * c.invalid_share()
+            )
+        })
+        .collect();
+    if !late.is_empty() {
+        note(
+            NoteKind::Late,
+            format!(
+                "{case}: {} ({}), {}",
+                late_starts_words(),
                 late.join(", "),
-                late_advice(meta)
-            ));
-        }
-        if let Some(disturbed) = &check.disturbed {
-            notes.push(format!(
-                "{case}: disturbed, set aside: {}",
-                disturbed.describe()
-            ));
-        }
-        if check.conclusion == Conclusion::Unmeasured {
-            notes.push(format!(
+                late_consequence(meta)
+            ),
+        );
+    }
+    if let Some(disturbed) = &check.disturbed {
+        note(
+            NoteKind::Disturbed,
+            format!("{case}: disturbed, set aside: {}", disturbed.describe()),
+        );
+    }
+    if check.conclusion == Conclusion::Unmeasured {
+        note(
+            NoteKind::Unmeasured,
+            format!(
                 "! {case}: no verdict, default not measured: {}",
                 check.reason.as_deref().unwrap_or("")
-            ));
-        }
-        if check.conclusion == Conclusion::Inconclusive {
-            notes.push(format!("{case}: inconclusive: {}", to_decide(meta, check)));
-        }
+            ),
+        );
+    }
+    if check.conclusion == Conclusion::Inconclusive {
+        note(
+            NoteKind::Inconclusive,
+            format!("{case}: inconclusive: {}", to_decide(meta, check)),
+        );
     }
     notes
+}
+
+/// What a late-start note says happened.
+pub fn late_starts_words() -> String {
+    format!(
+        "late starts discarded more than {:.0} % of the observations",
+        100.0 * LATE_WARNING
+    )
+}
+
+/// What follows from late starts, and what lowers them.
+pub fn late_consequence(meta: &Meta) -> String {
+    format!(
+        "which may favour calls that started on time: {}",
+        late_advice(meta)
+    )
 }
 
 /// Above this share of late starts a candidate's case gets a note: its
@@ -467,11 +531,7 @@ pub fn to_decide(meta: &Meta, check: &Verdict) -> String {
             .unwrap_or_else(|| "the medians are too few timer ticks apart".into());
     }
     let m = meta.margin;
-    let undecided: Vec<_> = check
-        .measured_competitors()
-        .filter(|c| c.p_value.is_some() && !c.significant)
-        .filter(|c| !c.p_equivalence.is_some_and(|p| p < meta.alpha))
-        .collect();
+    let undecided = undecided(meta, check);
     if undecided.iter().any(|c| c.sensitivity.is_none()) {
         return too_few_rounds(meta, check);
     }
@@ -490,6 +550,28 @@ pub fn to_decide(meta: &Meta, check: &Verdict) -> String {
         );
     }
     more_rounds(meta, &at, rounds)
+}
+
+/// The competitors neither test decided.
+fn undecided<'a>(meta: &Meta, check: &'a Verdict) -> Vec<&'a CandidateSummary> {
+    check
+        .measured_competitors()
+        .filter(|c| c.p_value.is_some() && !c.significant)
+        .filter(|c| !c.p_equivalence.is_some_and(|p| p < meta.alpha))
+        .collect()
+}
+
+/// The rounds that would decide an inconclusive case, as [`to_decide`]
+/// predicts them; None where more rounds would not (a coarse timer, a
+/// competitor without sensitivity, a slowdown too close to the margin).
+pub fn rounds_to_decide(meta: &Meta, check: &Verdict) -> Option<usize> {
+    let undecided = undecided(meta, check);
+    if check.timer_bound || undecided.iter().any(|c| c.sensitivity.is_none()) {
+        return None;
+    }
+    let (rounds, _) = deciding(meta, &undecided)?;
+    (rounds.is_finite() && rounds <= power::MAX_ROUNDS as f64)
+        .then(|| (rounds.ceil() as usize).max(meta.rounds + 1))
 }
 
 /// Where no slowdown could be flagged at all: the rounds the test and
@@ -544,22 +626,37 @@ fn deciding<'a>(
 /// `at`, and the rounds (for the tests on per-round medians) or the
 /// budget that would decide it.
 fn more_rounds(meta: &Meta, at: &str, rounds: f64) -> String {
-    let round_test = matches!(
-        <Test as clap::ValueEnum>::from_str(&meta.test, true),
-        Ok(Test::Rounds | Test::Paired | Test::Sign)
-    );
     let rounds = (rounds.ceil() as usize).max(meta.rounds + 1);
     let factor = rounds as f64 / meta.rounds as f64;
-    match round_test {
+    let options = options_for(meta, rounds);
+    match round_test(meta) {
         true => format!(
-            "{at}; about {rounds} rounds would decide it (--rounds {rounds} --budget {}: \
-             the sensitivity's distance to the margin shrinks like 1/√rounds)",
-            budget(meta.budget_s * factor)
+            "{at}; about {rounds} rounds would decide it ({options}: \
+             the sensitivity's distance to the margin shrinks like 1/√rounds)"
         ),
-        false => format!(
-            "{at}; about {factor:.1} times the observations would decide it (--budget {})",
-            budget(meta.budget_s * factor)
-        ),
+        false => {
+            format!("{at}; about {factor:.1} times the observations would decide it ({options})")
+        }
+    }
+}
+
+/// Whether the run's test compares per-round medians (more rounds, more
+/// power) rather than observations (a longer budget).
+fn round_test(meta: &Meta) -> bool {
+    matches!(
+        <Test as clap::ValueEnum>::from_str(&meta.test, true),
+        Ok(Test::Rounds | Test::Paired | Test::Sign)
+    )
+}
+
+/// The options that give a run `rounds` rounds of this run's length:
+/// `--rounds 22 --budget 220ms`, or `--budget 220ms` for tests that pool
+/// observations.
+pub fn options_for(meta: &Meta, rounds: usize) -> String {
+    let budget = budget(meta.budget_s * rounds as f64 / meta.rounds as f64);
+    match round_test(meta) {
+        true => format!("--rounds {rounds} --budget {budget}"),
+        false => format!("--budget {budget}"),
     }
 }
 

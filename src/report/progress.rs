@@ -3,13 +3,17 @@
 //! draws a bar from the plain events measuring sends over a channel;
 //! otherwise there is no thread on rank 0 (it would compete with the ranks
 //! for the cores) and a plain line is written between cases, at most every
-//! few seconds.
+//! five seconds.
 
 use crate::case::Event;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+/// Seconds between progress lines without a terminal: a line a case
+/// filled a short run's output with them, and a CI log needs no more.
+const QUIET_S: u64 = 5;
 
 /// The renderer: a bar thread on a terminal, lines between cases otherwise.
 pub struct Progress {
@@ -38,13 +42,13 @@ impl Progress {
         }
     }
 
-    /// A case is done: without a terminal, a line if the last one is a few
-    /// seconds old.
+    /// A case is done: without a terminal, a line if the last one is
+    /// [`QUIET_S`] old.
     pub fn case_done(&mut self, case: usize, cases: usize, elapsed_s: f64) {
         if self.thread.is_some()
             || self
                 .last_line
-                .is_some_and(|t| t.elapsed() < Duration::from_secs(2))
+                .is_some_and(|t| t.elapsed() < Duration::from_secs(QUIET_S))
         {
             return;
         }

@@ -5,6 +5,7 @@
 //! facts and folds every candidate away; the terminal, read under the plan,
 //! leads with the run's settings and ends with the overview grid.
 
+use super::answer;
 use super::document::{Align, Block, Icon, Line, Table};
 use super::model::{self, seconds, size_label, Mark, Universal, LEGEND};
 use crate::analyse::baseline::{Comparison, Transition};
@@ -56,26 +57,73 @@ fn collective_blocks(results: &Results, collective: Collective, checks: &[&Verdi
     blocks
 }
 
-/// The terminal report: the run's settings, a table per collective,
-/// universal guidelines, baseline, every candidate with `details`, the
-/// overview grid.
+/// Above this many cases the compact terminal report ends its table with
+/// the overview grid too: the table no longer fits a screen.
+const GRID_FROM: usize = 16;
+
+/// The terminal report: the run's settings, every case in one table with
+/// the notes summarised (with `details`: a table per collective with a
+/// note per case, and every candidate), universal guidelines, baseline,
+/// then the answer, which holds the warnings.
 pub fn terminal(results: &Results, details: bool) -> Vec<Block> {
-    let mut blocks = settings(results);
-    for (collective, checks) in model::by_collective(results) {
-        blocks.extend(collective_section(results, collective, &checks));
+    let measured = !results.checks.is_empty();
+    let mut blocks = match details {
+        true => settings(results),
+        false => vec![reading(results)],
+    };
+    match details {
+        true => {
+            for (collective, checks) in model::by_collective(results) {
+                blocks.extend(collective_section(results, collective, &checks));
+            }
+        }
+        false if measured => {
+            blocks.push(Block::Table(cases_table(results)));
+            let notes = answer::summarised_notes(results);
+            if !notes.is_empty() {
+                blocks.push(Block::List(notes));
+            }
+        }
+        false => {}
     }
     blocks.extend(universal_guidelines(results));
     blocks.extend(baseline(results));
-    if details && !results.checks.is_empty() {
+    if details && measured {
         for check in &results.checks {
             blocks.extend(candidates(results, check));
         }
         blocks.push(Block::Paragraph(LEGEND.into()));
     }
-    if !results.checks.is_empty() {
+    if measured && (details || results.checks.len() > GRID_FROM) {
         blocks.extend(overview(results));
     }
+    blocks.extend(answer::answer(results));
     blocks
+}
+
+/// Every case a row: the collective (and root), the size, and MPINPC's
+/// Figure 2 columns but the observation count and the p-value (the
+/// verdict holds the test's answer; `--details` shows both).
+pub fn cases_table(results: &Results) -> Table {
+    let mut table = Table::new([
+        ("collective", Align::Left),
+        ("size", Align::Right),
+        ("default", Align::Right),
+        ("slowdown", Align::Right),
+        ("competitor", Align::Left),
+        ("verdict", Align::Left),
+    ]);
+    for (_, checks) in model::by_collective(results) {
+        for check in checks {
+            let mut row = vec![Line::plain(answer::collective_label(check))];
+            row.push(Line::plain(size_label(check.key.size_bytes)));
+            let mut figure2 = figure2_row(check);
+            figure2.remove(4);
+            row.extend(figure2.into_iter().skip(1));
+            table.push(row);
+        }
+    }
+    table
 }
 
 /// The one line a reader of a CI summary needs first, then the warnings.
@@ -316,21 +364,11 @@ fn origin_facts(meta: &Meta) -> Vec<(&'static str, Line)> {
 /// the columns mean, the noise verdict.
 fn settings(results: &Results) -> Vec<Block> {
     let m = &results.meta;
-    let mut blocks: Vec<Block> = m
-        .warnings
-        .iter()
-        .map(|w| Block::Warning(Line::plain(w.as_str())))
-        .collect();
     let noise = model::noise_line(results);
-    if let Some((NoiseVerdict::Noisy, line)) = &noise {
-        blocks.push(Block::Warning(Line::plain(line.as_str())));
-    }
+    let mut blocks = Vec::new();
     blocks.push(Block::Paragraph(Line::plain(format!(
-        "{} processes ({} nodes × {} ppn), sync {}, {} test, {} correction, α = {}, margin {}; noise floor (barrier median) {}: slowdowns marked ~ differ by less",
-        m.processes,
-        m.nodes,
-        m.ppn,
-        m.sync_text(),
+        "{}, {} test, {} correction, α = {}, margin {}; noise floor (barrier median) {}: slowdowns marked ~ differ by less",
+        layout(m),
         m.test,
         m.correction,
         m.alpha,
@@ -347,6 +385,41 @@ fn settings(results: &Results) -> Vec<Block> {
         ));
     }
     blocks
+}
+
+/// `2 processes (1 nodes × 2 ppn), sync auto: roundtime, …`.
+fn layout(m: &Meta) -> String {
+    format!(
+        "{} processes ({} nodes × {} ppn), sync {}",
+        m.processes,
+        m.nodes,
+        m.ppn,
+        m.sync_text()
+    )
+}
+
+/// How to read the compact table, in one paragraph: the slowdown, when a
+/// case is violated, and the marks (the run's layout is on standard
+/// error too, its settings in full under `--details`).
+fn reading(results: &Results) -> Block {
+    let m = &results.meta;
+    let incomplete = match results.complete {
+        true => "",
+        false => "INCOMPLETE run: these are the checks it finished. ",
+    };
+    Block::Paragraph(Line::plain(format!(
+        "{incomplete}{}; slowdown = default's median / the competitor's (each the median of its \
+         per-round medians); violated: a competitor significantly more than the margin {}× \
+         faster ({} test, {} correction, α = {}); inconclusive (≥ s×): this run could flag only \
+         slowdowns of at least s×; ~: the medians differ by less than the noise floor, {} (a \
+         barrier's median)",
+        layout(m),
+        m.margin,
+        m.test,
+        m.correction,
+        m.alpha,
+        seconds(m.noise_floor_s)
+    )))
 }
 
 /// The grid: collectives × sizes, each cell the worst mark of its checks.

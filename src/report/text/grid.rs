@@ -37,9 +37,9 @@ mod tests {
     use crate::report::model::{overview, size_label};
     use crate::report::text::Look;
 
-    /// The overview at the end of the terminal report.
+    /// The overview near the end of the detailed terminal report.
     fn render(results: &Results, color: bool) -> String {
-        let text = crate::report::text::render(results, false, &Look { color, width: 100 });
+        let text = crate::report::text::render(results, true, &Look { color, width: 100 });
         match text.find("\nOverview\n") {
             Some(at) => text[at..].to_string(),
             None => String::new(),

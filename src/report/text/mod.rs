@@ -535,7 +535,15 @@ mod tests {
             failure: None,
             exit: None,
         };
-        let text = report(&results);
+        // The compact report names the case of each failure.
+        let compact = report(&results);
+        assert!(
+            compact
+                .contains("! allreduce 64 B: the library's collective is wrong: rank 3, element 8")
+                && compact.contains("! allreduce 512 B: broken failed verification"),
+            "{compact}"
+        );
+        let text = details(&results);
         let row = |size: &str| {
             text.lines()
                 .find(|l| l.trim_start_matches('|').trim_start().starts_with(size))
@@ -596,11 +604,14 @@ mod tests {
         use crate::analyse::NoiseVerdict;
         assert!(!report(&fixture::results()).contains("noise:"));
         let mut results = fixture::results_noisy();
+        // In the answer, among what limits the verdicts, once.
         let text = report(&results);
-        let first = text.lines().next().unwrap();
+        let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let noisy = "The set-up limits these verdicts: WARNING: noisy run: ";
         assert!(
-            first.starts_with("WARNING: noisy run: ")
-                && text.split_whitespace().collect::<Vec<_>>().join(" ").contains(
+            words.matches(noisy).count() == 1
+                && words.find(noisy) > words.find("What this means")
+                && words.contains(
                     "cases undecided and unable to flag 1.1× (twice the --margin's excess), more than half; median case sensitivity 1.200×"
                 ),
             "{text}"
@@ -610,6 +621,8 @@ mod tests {
         noise.reason = "median case sensitivity 1.010× ≤ 1.05×".into();
         let text = report(&results);
         assert!(!text.contains("WARNING"), "{text}");
+        // The details' settings say why the run is quiet.
+        let text = details(&results);
         let quiet = "noise: quiet: median case sensitivity 1.010× ≤ 1.05×";
         assert!(
             text.lines().any(|l| l == quiet)
@@ -625,7 +638,7 @@ mod tests {
     #[test]
     fn the_table_holds_only_what_varies() {
         let mut results = fixture::results();
-        let text = report(&results);
+        let text = details(&results);
         assert!(text.starts_with("8 processes (2 nodes × 4 ppn)"), "{text}");
         let header = text.lines().find(|l| l.contains("size [B]")).unwrap();
         for gone in ["count", " N ", "ppn", "severity", "sensitivity"] {
@@ -638,7 +651,7 @@ mod tests {
             "{row}"
         );
         results.checks[1].key.count = 2048;
-        let text = report(&results);
+        let text = details(&results);
         let header = text.lines().find(|l| l.contains("size [B]")).unwrap();
         assert!(header.contains("count"), "{header}");
         let bcast = &text[position(&text, "MPI_Bcast")..];
@@ -957,7 +970,7 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("skipped: reduce_bcast: may need 70.0 MiB"),
+            text.contains("allreduce 8 B: skipped: reduce_bcast: may need 70.0 MiB"),
             "{text}"
         );
         assert!(!text.contains("needs a commutative operator"), "{text}");
