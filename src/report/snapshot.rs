@@ -1,5 +1,6 @@
-//! Every renderer's output from the fixtures, as one fingerprint: a
-//! refactoring of the renderers must leave each byte as it was.
+//! Every renderer's output from the fixtures, as two fingerprints (the
+//! reports; comparisons and histories): a refactoring of the renderers must
+//! leave each byte as it was.
 //! Run with `PGCHECK_SNAPSHOT_PRINT=1 … -- --nocapture` to see the text
 //! the fingerprint is of (and diff it against the one before a change).
 
@@ -87,8 +88,9 @@ fn verification() -> Vec<CaseData> {
     ]
 }
 
-/// Every renderer's output, one after another under a heading each.
-fn everything() -> String {
+/// The outputs of `run`, `analyze` and `verify`, one after another under a
+/// heading each.
+fn reports() -> String {
     let mut out = String::new();
     for (name, results) in all_results() {
         results_outputs(name, &results, &mut out);
@@ -103,6 +105,12 @@ fn everything() -> String {
         );
         out += &format!("== verify {width} {failures}\n{verify}");
     }
+    out
+}
+
+/// The outputs of `compare` and `history`.
+fn comparisons() -> String {
+    let mut out = String::new();
     let runs = [
         (
             "a".to_string(),
@@ -168,13 +176,24 @@ fn fingerprint(text: &str) -> u64 {
     })
 }
 
-#[test]
-fn every_renderer_renders_as_before() {
-    let text = everything();
+/// Asserts that `text` has the fingerprint `expected`; prints it when asked.
+fn assert_as_before(what: &str, text: &str, expected: u64) {
     if std::env::var_os("PGCHECK_SNAPSHOT_PRINT").is_some() {
         print!("{text}");
     }
-    // Every kind of output is in it.
+    let found = fingerprint(text);
+    assert_eq!(
+        found,
+        expected,
+        "{what}'s output changed ({} bytes, fingerprint {found}): if on purpose, \
+         diff the text (module doc) and put the new fingerprint here",
+        text.len()
+    );
+}
+
+#[test]
+fn every_report_renders_as_before() {
+    let text = reports();
     for heading in [
         "text",
         "markdown",
@@ -185,17 +204,26 @@ fn every_renderer_renders_as_before() {
         "overview.svg",
         "to decide",
         "verify",
+    ] {
+        assert!(text.contains(heading), "{heading} missing");
+    }
+    assert_as_before("a report", &text, 7_516_820_648_130_079_239);
+}
+
+#[test]
+fn comparisons_and_histories_render_as_before() {
+    let text = comparisons();
+    for heading in [
+        "compare 3 text",
         "compare 3 svg",
+        "under test markdown",
         "under test svg",
     ] {
         assert!(text.contains(heading), "{heading} missing");
     }
-    let found = fingerprint(&text);
-    assert_eq!(
-        found,
-        943_625_717_067_157_591,
-        "a renderer's output changed ({} bytes, fingerprint {found}): if on purpose, \
-         diff the text (module doc) and put the new fingerprint here",
-        text.len()
+    assert_as_before(
+        "a comparison or a history",
+        &text,
+        3_550_509_953_078_131_009,
     );
 }
