@@ -139,12 +139,12 @@ fn comparisons() -> String {
         ] {
             out += &format!(
                 "== compare {n} text\n{}",
-                compare::text::render_to(&comparison, &look)
+                text::write(&compare::document::blocks(&comparison), &look)
             );
         }
         out += &format!(
             "== compare {n} markdown\n{}",
-            compare::markdown::render(&comparison)
+            markdown::write(&compare::document::blocks(&comparison))
         );
         out += &format!("== compare {n} svg\n{}", compare::svg::render(&comparison));
     }
@@ -154,15 +154,18 @@ fn comparisons() -> String {
     ] {
         out += &format!(
             "== {name} text\n{}",
-            history::text::render_to(
-                &h,
+            text::write(
+                &history::document::blocks(&h),
                 &Look {
                     color: false,
                     width: 100
                 }
             )
         );
-        out += &format!("== {name} markdown\n{}", history::markdown::render(&h));
+        out += &format!(
+            "== {name} markdown\n{}",
+            markdown::write(&history::document::blocks(&h))
+        );
         out += &format!("== {name} svg\n{}", history::svg::render(&h));
         out += &format!("== {name} json\n{}", history::json::render(&h));
     }
@@ -224,6 +227,6 @@ fn comparisons_and_histories_render_as_before() {
     assert_as_before(
         "a comparison or a history",
         &text,
-        3_550_509_953_078_131_009,
+        8_566_700_171_534_349_338,
     );
 }
