@@ -6,7 +6,7 @@ use super::input_error;
 use crate::cli::CompareFormat;
 use crate::commands::arguments::Compare;
 use crate::exit::Ending;
-use crate::report::{self, compare::Comparison};
+use crate::report::{self, compare, compare::Comparison};
 use crate::store;
 
 /// Compares the runs of `args.runs`; a run that cannot be read, or runs
@@ -24,8 +24,11 @@ pub fn compare(args: &Compare) -> Ending {
         Err(e) => return input_error(true, &e),
     };
     report::show(&match args.format {
-        CompareFormat::Table => report::compare::text::render(&comparison, args.color),
-        CompareFormat::Markdown => report::compare::markdown::render(&comparison),
+        CompareFormat::Table => report::text::write(
+            &compare::document::blocks(&comparison),
+            &report::text::Look::stdout(args.color),
+        ),
+        CompareFormat::Markdown => report::markdown::write(&compare::document::blocks(&comparison)),
         CompareFormat::Svg => report::compare::svg::render(&comparison),
     });
     if let Some(dir) = &args.output {

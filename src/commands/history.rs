@@ -6,7 +6,8 @@ use super::input_error;
 use crate::analyse::history::History;
 use crate::commands::arguments as command;
 use crate::exit::Ending;
-use crate::report::{self, history::Format};
+use crate::report;
+use crate::report::history::{document::blocks, Format};
 use crate::store;
 
 /// The history of the runs `args.runs` names; no run, or one that cannot
@@ -57,8 +58,8 @@ pub fn history(args: &command::History) -> Ending {
         ));
     }
     report::show(&match args.format {
-        Format::Table => report::history::text::render(&history),
-        Format::Markdown => report::history::markdown::render(&history),
+        Format::Table => report::text::write(&blocks(&history), &report::text::Look::auto()),
+        Format::Markdown => report::markdown::write(&blocks(&history)),
         Format::Svg => report::history::svg::render(&history),
         Format::Json => report::history::json::render(&history),
     });

@@ -19,6 +19,8 @@ pub enum Span {
     Mark(Mark, String),
     /// A sign that only formats with pictures show.
     Icon(Icon),
+    /// The end of a line within a table's cell.
+    Break,
 }
 
 /// The signs of a headline.
@@ -64,6 +66,18 @@ impl Line {
         self
     }
 
+    /// These lines, one under the other.
+    pub fn lines(lines: impl IntoIterator<Item = Line>) -> Line {
+        let mut all = Line::default();
+        for (i, line) in lines.into_iter().enumerate() {
+            if i > 0 {
+                all.0.push(Span::Break);
+            }
+            all.0.extend(line.0);
+        }
+        all
+    }
+
     pub fn and_icon(mut self, icon: Icon) -> Line {
         self.0.push(Span::Icon(icon));
         self
@@ -76,6 +90,7 @@ impl Line {
             .map(|span| match span {
                 Span::Plain(s) | Span::Code(s) | Span::Strong(s) | Span::Mark(_, s) => s.as_str(),
                 Span::Icon(_) => "",
+                Span::Break => "\n",
             })
             .collect()
     }
@@ -120,7 +135,8 @@ impl Align {
     }
 }
 
-/// A table: named, aligned columns and rows of as many cells.
+/// A table: named, aligned columns and rows of as many cells; a `\n` in a
+/// column's name breaks it into lines.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Table {
     pub columns: Vec<(String, Align)>,

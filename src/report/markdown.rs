@@ -1,8 +1,8 @@
 //! The report as GitHub-flavoured Markdown, for a CI job summary: a
-//! writer of the document `sections::markdown` builds.
+//! writer of the document `sections::markdown` builds (and of `compare`'s
+//! and `history`'s).
 
-pub(crate) use super::document::Align;
-use super::document::{Block, Icon, Line, Span};
+use super::document::{Align, Block, Icon, Line, Span};
 use super::model::Mark;
 use crate::analyse::{Results, Severity};
 
@@ -27,7 +27,7 @@ pub fn write_to(mut out: impl std::io::Write, results: &Results) -> std::io::Res
 }
 
 /// Blocks one blank line apart.
-fn write(blocks: &[Block]) -> String {
+pub(crate) fn write(blocks: &[Block]) -> String {
     blocks.iter().map(block).collect::<Vec<_>>().join("\n")
 }
 
@@ -70,6 +70,7 @@ fn spans(line: &Line) -> String {
             Span::Strong(s) => format!("**{}**", text(s)),
             Span::Mark(mark, s) => marked(*mark, s),
             Span::Icon(i) => icon(*i).to_string(),
+            Span::Break => "<br>".to_string(),
         })
         .collect()
 }
@@ -105,15 +106,11 @@ fn marked(mark: Mark, words: &str) -> String {
     }
 }
 
-/// A mark as a cell of its own.
-pub(crate) fn mark_cell(mark: Mark) -> String {
-    marked(mark, mark.label())
-}
-
 /// A GFM table; the header is escaped, the cells must be already.
-pub(crate) fn table(header: &[&str], align: &[Align], rows: &[Vec<String>]) -> String {
+fn table(header: &[&str], align: &[Align], rows: &[Vec<String>]) -> String {
     let line = |cells: Vec<String>| format!("| {} |\n", cells.join(" | "));
-    let mut out = line(header.iter().map(|h| text(h)).collect());
+    let name = |h: &&str| h.split('\n').map(text).collect::<Vec<_>>().join("<br>");
+    let mut out = line(header.iter().map(name).collect());
     out += &line(
         align
             .iter()
@@ -131,7 +128,7 @@ pub(crate) fn table(header: &[&str], align: &[Align], rows: &[Vec<String>]) -> S
 }
 
 /// Text safe in a table cell: no HTML, no emphasis, no cell breaks, one line.
-pub(crate) fn text(s: &str) -> String {
+fn text(s: &str) -> String {
     let mut escaped = String::with_capacity(s.len());
     for c in s.chars() {
         // Not `_`: GFM ignores it inside words, and `MPI_Bcast` stays readable.

@@ -1,5 +1,6 @@
-//! Every renderer's output from the fixtures, as one fingerprint: a
-//! refactoring of the renderers must leave each byte as it was.
+//! Every renderer's output from the fixtures, as two fingerprints (the
+//! reports; comparisons and histories): a refactoring of the renderers must
+//! leave each byte as it was.
 //! Run with `PGCHECK_SNAPSHOT_PRINT=1 … -- --nocapture` to see the text
 //! the fingerprint is of (and diff it against the one before a change).
 
@@ -87,8 +88,9 @@ fn verification() -> Vec<CaseData> {
     ]
 }
 
-/// Every renderer's output, one after another under a heading each.
-fn everything() -> String {
+/// The outputs of `run`, `analyze` and `verify`, one after another under a
+/// heading each.
+fn reports() -> String {
     let mut out = String::new();
     for (name, results) in all_results() {
         results_outputs(name, &results, &mut out);
@@ -103,6 +105,12 @@ fn everything() -> String {
         );
         out += &format!("== verify {width} {failures}\n{verify}");
     }
+    out
+}
+
+/// The outputs of `compare` and `history`.
+fn comparisons() -> String {
+    let mut out = String::new();
     let runs = [
         (
             "a".to_string(),
@@ -131,12 +139,12 @@ fn everything() -> String {
         ] {
             out += &format!(
                 "== compare {n} text\n{}",
-                compare::text::render_to(&comparison, &look)
+                text::write(&compare::document::blocks(&comparison), &look)
             );
         }
         out += &format!(
             "== compare {n} markdown\n{}",
-            compare::markdown::render(&comparison)
+            markdown::write(&compare::document::blocks(&comparison))
         );
         out += &format!("== compare {n} svg\n{}", compare::svg::render(&comparison));
     }
@@ -146,15 +154,18 @@ fn everything() -> String {
     ] {
         out += &format!(
             "== {name} text\n{}",
-            history::text::render_to(
-                &h,
+            text::write(
+                &history::document::blocks(&h),
                 &Look {
                     color: false,
                     width: 100
                 }
             )
         );
-        out += &format!("== {name} markdown\n{}", history::markdown::render(&h));
+        out += &format!(
+            "== {name} markdown\n{}",
+            markdown::write(&history::document::blocks(&h))
+        );
         out += &format!("== {name} svg\n{}", history::svg::render(&h));
         out += &format!("== {name} json\n{}", history::json::render(&h));
     }
@@ -168,13 +179,24 @@ fn fingerprint(text: &str) -> u64 {
     })
 }
 
-#[test]
-fn every_renderer_renders_as_before() {
-    let text = everything();
+/// Asserts that `text` has the fingerprint `expected`; prints it when asked.
+fn assert_as_before(what: &str, text: &str, expected: u64) {
     if std::env::var_os("PGCHECK_SNAPSHOT_PRINT").is_some() {
         print!("{text}");
     }
-    // Every kind of output is in it.
+    let found = fingerprint(text);
+    assert_eq!(
+        found,
+        expected,
+        "{what}'s output changed ({} bytes, fingerprint {found}): if on purpose, \
+         diff the text (module doc) and put the new fingerprint here",
+        text.len()
+    );
+}
+
+#[test]
+fn every_report_renders_as_before() {
+    let text = reports();
     for heading in [
         "text",
         "markdown",
@@ -185,17 +207,26 @@ fn every_renderer_renders_as_before() {
         "overview.svg",
         "to decide",
         "verify",
+    ] {
+        assert!(text.contains(heading), "{heading} missing");
+    }
+    assert_as_before("a report", &text, 7_544_271_788_265_945_053);
+}
+
+#[test]
+fn comparisons_and_histories_render_as_before() {
+    let text = comparisons();
+    for heading in [
+        "compare 3 text",
         "compare 3 svg",
+        "under test markdown",
         "under test svg",
     ] {
         assert!(text.contains(heading), "{heading} missing");
     }
-    let found = fingerprint(&text);
-    assert_eq!(
-        found,
-        11_307_116_885_201_063_961,
-        "a renderer's output changed ({} bytes, fingerprint {found}): if on purpose, \
-         diff the text (module doc) and put the new fingerprint here",
-        text.len()
+    assert_as_before(
+        "a comparison or a history",
+        &text,
+        8_566_700_171_534_349_338,
     );
 }

@@ -128,7 +128,7 @@ pub fn write_comparison(dir: &Path, comparison: &Comparison) -> Result<(), Write
         path: dir.to_path_buf(),
         error,
     })?;
-    let markdown = report::compare::markdown::render(comparison);
+    let markdown = report::markdown::write(&report::compare::document::blocks(comparison));
     write_atomically(dir, "compare.md", markdown.as_bytes())?;
     let svg = report::compare::svg::render(comparison);
     write_atomically(dir, "compare.svg", svg.as_bytes())
@@ -143,7 +143,7 @@ pub fn write_history(dir: &Path, history: &History) -> Result<(), WriteError> {
     })?;
     let svg = report::history::svg::render(history);
     write_atomically(dir, "history.svg", svg.as_bytes())?;
-    let markdown = report::history::markdown::render(history);
+    let markdown = report::markdown::write(&report::history::document::blocks(history));
     write_atomically(dir, "history.md", markdown.as_bytes())?;
     let json = report::history::json::render(history);
     write_atomically(dir, "history.json", json.as_bytes())

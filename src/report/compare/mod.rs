@@ -1,17 +1,16 @@
 //! `pgcheck compare`: several runs of the same input (on other libraries or
 //! machines) side by side. [`Comparison`] is the format-neutral content —
 //! per case, each run's `default` median and mark, the fastest median
-//! marked best — and one module per format renders it: terminal text
-//! ([`text`]), Markdown ([`markdown`]), one SVG ([`svg`]).
+//! marked best. [`document`] builds it into the report's document once, for
+//! the shared terminal and Markdown writers; [`svg`] draws it.
 //!
 //! Runs need not hold the same cases: a case missing from a run (another
 //! input, an interrupted run) is an empty cell, and the runs' notes say how
 //! many each lacks. Runs without any case in common are refused: they are
 //! not the same input.
 
-pub mod markdown;
+pub mod document;
 pub mod svg;
-pub mod text;
 
 use super::model::{seconds, size_label, Mark};
 use crate::analyse::{Conclusion, Results, Verdict};

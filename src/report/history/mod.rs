@@ -1,13 +1,13 @@
 //! `pgcheck history`: `default`'s launch medians per case over a series of
 //! runs, and where they changed. [`History`] (from `analyse::history`) is
-//! the content; what every format writes the same way is here, and one
-//! module per format renders it: terminal text ([`text`]), Markdown
-//! ([`markdown`]), one SVG of small multiples ([`svg`]), JSON ([`json`]).
+//! the content; what every format writes the same way is here.
+//! [`document`] builds it into the report's document once, for the shared
+//! terminal and Markdown writers; [`svg`] draws small multiples, [`json`]
+//! writes it all.
 
+pub mod document;
 pub mod json;
-pub mod markdown;
 pub mod svg;
-pub mod text;
 
 use super::compare::library_name;
 use super::model::seconds;

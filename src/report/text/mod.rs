@@ -1,5 +1,6 @@
 //! Plain text for the terminal: a writer of the document
-//! `sections::terminal` builds for `run`'s and `analyze`'s report, and the
+//! `sections::terminal` builds for `run`'s and `analyze`'s report (and of
+//! `compare`'s and `history`'s), and the
 //! tables of `verify`, `list` and `clocks`, and what `tune` changed. Every
 //! table and line fits the width of the [`Look`].
 
@@ -10,10 +11,10 @@ pub mod tune;
 pub mod verify;
 
 use crate::analyse::Results;
-use crate::report::document::{Align, Block};
+use crate::report::document::{Align, Block, Span};
 use comfy_table::{
-    presets, Cell, CellAlignment, ColumnConstraint, ContentArrangement, Table, TableComponent,
-    Width,
+    presets, Attribute, Cell, CellAlignment, ColumnConstraint, ContentArrangement, Table,
+    TableComponent, Width,
 };
 
 /// How text looks on standard output, decided once: colour and box
@@ -147,11 +148,14 @@ fn table_bound(t: &crate::report::document::Table, look: &Look) -> String {
     match table(t, look) {
         Some(boxed) => format!("{boxed}\n"),
         None => {
-            let header: Vec<String> = t.columns.iter().map(|(name, _)| name.clone()).collect();
+            // A record is one line per cell: the lines of a name or a cell
+            // run on.
+            let one_line = |text: &str| text.replace('\n', " ");
+            let header: Vec<String> = t.columns.iter().map(|(name, _)| one_line(name)).collect();
             let rows = t
                 .rows
                 .iter()
-                .map(|row| row.iter().map(|c| bind(&c.words())).collect());
+                .map(|row| row.iter().map(|c| bind(&one_line(&c.words()))).collect());
             records(&header, rows, usize::from(look.width))
         }
     }
@@ -223,8 +227,12 @@ fn table(t: &crate::report::document::Table, look: &Look) -> Option<Table> {
     for row in &t.rows {
         table.add_row(row.iter().zip(&t.columns).map(|(line, (_, align))| {
             let cell = Cell::new(bind(&line.words())).set_alignment(alignment(*align));
+            // comfy-table styles whole cells: a cell wholly strong is bold.
+            let strong = matches!(&line.0[..], [Span::Strong(_), ..])
+                && line.0.iter().all(|s| matches!(s, Span::Strong(_)));
             match (look.color, line.first_mark()) {
                 (true, Some(mark)) => grid::paint(cell, mark),
+                (true, None) if strong => cell.add_attribute(Attribute::Bold),
                 _ => cell,
             }
         }));
