@@ -162,14 +162,7 @@ pub fn gate(results: &Results, gate: Gate) -> (Exit, ExitStatus) {
     let unmeasured = results.count(Conclusion::Unmeasured);
     let decided = results.checks.len() - results.count(Conclusion::Unmeasured);
     let (exit, reason) = if wrong > 0 {
-        (
-            Exit::Verification,
-            format!(
-                "wrong results in {}: {}",
-                cases(wrong),
-                named_wrong(results)
-            ),
-        )
+        (Exit::Verification, wrong_reason(results, wrong))
     } else if !results.complete {
         (
             Exit::Interrupted,
@@ -193,20 +186,7 @@ pub fn gate(results: &Results, gate: Gate) -> (Exit, ExitStatus) {
         let reason = failing_reason(results, gate, known.as_ref(), violated, worst);
         (Exit::Violation, reason)
     } else if unmeasured > 0 {
-        (
-            Exit::Unmeasured,
-            format!(
-                "{} without verdict: {}",
-                cases(unmeasured),
-                first_named(
-                    results
-                        .checks
-                        .iter()
-                        .filter(|c| c.conclusion == Conclusion::Unmeasured)
-                        .map(|c| c.key.label())
-                )
-            ),
-        )
+        (Exit::Unmeasured, unmeasured_reason(results, unmeasured))
     } else if let Some(why) = results.undecided().filter(|_| !gate.allow_undecided) {
         (Exit::Undecided, why)
     } else {
@@ -246,10 +226,11 @@ fn failing_reason(
     format!("{what} (--fail-on {})", gate.fail_on.label())
 }
 
-/// Who computed a wrong result where: `the library's MPI_Allreduce 64 B
-/// (16 × int32 sum)`, `allreduce_as_x at …`; the first few.
-fn named_wrong(results: &Results) -> String {
-    first_named(results.checks.iter().flat_map(|check| {
+/// `wrong results in 1 case: ` and who computed them where: `the
+/// library's MPI_Allreduce 64 B (16 × int32 sum)`, `allreduce_as_x at …`;
+/// the first few.
+fn wrong_reason(results: &Results, wrong: usize) -> String {
+    let named = first_named(results.checks.iter().flat_map(|check| {
         check
             .candidates
             .iter()
@@ -258,7 +239,20 @@ fn named_wrong(results: &Results) -> String {
                 true => format!("the library's {}", check.key.label()),
                 false => format!("{} at {}", c.name, check.key.label()),
             })
-    }))
+    }));
+    format!("wrong results in {}: {named}", cases(wrong))
+}
+
+/// `1 case without verdict: ` and the first few of them.
+fn unmeasured_reason(results: &Results, unmeasured: usize) -> String {
+    let named = first_named(
+        results
+            .checks
+            .iter()
+            .filter(|c| c.conclusion == Conclusion::Unmeasured)
+            .map(|c| c.key.label()),
+    );
+    format!("{} without verdict: {named}", cases(unmeasured))
 }
 
 /// The first three, and how many more.

@@ -506,8 +506,13 @@ checks:
         // At most a fifth more rounds, all of them used.
         assert_eq!(rounds_measured, 24, "{}", outcome.text());
         outcome.expect_in_stdout(
-            "4096 B: disturbed, set aside: rounds",
-            "named in the report",
+            "disturbed rounds (every candidate far slower) set aside in 1 case (allreduce 4 KiB)",
+            "named on the terminal",
+        );
+        let report = std::fs::read_to_string(outcome.out_dir().join("report.md")).unwrap();
+        assert!(
+            report.contains("4096 B: disturbed, set aside: rounds"),
+            "which rounds, in report.md:\n{report}"
         );
         // The stall's observations took 100 µs and more, the others a few:
         // no headline may be of the stall's scale (no speed asserted, only

@@ -1079,7 +1079,8 @@ fn run_without_an_input_runs_the_default_check() {
     // One answer, last, with the command to run next; each warning once;
     // the notes of the ten cases summarised, each in report.md; the whole
     // output about a screen (32–40 lines here, 44 with a noisy run's).
-    let answer = &out.stdout[out.stdout.find("\nWhat this means\n").expect(&out.text())..];
+    let at = out.stdout.find("\nWhat this means\n");
+    let answer = &out.stdout[at.unwrap_or_else(|| panic!("{}", out.text()))..];
     let last = answer
         .split("\nNext: ")
         .nth(1)

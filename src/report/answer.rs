@@ -102,10 +102,14 @@ pub fn answer(results: &Results) -> Vec<Block> {
         Block::Paragraph(Line::plain(verdicts(results))),
     ];
     let limits = limits(results);
+    let quiet = match model::noise_line(results) {
+        Some((NoiseVerdict::Quiet, line)) => format!(" ({line})"),
+        _ => String::new(),
+    };
     match limits.is_empty() {
-        true => blocks.push(Block::Paragraph(
-            "Nothing in the set-up limits these verdicts.".into(),
-        )),
+        true => blocks.push(Block::Paragraph(Line::plain(format!(
+            "Nothing in the set-up limits these verdicts{quiet}."
+        )))),
         false => {
             blocks.push(Block::Paragraph("The set-up limits these verdicts:".into()));
             blocks.extend(limits.into_iter().map(|l| Block::Warning(Line::plain(l))));
