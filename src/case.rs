@@ -18,6 +18,14 @@ pub struct CaseKey {
     pub root: usize,
 }
 
+/// How many cases, in words: "1 case", "3 cases".
+pub fn cases(n: usize) -> String {
+    match n {
+        1 => "1 case".into(),
+        n => format!("{n} cases"),
+    }
+}
+
 impl CaseKey {
     /// The case as messages name it: `MPI_Bcast 64 B (64 × byte bor, root 1)`.
     pub fn label(&self) -> String {

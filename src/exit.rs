@@ -3,6 +3,7 @@
 
 use crate::analyse::baseline::{Comparison, Transition, ViolationChange};
 use crate::analyse::{Conclusion, ExitStatus, Results, Severity};
+use crate::case::cases;
 use crate::watchdog::Failure;
 use clap::ValueEnum;
 
@@ -262,14 +263,6 @@ fn first_named(all: impl Iterator<Item = String>) -> String {
     match all.len().saturating_sub(3) {
         0 => shown,
         more => format!("{shown} and {more} more"),
-    }
-}
-
-/// "1 case", "3 cases".
-fn cases(n: usize) -> String {
-    match n {
-        1 => "1 case".into(),
-        n => format!("{n} cases"),
     }
 }
 

@@ -1,12 +1,13 @@
 //! The terminal report's answer: the notes of all cases summarised once
-//! per run, and the last block — what the
-//! verdicts mean, whether the set-up limits them, and the one command to
-//! run next. A note per case stays in report.md and under `--details`.
+//! per run, and the last block — what the verdicts mean, whether the
+//! set-up limits them, and the one command to run next. A note per case
+//! stays in report.md and under `--details`.
 
 use super::compare::library_name;
 use super::document::{Block, Line};
 use super::model::{self, size_label, NoteKind};
 use crate::analyse::{Conclusion, NoiseVerdict, Results, Severity, Verdict};
+use crate::case::cases;
 
 /// How many cases a summary names before "and N more".
 const NAMED: usize = 3;
@@ -35,14 +36,6 @@ fn named(cases: &[String]) -> String {
     match cases.len().saturating_sub(NAMED) {
         0 => shown,
         more => format!("{shown} and {more} more"),
-    }
-}
-
-/// "1 case", "3 cases".
-fn cases(n: usize) -> String {
-    match n {
-        1 => "1 case".into(),
-        n => format!("{n} cases"),
     }
 }
 
