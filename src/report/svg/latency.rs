@@ -375,24 +375,7 @@ mod tests {
     /// Each band, in the order of the lines, reaches above and below its
     /// line's point at every size: the quartiles around the median.
     fn assert_bands_enclose_their_lines(xml: &str) {
-        let document = roxmltree::Document::parse(xml).unwrap();
-        let points = |tag: &str| -> Vec<Vec<(f64, f64)>> {
-            let parse = |p: &str| {
-                let (x, y) = p.split_once(',').unwrap();
-                (x.parse().unwrap(), y.parse().unwrap())
-            };
-            (document.descendants())
-                .filter(|n| n.has_tag_name(tag))
-                .map(|n| {
-                    n.attribute("points")
-                        .unwrap()
-                        .split(' ')
-                        .map(parse)
-                        .collect()
-                })
-                .collect()
-        };
-        for (band, line) in points("polygon").iter().zip(points("polyline")) {
+        for (band, line) in points(xml, "polygon").iter().zip(points(xml, "polyline")) {
             for (x, y) in line {
                 let ys: Vec<f64> = (band.iter())
                     .filter(|p| (p.0 - x).abs() < 0.01)

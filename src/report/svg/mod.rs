@@ -467,6 +467,25 @@ pub(crate) mod testing {
             .collect()
     }
 
+    /// The `points` of the elements named `tag` (polylines, polygons), as (x, y).
+    pub fn points(xml: &str, tag: &str) -> Vec<Vec<(f64, f64)>> {
+        let document = roxmltree::Document::parse(xml).expect("well-formed");
+        let parse = |p: &str| {
+            let (x, y) = p.split_once(',').expect("x,y");
+            (x.parse().expect("x"), y.parse().expect("y"))
+        };
+        (document.descendants())
+            .filter(|n| n.has_tag_name(tag))
+            .map(|n| {
+                n.attribute("points")
+                    .unwrap_or("")
+                    .split(' ')
+                    .map(parse)
+                    .collect()
+            })
+            .collect()
+    }
+
     pub fn file_names(files: &[(String, String)]) -> Vec<&str> {
         files.iter().map(|(name, _)| name.as_str()).collect()
     }

@@ -148,25 +148,6 @@ mod tests {
         assert!(old.checks.iter().all(|c| render(&old, c).is_none()));
     }
 
-    /// The points of each line: (x, y) in the document.
-    fn points(xml: &str) -> Vec<Vec<(f64, f64)>> {
-        let document = roxmltree::Document::parse(xml).unwrap();
-        let parse = |p: &str| {
-            let (x, y) = p.split_once(',').unwrap();
-            (x.parse().unwrap(), y.parse().unwrap())
-        };
-        (document.descendants())
-            .filter(|n| n.has_tag_name("polyline"))
-            .map(|n| {
-                n.attribute("points")
-                    .unwrap()
-                    .split(' ')
-                    .map(parse)
-                    .collect()
-            })
-            .collect()
-    }
-
     /// One round stalled 100× keeps the others apart: 10 and 12 µs stay
     /// pixels apart (on a linear axis to 1.2 ms they were 0.4 px apart),
     /// and the ticks are decades with their unit.
@@ -177,7 +158,7 @@ mod tests {
         check.candidates.truncate(1);
         check.candidates[0].round_medians_s = vec![10e-6, 11e-6, 12e-6, 1.2e-3, 10e-6];
         let xml = render(&results, &results.checks[1]).unwrap();
-        let ys: Vec<f64> = points(&xml)[0].iter().map(|p| p.1).collect();
+        let ys: Vec<f64> = points(&xml, "polyline")[0].iter().map(|p| p.1).collect();
         assert!(ys[0] - ys[2] > 5.0, "10 µs and 12 µs apart: {ys:?}");
         assert!(ys[0] - ys[1] > 2.0 && ys[1] - ys[2] > 2.0, "{ys:?}");
         assert_eq!(ys[0], ys[4], "{ys:?}");
