@@ -4,15 +4,15 @@
 //! as wide as it matters, where bars of times from 0 hide it.
 
 use super::axis::ratio_ticks;
-use super::{
-    colours, page_width, run_line, text_width, Svg, BOLD, FONT, MARGIN, PLAIN, SMALL, TITLE,
-};
+use super::{colours, page_width, run_line, text_width, wrapped, Svg};
+use super::{BOLD, FONT, MARGIN, PLAIN, SMALL, TITLE};
 use crate::analyse::{CandidateSummary, Results, Severity, Verdict};
 use crate::candidates::native::DEFAULT;
 use crate::report::model::{self as details, ranked, seconds, Mark};
 
 const ROW_H: f64 = 24.0;
 const BAR_H: f64 = 14.0;
+/// The narrowest plot; it widens to the width the heading takes.
 const PLOT_W: f64 = 480.0;
 /// The fewest pixels between two ticks of the ratio axis.
 const TICK_GAP: f64 = 44.0;
@@ -102,28 +102,31 @@ pub(super) fn render(results: &Results, check: &Verdict) -> String {
     let labels: Vec<String> = bars.iter().map(|b| bar_label(b.candidate)).collect();
     let name_w = widest(bars.iter().map(|b| b.candidate.name.as_str())) + 12.0;
     let label_w = widest(labels.iter().map(String::as_str)) + 12.0;
-    let notes = notes(&ranked.measured, &ranked.unmeasured, &bars, default_median);
+    let left = MARGIN + name_w;
+    // The heading sets the width, the plot fills it and the notes wrap
+    // in it: a one-line key once made the page 2.8 times the plot's width.
+    let width = page_width([
+        left + PLOT_W + label_w,
+        MARGIN + text_width(&title, TITLE.size),
+        MARGIN + text_width(&subtitle, SMALL.size),
+    ]);
+    let plot_w = width - MARGIN - left - label_w;
+    let notes: Vec<String> = notes(&ranked.measured, &ranked.unmeasured, &bars, default_median)
+        .iter()
+        .flat_map(|note| wrapped(note, width - 2.0 * MARGIN, SMALL.size))
+        .collect();
     let mut svg = Svg::new();
     svg.heading(&title, &subtitle);
     let top = 72.0;
-    let left = MARGIN + name_w;
     let mut bottom = top;
     if !bars.is_empty() {
-        bottom = plot(&mut svg, results.meta.margin, (left, top), &bars, &labels);
+        let axis = RatioAxis::of(&bars, results.meta.margin, left, plot_w);
+        bottom = plot(&mut svg, &axis, results.meta.margin, top, (&bars, &labels));
     }
     for (i, note) in notes.iter().enumerate() {
         svg.text(MARGIN, bottom + 8.0 + i as f64 * 18.0, "start", SMALL, note);
     }
     bottom += notes.len() as f64 * 18.0;
-    let width = page_width(
-        [
-            left + PLOT_W + label_w,
-            MARGIN + text_width(&title, TITLE.size),
-            MARGIN + text_width(&subtitle, SMALL.size),
-        ]
-        .into_iter()
-        .chain(notes.iter().map(|n| MARGIN + text_width(n, SMALL.size))),
-    );
     svg.finish(width, bottom + MARGIN, &title)
 }
 
@@ -163,52 +166,63 @@ fn notes(
         .collect()
 }
 
-/// The ratio axis around 1: where a ratio lies across the plot, which
-/// spans ×/÷ `exp(half_range)` on both sides of `centre`.
+/// The ratio axis around 1: where a ratio lies across the plot, `width`
+/// wide from `left`, which spans ×/÷ `exp(half_range)` on both sides of
+/// its centre.
 struct RatioAxis {
-    centre: f64,
+    left: f64,
+    width: f64,
     half_range: f64,
 }
 
 impl RatioAxis {
+    /// An axis holding every ratio shown and the margin, but never
+    /// narrower than MIN_HALF_RANGE.
+    fn of(bars: &[Bar], margin: f64, left: f64, width: f64) -> RatioAxis {
+        let half_range = bars
+            .iter()
+            .flat_map(|b| {
+                [Some(b.ratio), b.spread.map(|s| s.0), b.spread.map(|s| s.1)]
+                    .into_iter()
+                    .flatten()
+            })
+            .chain((margin > 1.0).then_some(margin))
+            .map(|r| r.ln().abs())
+            .fold(MIN_HALF_RANGE, f64::max)
+            * 1.1;
+        RatioAxis {
+            left,
+            width,
+            half_range,
+        }
+    }
+
+    fn centre(&self) -> f64 {
+        self.left + self.width / 2.0
+    }
+
     fn x(&self, ratio: f64) -> f64 {
-        self.centre + (ratio.ln() / self.half_range).clamp(-1.0, 1.0) * PLOT_W / 2.0
+        self.centre() + (ratio.ln() / self.half_range).clamp(-1.0, 1.0) * self.width / 2.0
     }
 }
 
-/// The plot from (`left`, `top`): the axis, the margin and a row per
-/// bar; returns where the notes begin.
+/// The plot from `top`: the axis, the margin and a row per bar with its
+/// label; returns where the notes begin.
 fn plot(
     svg: &mut Svg,
+    axis: &RatioAxis,
     margin: f64,
-    (left, top): (f64, f64),
-    bars: &[Bar],
-    labels: &[String],
+    top: f64,
+    (bars, labels): (&[Bar], &[String]),
 ) -> f64 {
-    // Every ratio shown fits, and the margin, but never narrower than
-    // MIN_HALF_RANGE.
-    let half_range = bars
-        .iter()
-        .flat_map(|b| {
-            [Some(b.ratio), b.spread.map(|s| s.0), b.spread.map(|s| s.1)]
-                .into_iter()
-                .flatten()
-        })
-        .chain((margin > 1.0).then_some(margin))
-        .map(|r| r.ln().abs())
-        .fold(MIN_HALF_RANGE, f64::max)
-        * 1.1;
-    let axis = RatioAxis {
-        centre: left + PLOT_W / 2.0,
-        half_range,
-    };
     let bottom = top + bars.len() as f64 * ROW_H;
-    grid(svg, &axis, margin, top, bottom);
+    grid(svg, axis, margin, top, bottom);
     for (i, (bar, label)) in bars.iter().zip(labels).enumerate() {
         let mid = top + (i as f64 + 0.5) * ROW_H;
-        row(svg, &axis, left, mid, bar, label);
+        row(svg, axis, mid, bar, label);
     }
-    svg.line((left, bottom), (left + PLOT_W, bottom), "#212121", 1.0);
+    let left = axis.left;
+    svg.line((left, bottom), (left + axis.width, bottom), "#212121", 1.0);
     bottom + 44.0
 }
 
@@ -216,7 +230,7 @@ fn plot(
 /// the axis title.
 fn grid(svg: &mut Svg, axis: &RatioAxis, margin: f64, top: f64, bottom: f64) {
     let half_range = axis.half_range;
-    let min_gap = TICK_GAP / (PLOT_W / 2.0) * half_range;
+    let min_gap = TICK_GAP / (axis.width / 2.0) * half_range;
     let (low, high) = ((-half_range).exp(), half_range.exp());
     for (value, label) in ratio_ticks(low, high, min_gap) {
         let tx = axis.x(value);
@@ -234,7 +248,7 @@ fn grid(svg: &mut Svg, axis: &RatioAxis, margin: f64, top: f64, bottom: f64) {
         svg.text(mx, top - 14.0, "middle", SMALL, &text);
     }
     svg.text(
-        axis.centre,
+        axis.centre(),
         bottom + 30.0,
         "middle",
         PLAIN,
@@ -244,11 +258,11 @@ fn grid(svg: &mut Svg, axis: &RatioAxis, margin: f64, top: f64, bottom: f64) {
 
 /// One candidate's row centred on `mid`: its name, its bar from 1, its
 /// interquartile whiskers and its label.
-fn row(svg: &mut Svg, axis: &RatioAxis, left: f64, mid: f64, bar: &Bar, label: &str) {
+fn row(svg: &mut Svg, axis: &RatioAxis, mid: f64, bar: &Bar, label: &str) {
     let candidate = bar.candidate;
     let is_default = candidate.name == DEFAULT;
     let style = if is_default { BOLD } else { PLAIN };
-    svg.text(left - 8.0, mid, "end", style, &candidate.name);
+    svg.text(axis.left - 8.0, mid, "end", style, &candidate.name);
     let (one, at) = (axis.x(1.0), axis.x(bar.ratio));
     let (from, to) = match is_default {
         // Default's own bar has no length: a mark at 1.
@@ -353,5 +367,60 @@ mod tests {
             "bars {widths:?}: slower ÷ faster {} ≠ {expected:.3}",
             widths[2] / widths[0]
         );
+    }
+
+    /// The plot fills the page the heading sets: the rows reach its right
+    /// margin, no text runs past it, and the key wraps inside it.
+    #[test]
+    fn the_plot_uses_the_page_s_width() {
+        let results = fixture::results();
+        for i in 0..3 {
+            let (_, xml) = svg(&results, i);
+            let document = roxmltree::Document::parse(&xml).unwrap();
+            let width: f64 = document
+                .root_element()
+                .attribute("width")
+                .unwrap()
+                .parse()
+                .unwrap();
+            // (left, right, y) of every text.
+            let extents: Vec<(f64, f64, f64)> = (document.descendants())
+                .filter(|n| n.has_tag_name("text"))
+                .map(|n| {
+                    let at = |a: &str| -> f64 { n.attribute(a).unwrap().parse().unwrap() };
+                    let w = text_width(n.text().unwrap(), at("font-size"));
+                    let (x, y) = (at("x"), at("y"));
+                    match n.attribute("text-anchor").unwrap() {
+                        "start" => (x, x + w, y),
+                        "middle" => (x - w / 2.0, x + w / 2.0, y),
+                        _ => (x - w, x, y),
+                    }
+                })
+                .collect();
+            assert!(
+                extents
+                    .iter()
+                    .all(|(l, r, _)| *l >= 0.0 && *r <= width - MARGIN + 0.5),
+                "{extents:?} within {width}"
+            );
+            let axis: f64 = (document.descendants())
+                .filter(|n| n.has_tag_name("line"))
+                .map(|n| -> f64 { n.attribute("x2").unwrap().parse().unwrap() })
+                .fold(0.0, f64::max);
+            assert!(
+                axis - MARGIN >= 0.6 * (width - 2.0 * MARGIN),
+                "the plot ends at {axis} of {width}"
+            );
+            // Under the heading, the widest row or note nearly reaches the
+            // margin (it reached 71 % of the page when the key set it).
+            let rows_end = (extents.iter())
+                .filter(|e| e.2 > 60.0)
+                .map(|e| e.1)
+                .fold(0.0, f64::max);
+            assert!(
+                rows_end >= 0.93 * (width - MARGIN),
+                "rows end at {rows_end} of {width}"
+            );
+        }
     }
 }

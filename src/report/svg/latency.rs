@@ -5,7 +5,7 @@
 
 use super::axis::log_time_ticks;
 use super::{colours, finish_line_plot, line_colours, run_line, Pen, Svg};
-use super::{MARGIN, PLAIN, TINY};
+use super::{text_width, MARGIN, PLAIN, SMALL};
 use crate::analyse::{CandidateSummary, Conclusion, Results, Verdict};
 use crate::candidates::native::DEFAULT;
 use crate::report::model::{self, seconds, size_label, Mark};
@@ -15,8 +15,10 @@ const PLOT_W: f64 = 520.0;
 const PLOT_H: f64 = 300.0;
 /// Room left of the plot for the time ticks.
 const AXIS_W: f64 = 64.0;
-/// The fewest pixels between two size ticks.
-const SIZE_GAP: f64 = 56.0;
+/// The fewest pixels between two size labels side by side.
+const LABEL_GAP: f64 = 6.0;
+/// Rows of a staggered label apart.
+const ROW_STEP: f64 = 16.0;
 
 /// The checks one line plot covers: a collective at one root, datatype
 /// and operator, across its sizes.
@@ -115,17 +117,18 @@ fn render(results: &Results, series: &Series) -> Option<String> {
         .checks
         .first()
         .is_some_and(|c| c.key.collective.size_is_per_process());
-    axes(&mut svg, &frame, &sizes, per_process);
+    let below = axes(&mut svg, &frame, &sizes, per_process);
     let colours_of = line_colours(&lines.iter().map(|(n, _)| *n).collect::<Vec<_>>());
     for ((name, points), (_, colour)) in lines.iter().zip(&colours_of) {
         line(&mut svg, &frame, name, points, colour);
     }
+    // The rings last, so that no line covers them.
     for check in &series.checks {
         violation_ring(&mut svg, &frame, check);
     }
     Some(finish_line_plot(
         svg,
-        (frame.left + PLOT_W, frame.top, frame.bottom),
+        (frame.left + PLOT_W, frame.top, frame.bottom + below),
         &colours_of,
         key,
         &series.title,
@@ -213,35 +216,72 @@ impl Frame {
     }
 }
 
-/// Time ticks with grid lines, size ticks (those at least SIZE_GAP
-/// apart) with grid lines, the axes and their titles.
-fn axes(svg: &mut Svg, frame: &Frame, sizes: &[u64], per_process: bool) {
+/// Time ticks with grid lines, a labelled size tick with its grid line
+/// at every size, the axes and their titles; returns how much further
+/// down than one row of labels the size labels reach.
+fn axes(svg: &mut Svg, frame: &Frame, sizes: &[u64], per_process: bool) -> f64 {
     let (left, top, bottom) = (frame.left, frame.top, frame.bottom);
     for (value, label) in log_time_ticks(frame.y_low.exp(), frame.y_high.exp()) {
         let ty = frame.y(value);
         svg.line((left, ty), (left + PLOT_W, ty), "#eeeeee", 1.0);
-        svg.text(left - 6.0, ty, "end", TINY, &label);
+        svg.text(left - 6.0, ty, "end", SMALL, &label);
     }
-    let mut last_tick = f64::NEG_INFINITY;
     for &size in sizes {
         let tx = frame.x(size as f64);
-        if tx - last_tick < SIZE_GAP {
-            continue;
-        }
-        last_tick = tx;
         svg.line((tx, top), (tx, bottom), "#eeeeee", 1.0);
         svg.line((tx, bottom), (tx, bottom + 4.0), "#212121", 1.0);
-        svg.text(tx, bottom + 14.0, "middle", TINY, &size_label(size));
     }
+    let below = size_labels(svg, frame, sizes);
     svg.line((left, top), (left, bottom), "#212121", 1.0);
     svg.line((left, bottom), (left + PLOT_W, bottom), "#212121", 1.0);
     let x_title = match per_process {
         true => "message size per process (log scale)",
         false => "message size (log scale)",
     };
-    svg.text(left + PLOT_W / 2.0, bottom + 32.0, "middle", PLAIN, x_title);
+    let title_y = bottom + 32.0 + below;
+    svg.text(left + PLOT_W / 2.0, title_y, "middle", PLAIN, x_title);
     let y_title = "median time (log scale)";
     svg.text(MARGIN, top - 16.0, "start", PLAIN, y_title);
+    below
+}
+
+/// A label under every size, never one dropped: in a row where they fit,
+/// in two staggered rows where every other one fits, else turned (45°,
+/// or upright where even those would touch). Returns how much further
+/// down than one row they reach.
+fn size_labels(svg: &mut Svg, frame: &Frame, sizes: &[u64]) -> f64 {
+    let labels: Vec<(f64, String)> = (sizes.iter())
+        .map(|&size| (frame.x(size as f64), size_label(size)))
+        .collect();
+    let width = |label: &str| text_width(label, SMALL.size);
+    let fit = |step: usize| {
+        labels
+            .iter()
+            .zip(labels.iter().skip(step))
+            .all(|(a, b)| b.0 - a.0 >= (width(&a.1) + width(&b.1)) / 2.0 + LABEL_GAP)
+    };
+    let y = frame.bottom + 14.0;
+    if fit(1) || fit(2) {
+        let rows = if fit(1) { 1 } else { 2 };
+        for (i, (tx, label)) in labels.iter().enumerate() {
+            let row = (i % rows) as f64 * ROW_STEP;
+            svg.text(*tx, y + row, "middle", SMALL, label);
+        }
+        return (rows - 1) as f64 * ROW_STEP;
+    }
+    let closest = (labels.windows(2))
+        .map(|w| w[1].0 - w[0].0)
+        .fold(f64::INFINITY, f64::min);
+    // Turned by 45°, neighbours are their distance ÷ √2 apart.
+    let degrees: f64 = match closest / std::f64::consts::SQRT_2 >= SMALL.size + 2.0 {
+        true => -45.0,
+        false => -90.0,
+    };
+    for (tx, label) in &labels {
+        svg.turned_text((*tx, y - 6.0), degrees, "end", SMALL, label);
+    }
+    let widest = labels.iter().map(|l| width(&l.1)).fold(0.0, f64::max);
+    widest * (-degrees).to_radians().sin()
 }
 
 /// One candidate's interquartile band, its line of medians and a dot at each.
@@ -335,24 +375,7 @@ mod tests {
     /// Each band, in the order of the lines, reaches above and below its
     /// line's point at every size: the quartiles around the median.
     fn assert_bands_enclose_their_lines(xml: &str) {
-        let document = roxmltree::Document::parse(xml).unwrap();
-        let points = |tag: &str| -> Vec<Vec<(f64, f64)>> {
-            let parse = |p: &str| {
-                let (x, y) = p.split_once(',').unwrap();
-                (x.parse().unwrap(), y.parse().unwrap())
-            };
-            (document.descendants())
-                .filter(|n| n.has_tag_name(tag))
-                .map(|n| {
-                    n.attribute("points")
-                        .unwrap()
-                        .split(' ')
-                        .map(parse)
-                        .collect()
-                })
-                .collect()
-        };
-        for (band, line) in points("polygon").iter().zip(points("polyline")) {
+        for (band, line) in points(xml, "polygon").iter().zip(points(xml, "polyline")) {
             for (x, y) in line {
                 let ys: Vec<f64> = (band.iter())
                     .filter(|p| (p.0 - x).abs() < 0.01)
@@ -383,5 +406,87 @@ mod tests {
             ]
         );
         assert!(tooltips(&files[2].1, "circle").is_empty(), "root 0 holds");
+    }
+
+    /// allreduce at `sizes`, each a copy of the 8 KiB check (violated).
+    fn at_sizes(sizes: &[u64]) -> String {
+        let mut results = fixture::results();
+        let template = results.checks[1].clone();
+        results
+            .checks
+            .retain(|c| c.key.collective != template.key.collective);
+        for &size in sizes {
+            let mut check = template.clone();
+            check.key.size_bytes = size;
+            results.checks.push(check);
+        }
+        render_all(&results).remove(0).1
+    }
+
+    /// Every size measured has its label, and no two labels side by side
+    /// overlap (turned ones are told apart by their turn).
+    #[test]
+    fn every_size_has_a_label_and_none_collide() {
+        let dense: Vec<u64> = (0..=20).map(|k| 1u64 << k).collect();
+        let sparse = [8, 2048, 8192, 32768, 1 << 20];
+        let doubling: Vec<u64> = (3..=20).step_by(2).map(|k| 1u64 << k).collect();
+        for sizes in [&sparse[..], &doubling, &dense] {
+            let xml = at_sizes(sizes);
+            let document = roxmltree::Document::parse(&xml).unwrap();
+            let size_texts: Vec<roxmltree::Node> = (document.descendants())
+                .filter(|n| n.has_tag_name("text"))
+                .filter(|n| sizes.iter().any(|&s| n.text() == Some(&size_label(s))))
+                .collect();
+            let named: Vec<&str> = size_texts.iter().filter_map(|n| n.text()).collect();
+            let expected: Vec<String> = sizes.iter().map(|&s| size_label(s)).collect();
+            assert_eq!(named, expected, "a label per size, in order");
+            let at =
+                |n: &roxmltree::Node, a: &str| -> f64 { n.attribute(a).unwrap().parse().unwrap() };
+            for (a, b) in size_texts.iter().zip(size_texts.iter().skip(1)) {
+                let turned = a.attribute("transform").is_some();
+                let gap = at(b, "x") - at(a, "x");
+                let room = match turned {
+                    // Turned by 45°, they are the distance ÷ √2 apart.
+                    true if a.attribute("transform").unwrap().contains("-45") => {
+                        SMALL.size * std::f64::consts::SQRT_2
+                    }
+                    true => SMALL.size,
+                    false if at(a, "y") != at(b, "y") => continue,
+                    false => {
+                        (text_width(a.text().unwrap(), SMALL.size)
+                            + text_width(b.text().unwrap(), SMALL.size))
+                            / 2.0
+                    }
+                };
+                assert!(
+                    gap >= room,
+                    "{:?} and {:?} {gap:.1} px apart",
+                    a.text(),
+                    b.text()
+                );
+            }
+        }
+    }
+
+    /// Lines first, rings last: no line, band or dot covers a ring.
+    #[test]
+    fn the_rings_lie_on_top_of_the_lines() {
+        let xml = at_sizes(&[8, 8192, 65536]);
+        let document = roxmltree::Document::parse(&xml).unwrap();
+        let order: Vec<&str> = (document.descendants())
+            .filter(|n| n.is_element())
+            .map(|n| match n.tag_name().name() {
+                "circle" if n.attribute("fill") == Some("none") => "ring",
+                "polyline" | "polygon" | "circle" => "line",
+                _ => "",
+            })
+            .filter(|k| !k.is_empty())
+            .collect();
+        let first_ring = order.iter().position(|k| *k == "ring").expect("rings");
+        assert_eq!(order.iter().filter(|k| **k == "ring").count(), 3);
+        assert!(
+            order[first_ring..].iter().all(|k| *k == "ring"),
+            "{order:?}"
+        );
     }
 }

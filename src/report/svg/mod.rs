@@ -67,11 +67,22 @@ fn unique_stem(check: &Verdict, used: &mut HashSet<String>) -> String {
 }
 
 pub(crate) const FONT: f64 = 13.0;
+/// The smallest text drawn: below 12 px a new reader found the plots hard
+/// to read (issue 38); [`Svg::text`] raises any smaller size to it.
+pub(crate) const MIN_FONT: f64 = 12.0;
 pub(crate) const MARGIN: f64 = 16.0;
 
 /// Width of `s` in pixels at `size`: an estimate, as nothing measures fonts here.
 pub(crate) fn text_width(s: &str, size: f64) -> f64 {
     s.chars().count() as f64 * size * 0.6
+}
+
+/// `text` broken at spaces into lines about `width` pixels wide at `size`.
+pub(crate) fn wrapped(text: &str, width: f64, size: f64) -> Vec<String> {
+    let columns = (width / text_width("m", size)).floor().max(1.0) as usize;
+    (crate::report::text::wrap(text, columns, "").lines())
+        .map(str::to_string)
+        .collect()
 }
 
 /// How a line is drawn: colour, width, and a dash pattern (`"5,3"`) or none.
@@ -199,11 +210,28 @@ impl Svg {
     /// Text whose baseline sits a third of the font size under `y`, so that
     /// `y` is its visual middle. `anchor`: start, middle or end.
     pub(crate) fn text(&mut self, x: f64, y: f64, anchor: &str, style: TextStyle, content: &str) {
+        self.turned_text((x, y), 0.0, anchor, style, content);
+    }
+
+    /// Text as [`Svg::text`], turned by `degrees` (clockwise) around (`x`, `y`).
+    pub(crate) fn turned_text(
+        &mut self,
+        (x, y): (f64, f64),
+        degrees: f64,
+        anchor: &str,
+        style: TextStyle,
+        content: &str,
+    ) {
         let TextStyle { size, bold, fill } = style;
+        let size = size.max(MIN_FONT);
         let weight = if bold { r#" font-weight="bold""# } else { "" };
+        let turn = match degrees != 0.0 {
+            true => format!(r#" transform="rotate({degrees} {x:.1} {y:.1})""#),
+            false => String::new(),
+        };
         let _ = writeln!(
             self.body,
-            r#"<text x="{x:.1}" y="{:.1}" text-anchor="{anchor}" font-size="{size}" fill="{fill}"{weight}>{}</text>"#,
+            r#"<text x="{x:.1}" y="{:.1}" text-anchor="{anchor}" font-size="{size}" fill="{fill}"{weight}{turn}>{}</text>"#,
             y + size / 3.0,
             escape(content)
         );
@@ -263,14 +291,9 @@ pub(crate) const TITLE: TextStyle = TextStyle {
     bold: true,
     fill: "#212121",
 };
+/// Subtitles, keys, tick labels and panel captions.
 pub(crate) const SMALL: TextStyle = TextStyle {
-    size: 11.0,
-    bold: false,
-    fill: "#616161",
-};
-/// Tick labels and panel captions.
-pub(crate) const TINY: TextStyle = TextStyle {
-    size: 10.0,
+    size: MIN_FONT,
     bold: false,
     fill: "#616161",
 };
@@ -444,6 +467,25 @@ pub(crate) mod testing {
             .collect()
     }
 
+    /// The `points` of the elements named `tag` (polylines, polygons), as (x, y).
+    pub fn points(xml: &str, tag: &str) -> Vec<Vec<(f64, f64)>> {
+        let document = roxmltree::Document::parse(xml).expect("well-formed");
+        let parse = |p: &str| {
+            let (x, y) = p.split_once(',').expect("x,y");
+            (x.parse().expect("x"), y.parse().expect("y"))
+        };
+        (document.descendants())
+            .filter(|n| n.has_tag_name(tag))
+            .map(|n| {
+                n.attribute("points")
+                    .unwrap_or("")
+                    .split(' ')
+                    .map(parse)
+                    .collect()
+            })
+            .collect()
+    }
+
     pub fn file_names(files: &[(String, String)]) -> Vec<&str> {
         files.iter().map(|(name, _)| name.as_str()).collect()
     }
@@ -515,6 +557,25 @@ mod tests {
                 "check-allreduce-8B-int32-bor-2.svg"
             ]
         );
+    }
+
+    /// No text of any plot, in any fixture, under MIN_FONT (12 px).
+    #[test]
+    fn every_text_is_at_least_the_smallest_font() {
+        for results in [
+            fixture::results_with_rounds(),
+            fixture::results_with_usual(),
+        ] {
+            for (name, xml) in render_all(&results) {
+                let document = roxmltree::Document::parse(&xml).unwrap();
+                let sizes: Vec<f64> = (document.descendants())
+                    .filter(|n| n.has_tag_name("text"))
+                    .map(|n| n.attribute("font-size").unwrap().parse().unwrap())
+                    .collect();
+                assert!(!sizes.is_empty(), "{name}");
+                assert!(sizes.iter().all(|s| *s >= MIN_FONT), "{name}: {sizes:?}");
+            }
+        }
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! `overview.svg`: the grid of collectives × sizes (MPINPC's Figure 3),
 //! each cell coloured by its severity and carrying its slowdown.
 
+use super::TITLE;
 use super::{colours, run_line, text_width, Svg, TextStyle, BOLD, FONT, MARGIN, PLAIN, SMALL};
-use super::{TINY, TITLE};
 use crate::analyse::{Results, Severity};
 use crate::report::model::{overview, size_label, Mark};
 
@@ -91,11 +91,7 @@ fn cell(svg: &mut Svg, (x, y): (f64, f64), (w, h): (f64, f64), mark: Mark, slowd
     match slowdown {
         Some(s) => {
             svg.text(x + w / 2.0, y + h * 0.34, "middle", style, mark.label());
-            let small = TextStyle { fill: ink, ..TINY };
-            let number = TextStyle {
-                size: 11.0,
-                ..small
-            };
+            let number = TextStyle { fill: ink, ..SMALL };
             svg.text(
                 x + w / 2.0,
                 y + h * 0.72,

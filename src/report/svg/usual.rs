@@ -3,17 +3,21 @@
 //! (bars), the fitted model's expected counts (line, dashed where the χ²
 //! test rejects the fit), t_max (red dashed) and the plain q_max quantile
 //! (grey dotted). Every panel spans the same times, so that panels compare
-//! at a glance.
+//! at a glance. A rejected fit says what that means and what the verdict
+//! rests on instead: "fit rejected" alone left a new reader guessing.
 
 use super::axis::time_ticks;
-use super::{page_width, run_line, text_width, Pen, Svg, BOLD, MARGIN, PLAIN, SMALL, TINY, TITLE};
+use super::{page_width, run_line, text_width, wrapped, Pen, Svg};
+use super::{BOLD, MARGIN, PLAIN, SMALL, TITLE};
 use crate::analyse::{CandidateSummary, Results, Verdict};
 use crate::candidates::native::DEFAULT;
 use crate::report::model::{self as details, ranked, seconds};
 use crate::stats::usual::{Histogram, Usual};
 
-const PANEL_W: f64 = 360.0;
-const PANEL_H: f64 = 232.0;
+const PANEL_W: f64 = 380.0;
+const PANEL_H: f64 = 264.0;
+/// Between the lines of a caption.
+const LINE_H: f64 = 16.0;
 const PLOT_W: f64 = 300.0;
 const PLOT_H: f64 = 120.0;
 const COLUMNS: usize = 3;
@@ -34,9 +38,20 @@ pub(super) fn p_text(p: f64) -> String {
 pub(super) fn fit_text(fit_p: Option<f64>, alpha: f64) -> (String, bool) {
     match fit_p {
         None => ("no χ² test (too few bins)".into(), false),
-        Some(p) if p < alpha => (format!("fit rejected (χ² {})", p_text(p)), true),
+        Some(p) if p < alpha => (format!("fit rejected: χ² {} < α {alpha}", p_text(p)), true),
         Some(p) => (format!("fit not rejected (χ² {})", p_text(p)), false),
     }
+}
+
+/// What a rejected fit means and what follows, two caption lines, given
+/// `meta.outliers`: the case's tests take per-round medians, of times
+/// under t_max only with `--outliers tmax` (docs/statistics.md).
+pub(super) fn rejection(outliers: &str) -> [&'static str; 2] {
+    let verdict = match outliers {
+        "tmax" => "verdict: round medians of times ≤ this t_max",
+        _ => "verdict does not use it: tests round medians",
+    };
+    ["the times are not described by this law;", verdict]
 }
 
 /// None when no candidate of the check has a usual time.
@@ -61,7 +76,7 @@ pub(super) fn render(results: &Results, check: &Verdict) -> Option<String> {
         results.meta.qmax,
         run_line(results)
     );
-    let legend = format!("bars: times per bin of whole windows; line: the fitted model's expected counts, dashed where the χ² test rejects it at α = {alpha}; red dashed: t_max; grey dotted: the plain q_max quantile; every panel spans the same times");
+    let legend = format!("bars: times per bin of whole windows; line: the fitted model's expected counts, dashed where the χ² test rejects it at α = {alpha} (a p-value under α: counts this far from the law arise by chance less often than α); red dashed: t_max; grey dotted: the plain q_max quantile; every panel spans the same times");
     let (low, high) = time_range(&panels);
     let ticks = match high > low {
         true => thinned(time_ticks(low, high), low, high),
@@ -70,20 +85,26 @@ pub(super) fn render(results: &Results, check: &Verdict) -> Option<String> {
     let mut svg = Svg::new();
     svg.heading(&title, &subtitle);
     let top = 56.0;
+    let fits = Fits {
+        alpha,
+        rejected: rejection(&results.meta.outliers),
+    };
     for (i, candidate) in panels.iter().enumerate() {
         let x0 = MARGIN + (i % COLUMNS) as f64 * PANEL_W;
         let y0 = top + (i / COLUMNS) as f64 * PANEL_H;
-        panel(&mut svg, (x0, y0), candidate, alpha, (low, high), &ticks);
+        panel(&mut svg, (x0, y0), candidate, &fits, (low, high), &ticks);
     }
-    let rows = panels.len().div_ceil(COLUMNS);
-    let legend_y = top + rows as f64 * PANEL_H + 4.0;
-    svg.text(MARGIN, legend_y, "start", SMALL, &legend);
     let width = page_width([
         MARGIN + panels.len().min(COLUMNS) as f64 * PANEL_W,
         MARGIN + text_width(&title, TITLE.size),
         MARGIN + text_width(&subtitle, SMALL.size),
-        MARGIN + text_width(&legend, SMALL.size),
     ]);
+    let rows = panels.len().div_ceil(COLUMNS);
+    let mut legend_y = top + rows as f64 * PANEL_H + 4.0;
+    for line in wrapped(&legend, width - 2.0 * MARGIN, SMALL.size) {
+        svg.text(MARGIN, legend_y, "start", SMALL, &line);
+        legend_y += LINE_H;
+    }
     Some(svg.finish(width, legend_y + MARGIN, &title))
 }
 
@@ -121,25 +142,35 @@ impl Frame {
     }
 }
 
+/// The χ² test's α and what a panel says under a fit it rejects.
+struct Fits {
+    alpha: f64,
+    rejected: [&'static str; 2],
+}
+
 /// One candidate's panel from (`x0`, `y0`): its caption, and its plot
 /// when its histogram and the time range are not empty.
 fn panel(
     svg: &mut Svg,
     (x0, y0): (f64, f64),
     candidate: &CandidateSummary,
-    alpha: f64,
+    fits: &Fits,
     (low, high): (f64, f64),
     ticks: &[(f64, String)],
 ) {
     let usual = candidate.usual.as_ref().expect("filtered");
     let (fit, h) = (&usual.fit, &usual.histogram);
-    let (fit_words, rejected) = fit_text(fit.fit_p, alpha);
+    let (fit_words, rejected) = fit_text(fit.fit_p, fits.alpha);
     let model = details::model_name(fit.model);
-    caption(svg, (x0, y0), candidate, &format!("{model} · {fit_words}"));
+    let mut lines = vec![format!("{model} · {fit_words}")];
+    if rejected {
+        lines.extend(fits.rejected.map(str::to_string));
+    }
+    caption(svg, (x0, y0), candidate, &lines);
     if h.edges_s.len() < 2 || high <= low {
         return;
     }
-    let plot_top = y0 + 68.0;
+    let plot_top = y0 + 36.0 + 4.0 * LINE_H;
     let most = h
         .counts
         .iter()
@@ -184,25 +215,27 @@ fn panel(
         details::fine_seconds(fit.window_s)
     );
     let centre = frame.left + PLOT_W / 2.0;
-    svg.text(centre, frame.bottom + 26.0, "middle", TINY, &x_title);
+    svg.text(centre, frame.bottom + 26.0, "middle", SMALL, &x_title);
 }
 
-/// The candidate's name, the model and its fit, t_max and the overhead.
-fn caption(svg: &mut Svg, (x0, y0): (f64, f64), candidate: &CandidateSummary, fit: &str) {
+/// The candidate's name, the lines on the model and its fit, t_max and
+/// the overhead.
+fn caption(svg: &mut Svg, (x0, y0): (f64, f64), candidate: &CandidateSummary, fit: &[String]) {
     let style = if candidate.name == DEFAULT {
         BOLD
     } else {
         PLAIN
     };
     svg.text(x0, y0 + 8.0, "start", style, &candidate.name);
-    svg.text(x0, y0 + 24.0, "start", TINY, fit);
     let usual = &candidate.usual.as_ref().expect("filtered").fit;
     let line = format!(
         "t_max {} · overhead {:.1} %",
         seconds(usual.tmax_s),
         100.0 * usual.overhead_share
     );
-    svg.text(x0, y0 + 38.0, "start", TINY, &line);
+    for (i, text) in fit.iter().chain([&line]).enumerate() {
+        svg.text(x0, y0 + 24.0 + i as f64 * LINE_H, "start", SMALL, text);
+    }
 }
 
 /// A bar per bin of the histogram, `default`'s grey.
@@ -230,7 +263,7 @@ fn quantiles(svg: &mut Svg, frame: &Frame, fit: &Usual) {
     }
     let t = frame.x(fit.tmax_s);
     svg.dashed((t, top), (t, bottom), "#b71c1c", "5,3");
-    svg.text(t + 3.0, top + 4.0, "start", TINY, "t_max");
+    svg.text(t + 3.0, top + 4.0, "start", SMALL, "t_max");
 }
 
 /// The count axis (0 and the most) and the time axis with its ticks.
@@ -239,13 +272,13 @@ fn axes(svg: &mut Svg, frame: &Frame, ticks: &[(f64, String)]) {
     svg.line((left, top), (left, bottom), "#212121", 1.0);
     svg.line((left, bottom), (left + PLOT_W, bottom), "#212121", 1.0);
     let most = format!("{:.0}", frame.most);
-    svg.text(left - 4.0, top, "end", TINY, &most);
-    svg.text(left - 4.0, bottom, "end", TINY, "0");
-    svg.text(left, top - 12.0, "middle", TINY, "count");
+    svg.text(left - 4.0, top, "end", SMALL, &most);
+    svg.text(left - 4.0, bottom, "end", SMALL, "0");
+    svg.text(left, top - 12.0, "middle", SMALL, "count");
     for (value, label) in ticks {
         let tx = frame.x(*value);
         svg.line((tx, bottom), (tx, bottom + 3.0), "#212121", 1.0);
-        svg.text(tx, bottom + 11.0, "middle", TINY, label);
+        svg.text(tx, bottom + 11.0, "middle", SMALL, label);
     }
 }
 
@@ -273,7 +306,7 @@ mod tests {
         assert_eq!(p_text(3e-9), "p < 0.001");
         assert_eq!(
             fit_text(Some(1e-6), 0.05),
-            ("fit rejected (χ² p < 0.001)".to_string(), true)
+            ("fit rejected: χ² p < 0.001 < α 0.05".to_string(), true)
         );
         assert_eq!(
             fit_text(Some(0.3), 0.05),
@@ -299,10 +332,13 @@ mod tests {
             assert!(text.contains(candidate), "{candidate} missing in {text}");
         }
         assert!(!text.contains("allreduce_as_allreduce_lane"));
-        assert!(text.contains("fit rejected (χ² p < 0.001)"), "{text}");
+        assert!(
+            text.contains("fit rejected: χ² p < 0.001 < α 0.05"),
+            "{text}"
+        );
         // Every p-value written is one a reader can take in: never 0.00.
         for written in text.split("p = ").skip(1) {
-            let p: f64 = written.split(')').next().unwrap().parse().unwrap();
+            let p: f64 = written.split([')', ' ']).next().unwrap().parse().unwrap();
             assert!(p >= 0.001, "{written}");
         }
         // A bar per bin, and the background.
@@ -355,5 +391,41 @@ mod tests {
         // No usual times, no panels.
         let plain = fixture::results();
         assert!(plain.checks.iter().all(|c| render(&plain, c).is_none()));
+    }
+
+    /// A rejected fit says why and what the verdict rests on instead, as
+    /// `--outliers` has it, in lines that stay inside their panel.
+    #[test]
+    fn a_rejected_fit_says_what_it_means_for_the_verdict() {
+        for (outliers, verdict) in [
+            ("none", "verdict does not use it: tests round medians"),
+            ("tmax", "verdict: round medians of times ≤ this t_max"),
+        ] {
+            let mut results = fixture::results_with_usual();
+            results.meta.alpha = 0.05;
+            results.meta.outliers = outliers.into();
+            let check = &mut results.checks[1];
+            check.candidates[0].usual.as_mut().unwrap().fit.fit_p = Some(0.004);
+            check.candidates[1].usual.as_mut().unwrap().fit.fit_p = Some(0.3);
+            let xml = render(&results, &results.checks[1]).unwrap();
+            let labels = labels(&xml);
+            let count = |l: &str| labels.iter().filter(|x| *x == l).count();
+            assert_eq!(count("the times are not described by this law;"), 1);
+            assert_eq!(count(verdict), 1, "{labels:?}");
+            assert!(labels
+                .iter()
+                .any(|l| l.ends_with("fit rejected: χ² p = 0.004 < α 0.05")));
+            assert!(labels
+                .iter()
+                .any(|l| l.ends_with("fit not rejected (χ² p = 0.30)")));
+            let captions = labels.iter().filter(|l| {
+                l.contains(" fit ")
+                    || l.starts_with("t_max ")
+                    || rejection(outliers).contains(&l.as_str())
+            });
+            for label in captions {
+                assert!(text_width(label, SMALL.size) < PANEL_W - 8.0, "{label}");
+            }
+        }
     }
 }
