@@ -3,7 +3,6 @@
 //! set-up limits them, and the one command to run next. A note per case
 //! stays in report.md and under `--details`.
 
-use super::compare::library_name;
 use super::document::{Block, Line};
 use super::model::{self, size_label, NoteKind};
 use crate::analyse::{Conclusion, NoiseVerdict, Results, Severity, Verdict};
@@ -115,7 +114,7 @@ pub fn answer(results: &Results) -> Vec<Block> {
 /// The verdicts in a sentence: wrong results, then the violations named
 /// with their competitors, then how many cases hold and could not tell.
 fn verdicts(results: &Results) -> String {
-    let library = library_name(&results.meta.mpi_library);
+    let library = model::library_name(&results.meta.mpi_library);
     let with = |conclusion: Conclusion| -> Vec<&Verdict> {
         results
             .checks

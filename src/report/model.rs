@@ -352,6 +352,23 @@ pub fn sensitivity(check: &Verdict) -> String {
     }
 }
 
+/// The library and its version from `MPI_Get_library_version`'s text:
+/// its first line up to the first comma, without the word `Version:`.
+/// `Open MPI v4.1.4, package: …` → `Open MPI v4.1.4`;
+/// `MPICH Version:      4.0.2` → `MPICH 4.0.2`.
+pub fn library_name(version: &str) -> String {
+    let first = version.lines().next().unwrap_or("");
+    let first = first.split(',').next().unwrap_or("");
+    let words: Vec<&str> = first
+        .split_whitespace()
+        .filter(|w| !w.eq_ignore_ascii_case("version:"))
+        .collect();
+    match words.is_empty() {
+        true => "MPI".into(),
+        false => words.join(" "),
+    }
+}
+
 /// What a note on a case is about; the compact terminal report keeps the
 /// first two kinds case by case and summarises the others once per run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

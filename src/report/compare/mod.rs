@@ -12,7 +12,7 @@
 pub mod document;
 pub mod svg;
 
-use super::model::{seconds, size_label, Mark};
+use super::model::{library_name, seconds, size_label, Mark};
 use crate::analyse::{Conclusion, Results, Verdict};
 use crate::collective::Collective;
 use crate::element::{Datatype, Op};
@@ -296,23 +296,6 @@ fn last_part(source: &str) -> &str {
     let trimmed = source.trim_end_matches('/');
     let trimmed = trimmed.strip_suffix("/results.json").unwrap_or(trimmed);
     trimmed.rsplit('/').next().unwrap_or(trimmed)
-}
-
-/// The library and its version from `MPI_Get_library_version`'s text:
-/// its first line up to the first comma, without the word `Version:`.
-/// `Open MPI v4.1.4, package: …` → `Open MPI v4.1.4`;
-/// `MPICH Version:      4.0.2` → `MPICH 4.0.2`.
-pub fn library_name(version: &str) -> String {
-    let first = version.lines().next().unwrap_or("");
-    let first = first.split(',').next().unwrap_or("");
-    let words: Vec<&str> = first
-        .split_whitespace()
-        .filter(|w| !w.eq_ignore_ascii_case("version:"))
-        .collect();
-    match words.is_empty() {
-        true => "MPI".into(),
-        false => words.join(" "),
-    }
 }
 
 #[cfg(test)]

@@ -8,8 +8,8 @@ use super::{
     under_test_line,
 };
 use crate::analyse::history::History;
-use crate::report::compare::library_name;
 use crate::report::document::{Align, Block, Line, Table};
+use crate::report::model::library_name;
 
 /// The history as blocks.
 pub fn blocks(history: &History) -> Vec<Block> {

@@ -9,7 +9,7 @@ pub mod document;
 pub mod json;
 pub mod svg;
 
-use super::compare::library_name;
+use super::model::library_name;
 use super::model::seconds;
 use crate::analyse::history::{CaseHistory, Change, History, Run};
 
