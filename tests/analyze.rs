@@ -801,9 +801,16 @@ fn the_noise_verdict_flips_when_noise_hides_a_known_slowdown() {
         (&noise["cases"], &noise["candidates"]),
         (&Value::from(5), &Value::from(10))
     );
-    let text = String::from_utf8(analyze(&quiet, &[]).stdout).unwrap();
+    let text = String::from_utf8(analyze(&quiet, &["--details"]).stdout).unwrap();
     assert!(
         words(&text).contains("noise: quiet: 0 of 5 cases undecided and unable to flag 1.1×"),
+        "{text}"
+    );
+    let text = String::from_utf8(analyze(&quiet, &[]).stdout).unwrap();
+    assert!(
+        words(&text).contains(
+            "Nothing in the set-up limits these verdicts (a quiet run: median case sensitivity"
+        ),
         "{text}"
     );
     assert!(!text.contains("noisy"), "{text}");

@@ -153,9 +153,13 @@ fn assert_wrong_after_verification(r: &Run, rank: usize, call_kinds: &[&str]) {
         "the reason must name one of {call_kinds:?}: {reason:?}\n{}",
         r.outcome.text()
     );
+    r.outcome.expect_in_stdout(
+        "! allreduce 8 B: the library's collective is wrong:",
+        "the report says it under the table",
+    );
     r.outcome.expect_in_stderr(
-        "the library's collective is wrong: MPI_Allreduce 8 B",
-        "the error names the case",
+        "wrong results in 1 case: the library's MPI_Allreduce 8 B",
+        "the exit line names the case",
     );
     // The run stops at the wrong result: the 1024 B case is not measured.
     assert_eq!(r.results()["complete"], false);

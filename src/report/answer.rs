@@ -94,8 +94,12 @@ pub fn answer(results: &Results) -> Vec<Block> {
         Block::Paragraph(Line::plain(verdicts(results))),
     ];
     let limits = limits(results);
-    let quiet = match model::noise_line(results) {
-        Some((NoiseVerdict::Quiet, line)) => format!(" ({line})"),
+    // The quiet verdict's gist; its reason is in the details' settings.
+    let quiet = match &results.meta.noise {
+        Some(n) if n.verdict == NoiseVerdict::Quiet => match n.sensitivity_median {
+            Some(s) => format!(" (a quiet run: median case sensitivity {s:.3}×)"),
+            None => " (a quiet run)".into(),
+        },
         _ => String::new(),
     };
     match limits.is_empty() {

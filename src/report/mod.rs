@@ -102,7 +102,8 @@ pub fn plan_text(plan: &Plan, meta: &Meta) -> String {
     let mut text = format!(
         "pgcheck {} on {} ({} processes, {} node(s) × {} ppn{})\n",
         meta.tool_version,
-        meta.mpi_library.lines().next().unwrap_or("MPI"),
+        // The library and its version; its whole text is in results.json.
+        model::library_name(&meta.mpi_library),
         meta.processes,
         meta.nodes,
         meta.ppn,

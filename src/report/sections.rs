@@ -635,13 +635,14 @@ fn universal_guidelines(results: &Results) -> Vec<Block> {
     if pairs == 0 && findings.is_empty() {
         return Vec::new();
     }
-    let mut blocks = vec![Block::Heading(3, "Universal guidelines (PGMPI)".into())];
+    // Nothing found is one line, not a section.
     if findings.is_empty() {
-        blocks.push(Block::Paragraph(Line::plain(format!(
-            "Monotony holds for all {pairs} pairs of consecutive sizes; split-robustness holds."
-        ))));
-        return blocks;
+        return vec![Block::Paragraph(Line::plain(format!(
+            "Universal guidelines (PGMPI): monotony holds for all {pairs} pairs of consecutive \
+             sizes; split-robustness holds."
+        )))];
     }
+    let mut blocks = vec![Block::Heading(3, "Universal guidelines (PGMPI)".into())];
     use Align::{Left, Right};
     let align = [
         Left, Left, Right, Right, Left, Right, Right, Right, Right, Left,
