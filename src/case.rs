@@ -18,6 +18,16 @@ pub struct CaseKey {
     pub root: usize,
 }
 
+/// The first three of `all`, and how many more: `a, b, c and 2 more`.
+pub fn first_few(all: impl IntoIterator<Item = String>) -> String {
+    let all: Vec<String> = all.into_iter().collect();
+    let shown = all[..all.len().min(3)].join(", ");
+    match all.len().saturating_sub(3) {
+        0 => shown,
+        more => format!("{shown} and {more} more"),
+    }
+}
+
 /// How many cases, in words: "1 case", "3 cases".
 pub fn cases(n: usize) -> String {
     match n {

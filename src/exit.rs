@@ -3,7 +3,7 @@
 
 use crate::analyse::baseline::{Comparison, Transition, ViolationChange};
 use crate::analyse::{Conclusion, ExitStatus, Results, Severity};
-use crate::case::cases;
+use crate::case::{cases, first_few};
 use crate::watchdog::Failure;
 use clap::ValueEnum;
 
@@ -231,7 +231,7 @@ fn failing_reason(
 /// library's MPI_Allreduce 64 B (16 × int32 sum)`, `allreduce_as_x at …`;
 /// the first few.
 fn wrong_reason(results: &Results, wrong: usize) -> String {
-    let named = first_named(results.checks.iter().flat_map(|check| {
+    let named = first_few(results.checks.iter().flat_map(|check| {
         check
             .candidates
             .iter()
@@ -246,7 +246,7 @@ fn wrong_reason(results: &Results, wrong: usize) -> String {
 
 /// `1 case without verdict: ` and the first few of them.
 fn unmeasured_reason(results: &Results, unmeasured: usize) -> String {
-    let named = first_named(
+    let named = first_few(
         results
             .checks
             .iter()
@@ -254,16 +254,6 @@ fn unmeasured_reason(results: &Results, unmeasured: usize) -> String {
             .map(|c| c.key.label()),
     );
     format!("{} without verdict: {named}", cases(unmeasured))
-}
-
-/// The first three, and how many more.
-fn first_named(all: impl Iterator<Item = String>) -> String {
-    let all: Vec<String> = all.collect();
-    let shown = all[..all.len().min(3)].join(", ");
-    match all.len().saturating_sub(3) {
-        0 => shown,
-        more => format!("{shown} and {more} more"),
-    }
 }
 
 /// Why a run passes: what it found below the gate, what it found within

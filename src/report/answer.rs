@@ -6,10 +6,7 @@
 use super::document::{Block, Line};
 use super::model::{self, size_label, NoteKind};
 use crate::analyse::{Conclusion, NoiseVerdict, Results, Severity, Verdict};
-use crate::case::cases;
-
-/// How many cases a summary names before "and N more".
-const NAMED: usize = 3;
+use crate::case::{cases, first_few};
 
 /// `allreduce`, or `bcast root 0`.
 pub fn collective_label(check: &Verdict) -> String {
@@ -27,15 +24,6 @@ fn case_label(check: &Verdict) -> String {
         collective_label(check),
         size_label(check.key.size_bytes)
     )
-}
-
-/// `allreduce 8 B, gather root 0 1 KiB and 2 more`.
-fn named(cases: &[String]) -> String {
-    let shown = cases[..cases.len().min(NAMED)].join(", ");
-    match cases.len().saturating_sub(NAMED) {
-        0 => shown,
-        more => format!("{shown} and {more} more"),
-    }
 }
 
 /// The notes of every case, once per run: wrong results, cases without a
@@ -70,7 +58,7 @@ pub fn summarised_notes(results: &Results) -> Vec<Line> {
     }
     grouped.sort_by_key(|(kind, _)| *kind);
     for (kind, labels) in grouped {
-        let at = format!("in {} ({})", cases(labels.len()), named(&labels));
+        let at = format!("in {} ({})", cases(labels.len()), first_few(labels));
         lines.push(Line::plain(match kind {
             NoteKind::Late => format!(
                 "{} {at}, {}",
@@ -119,19 +107,11 @@ pub fn answer(results: &Results) -> Vec<Block> {
 /// with their competitors, then how many cases hold and could not tell.
 fn verdicts(results: &Results) -> String {
     let library = model::library_name(&results.meta.mpi_library);
-    let with = |conclusion: Conclusion| -> Vec<&Verdict> {
-        results
-            .checks
-            .iter()
-            .filter(|c| c.conclusion == conclusion)
-            .collect()
+    let with = |pred: &dyn Fn(&Verdict) -> bool| -> Vec<&Verdict> {
+        results.checks.iter().filter(|c| pred(c)).collect()
     };
-    let wrong = with(Conclusion::LibraryWrong);
-    let violated: Vec<&Verdict> = results
-        .checks
-        .iter()
-        .filter(|c| c.gated_severity() > Severity::Ok)
-        .collect();
+    let wrong = with(&|c| c.conclusion == Conclusion::LibraryWrong);
+    let violated = with(&|c| c.gated_severity() > Severity::Ok);
     let mut sentence = match (wrong.len(), violated.len()) {
         (0, 0) => format!(
             "{library} violates no guideline in the {} measured",
@@ -141,19 +121,15 @@ fn verdicts(results: &Results) -> String {
             "{library} violates a guideline in {} of {}: {}",
             cases(n),
             results.checks.len(),
-            named(&violated.iter().map(|c| violation(c)).collect::<Vec<_>>())
+            first_few(violated.iter().map(|c| violation(c)))
         ),
         (n, _) => format!(
             "{library} computed a wrong result in {}: {} (its times there mean nothing)",
             cases(n),
-            named(&wrong.iter().map(|c| case_label(c)).collect::<Vec<_>>())
+            first_few(wrong.iter().map(|c| case_label(c)))
         ),
     };
-    let within_floor = results
-        .checks
-        .iter()
-        .filter(|c| c.violated_within_noise_floor())
-        .count();
+    let within_floor = with(&|c| c.violated_within_noise_floor()).len();
     if within_floor > 0 {
         sentence += &format!(
             "; {} violated by less than the noise floor (~, not counted)",
@@ -161,12 +137,12 @@ fn verdicts(results: &Results) -> String {
         );
     }
     let tally = [
-        (with(Conclusion::Holds).len(), "hold"),
+        (results.count(Conclusion::Holds), "hold"),
         (
-            with(Conclusion::Inconclusive).len(),
+            results.count(Conclusion::Inconclusive),
             "inconclusive (this run could not tell)",
         ),
-        (with(Conclusion::Unmeasured).len(), "without a verdict"),
+        (results.count(Conclusion::Unmeasured), "without a verdict"),
     ];
     let tally: Vec<String> = tally
         .iter()

@@ -67,24 +67,21 @@ const GRID_FROM: usize = 16;
 /// then the answer, which holds the warnings.
 pub fn terminal(results: &Results, details: bool) -> Vec<Block> {
     let measured = !results.checks.is_empty();
-    let mut blocks = match details {
-        true => settings(results),
-        false => vec![reading(results)],
-    };
-    match details {
-        true => {
-            for (collective, checks) in model::by_collective(results) {
-                blocks.extend(collective_section(results, collective, &checks));
-            }
+    let mut blocks = Vec::new();
+    if details {
+        blocks.extend(settings(results));
+        for (collective, checks) in model::by_collective(results) {
+            blocks.extend(collective_section(results, collective, &checks));
         }
-        false if measured => {
+    } else {
+        blocks.push(reading(results));
+        if measured {
             blocks.push(Block::Table(cases_table(results)));
-            let notes = answer::summarised_notes(results);
-            if !notes.is_empty() {
-                blocks.push(Block::List(notes));
-            }
         }
-        false => {}
+        let notes = answer::summarised_notes(results);
+        if !notes.is_empty() {
+            blocks.push(Block::List(notes));
+        }
     }
     blocks.extend(universal_guidelines(results));
     blocks.extend(baseline(results));
