@@ -151,9 +151,7 @@ pub fn gate(results: &Results, gate: Gate) -> (Exit, ExitStatus) {
     let fails = match gate.fail_on {
         FailOn::None => false,
         // Undecided when the comparison is (too few baseline launches).
-        FailOn::New => known
-            .as_ref()
-            .is_some_and(|k| k.decided && !k.new.is_empty()),
+        FailOn::New => known.as_ref().is_some_and(|k| k.gates_new()),
         FailOn::Violated => violated > 0 || worst > Severity::Ok,
         FailOn::Inconclusive => {
             violated > 0 || worst > Severity::Ok || results.count(Conclusion::Inconclusive) > 0
@@ -188,6 +186,12 @@ pub fn gate(results: &Results, gate: Gate) -> (Exit, ExitStatus) {
         (Exit::Violation, reason)
     } else if unmeasured > 0 {
         (Exit::Unmeasured, unmeasured_reason(results, unmeasured))
+    } else if let Some(why) = known
+        .as_ref()
+        .filter(|_| gate.fail_on == FailOn::New && !gate.allow_undecided)
+        .and_then(Known::new_in_another_state)
+    {
+        (Exit::Undecided, format!("{why} (--fail-on new)"))
     } else if let Some(why) = results.undecided().filter(|_| !gate.allow_undecided) {
         (Exit::Undecided, why)
     } else {
@@ -260,9 +264,10 @@ fn unmeasured_reason(results: &Results, unmeasured: usize) -> String {
 /// the noise floor, and an undecided run let pass.
 fn passing_reason(results: &Results, gate: Gate, known: Option<&Known>, violated: usize) -> String {
     let reason = match (gate.fail_on, known, violated) {
-        (FailOn::New, Some(known), _) if known.decided => {
-            format!("{}, no regression", known.counts())
-        }
+        (FailOn::New, Some(known), _) if known.decided => match known.new_in_another_state() {
+            Some(why) => format!("{why} (--allow-undecided)"),
+            None => format!("{}, no regression", known.counts()),
+        },
         (_, _, 0) => "no guideline violated".to_string(),
         (_, _, n) => format!(
             "{} violated, below --fail-on {}",
@@ -318,6 +323,10 @@ fn regressions_reason(baseline: &Comparison) -> String {
 struct Known<'a> {
     /// The comparison decided (enough baseline launches).
     decided: bool,
+    /// How the launch ran in a state the baseline never had, if it did
+    /// ([`Comparison::state_changed`]): its new violations are then not
+    /// known to be the library's, and the gate cannot decide them.
+    state_changed: Option<String>,
     new: Vec<&'a ViolationChange>,
     known: usize,
     removed: usize,
@@ -338,10 +347,32 @@ impl<'a> Known<'a> {
         new.sort_by_key(|v| std::cmp::Reverse(v.now.severity));
         Known {
             decided: baseline.undecided.is_none(),
+            state_changed: baseline.state_changed(),
             new,
             known: baseline.violations_of(Transition::Remaining).count(),
             removed: baseline.violations_of(Transition::Removed).count(),
         }
+    }
+
+    /// New violations fail the gate: the comparison decided, in the state
+    /// the baseline launches ran in.
+    fn gates_new(&self) -> bool {
+        self.decided && !self.new.is_empty() && self.state_changed.is_none()
+    }
+
+    /// Why new violations are undecided: the launch ran in a state the
+    /// baseline never had; None where there are none or it did not.
+    fn new_in_another_state(&self) -> Option<String> {
+        let state = self.state_changed.as_ref().filter(|_| self.decided)?;
+        (!self.new.is_empty()).then(|| {
+            format!(
+                "{} in a machine state the baseline launches never had ({state}), which may be \
+                 the state's, not the library's: gate again, or add launches in this state to \
+                 the baseline; {}, no regression",
+                self.named_new(),
+                self.counts()
+            )
+        })
     }
 
     /// "3 known violations (1 new, 0 removed)".
@@ -714,6 +745,79 @@ mod tests {
         assert!(
             why.starts_with("1 regression against the baseline: MPI_Bcast 8 B (8 × byte bor, root 2) 2.00×; 1 known violation (0 new, 0 removed)"),
             "{why}"
+        );
+    }
+
+    /// A violation new in a launch the whole machine ran 1.95× slower
+    /// (or whose calibration the baseline never had) may be the state's:
+    /// the gate cannot decide it, unless told to let such runs pass; a
+    /// regression still fails, and a launch in the baseline's state gates.
+    #[test]
+    fn a_violation_new_in_a_state_the_baseline_never_had_is_undecided() {
+        use crate::analyse::baseline::{Shift, StateAgainst};
+        use Transition::{New, Remaining};
+        let run = || results(vec![violated(8), violated(16)]);
+        let shifted = |shift: Option<Shift>, state: Option<StateAgainst>| {
+            let mut results = against(run(), 5, &[(8, Remaining), (16, New)]);
+            let comparison = results.baseline.as_mut().unwrap();
+            (comparison.shift, comparison.machine_state) = (shift, state);
+            results
+        };
+        let slower = Shift {
+            factor: 1.95,
+            p_value: 1e-4,
+            significant: true,
+        };
+        let (exit, why) = reason(&shifted(Some(slower), None), FailOn::New);
+        assert_eq!(exit, Exit::Undecided, "{why}");
+        assert!(
+            why.starts_with("1 new violation: MPI_Allreduce 16 B (16 × byte bor) by competitor 2.00×, medium-high in a machine state the baseline launches never had (every candidate 1.95× the baseline launches)"),
+            "{why}"
+        );
+        assert!(
+            why.ends_with("; 1 known violation (1 new, 0 removed), no regression (--fail-on new)"),
+            "{why}"
+        );
+        let allowed = gate(
+            &shifted(Some(slower), None),
+            Gate {
+                fail_on: FailOn::New,
+                allow_undecided: true,
+            },
+        );
+        assert_eq!(allowed.0, Exit::Pass);
+        assert!(
+            allowed.1.reason.ends_with("(--allow-undecided)"),
+            "{}",
+            allowed.1.reason
+        );
+        let calibration = StateAgainst::of(Some(2e-6), &[Some(1e-6), Some(1.1e-6)]);
+        let (exit, why) = reason(&shifted(None, calibration), FailOn::New);
+        assert_eq!(exit, Exit::Undecided);
+        assert!(
+            why.contains(
+                "(its calibration 2.000 µs against the baseline launches' 1.000–1.100 µs)"
+            ),
+            "{why}"
+        );
+        // Not significant, or the same state: the new violation gates.
+        let same = Shift {
+            significant: false,
+            ..slower
+        };
+        let as_before = StateAgainst::of(Some(1.05e-6), &[Some(1e-6), Some(1.1e-6)]);
+        assert_eq!(
+            reason(&shifted(Some(same), as_before), FailOn::New).0,
+            Exit::Violation
+        );
+        // Other levels gate violations as they are.
+        assert_eq!(
+            reason(&shifted(Some(slower), None), FailOn::Violated).0,
+            Exit::Violation
+        );
+        assert_eq!(
+            reason(&shifted(Some(slower), None), FailOn::None).0,
+            Exit::Pass
         );
     }
 

@@ -295,7 +295,8 @@ fn fault_options(spec: &str) -> Vec<String> {
 /// same two violations in every launch: it fills the history with five
 /// launches, gates a sixth against them with `--fail-on new`, which passes
 /// (the violations are known) and joins the history, whose oldest launch
-/// goes (KEEP 5). Then the same library with `default` 1.5 times slower at
+/// goes (KEEP 5), or, run in a machine state the baseline never had with a
+/// violation new in it, ends undecided and stays out. Then the same library with `default` 1.5 times slower at
 /// one size fails with status 1, that size named on the last line (as a
 /// regression, or the new violation it makes), and stays out. Nothing published names this machine's paths, and each
 /// launch kept is its results.json alone, under 1 MB.
@@ -338,29 +339,49 @@ fn the_gate_example_passes_known_violations_and_fails_a_regression() {
     let known = fault_options(KNOWN);
 
     let out = example(&known, &[]);
-    assert_eq!(out.code, Some(0), "{}\n{}", out.text(), summary());
-    // The two known ones, and any violation that comes and goes within
-    // the spread of the baseline launches (known too), or within the
-    // noise floor (not gated).
     let last = last_line(&out);
+    // This machine moves between states 2× apart, minutes long, in which
+    // the library's allreduce 8 KiB holds and is violated: a gate launch
+    // in a state the baseline launches never had cannot tell a new
+    // violation from the state, and says so (9; CI failed on it as 1).
+    let other_state = out.code == Some(9)
+        && last.starts_with("ci/gate-example: exit 9 (")
+        && last.contains(" new violation")
+        && last.contains("in a machine state the baseline launches never had (")
+        && last.contains(" known violations (");
     assert!(
-        last.starts_with("ci/gate-example: exit 0 (pass): ")
-            && last.contains(" known violations (0 new, ")
-            && last.contains("removed), no regression"),
-        "{}",
-        out.text()
+        out.code == Some(0) || other_state,
+        "{}\n{}",
+        out.text(),
+        summary()
     );
-    out.expect_in_stderr(
-        "5 launches in the history (KEEP 5, 1 pruned); the launch joined the history",
-        "the sixth joined, the oldest went",
-    );
+    if !other_state {
+        // The two known ones, and any violation that comes and goes within
+        // the spread of the baseline launches (known too), or within the
+        // noise floor (not gated).
+        assert!(
+            last.starts_with("ci/gate-example: exit 0 (pass): ")
+                && last.contains(" known violations (0 new, ")
+                && last.contains("removed), no regression"),
+            "{}",
+            out.text()
+        );
+        out.expect_in_stderr(
+            "5 launches in the history (KEEP 5, 1 pruned); the launch joined the history",
+            "the sixth joined, the oldest went",
+        );
+    }
     let accepted = launches();
     assert_eq!(accepted.len(), 5, "{accepted:?}");
-    assert!(accepted
-        .last()
-        .unwrap()
-        .to_string_lossy()
-        .ends_with("-gate"));
+    assert_eq!(
+        accepted
+            .last()
+            .unwrap()
+            .to_string_lossy()
+            .ends_with("-gate"),
+        !other_state,
+        "a passing gate joins, an undecided one stays out"
+    );
     for launch in &accepted {
         let kept: Vec<_> = std::fs::read_dir(launch)
             .unwrap()
@@ -374,7 +395,10 @@ fn the_gate_example_passes_known_violations_and_fails_a_regression() {
     }
     let summary_md = summary();
     assert!(
-        summary_md.starts_with("## pgcheck: ✅ exit 0"),
+        summary_md.starts_with(match other_state {
+            false => "## pgcheck: ✅ exit 0",
+            true => "## pgcheck: ⚠️ exit 9",
+        }),
         "{summary_md}"
     );
     assert!(

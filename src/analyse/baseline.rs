@@ -144,6 +144,28 @@ impl Comparison {
             .filter(|c| !c.regression && c.judged_ratio() > 1.0 + self.tolerance)
     }
 
+    /// How the launch ran in a state the baseline launches never had,
+    /// where it did: the whole machine shifted significantly, or its
+    /// calibration moved beyond theirs. A violation new in such a launch
+    /// may be the state's, not the library's (allreduce 8 KiB here: 0.8×
+    /// in the fast state, 1.15× in one 2× slower).
+    pub fn state_changed(&self) -> Option<String> {
+        if let Some(shift) = self.shift.filter(|s| s.significant) {
+            return Some(format!(
+                "every candidate {:.2}× the baseline launches",
+                shift.factor
+            ));
+        }
+        self.machine_state.filter(|m| m.new).map(|m| {
+            format!(
+                "its calibration {:.3} µs against the baseline launches' {:.3}–{:.3} µs",
+                m.calibration_s * 1e6,
+                m.baseline_low_s * 1e6,
+                m.baseline_high_s * 1e6
+            )
+        })
+    }
+
     /// The violation changes of one kind.
     pub fn violations_of(&self, kind: Transition) -> impl Iterator<Item = &ViolationChange> {
         self.violations.iter().filter(move |v| v.transition == kind)
