@@ -5,6 +5,7 @@
 
 use super::document::{Block, Line};
 use super::model::{self, size_label, NoteKind};
+use crate::analyse::baseline::Transition;
 use crate::analyse::{Conclusion, NoiseVerdict, Results, Severity, Verdict};
 use crate::case::{cases, first_few};
 
@@ -216,6 +217,16 @@ fn next(results: &Results) -> String {
                 and run again."
             .into();
     }
+    if let Some(state) = results.baseline.as_ref().and_then(|b| {
+        b.state_changed()
+            .filter(|_| b.violations_of(Transition::New).next().is_some())
+    }) {
+        return format!(
+            "this launch ran in a state the baseline launches never had ({state}), so its new \
+             violations may be the machine's: gate again, or add launches made in this state to \
+             the baseline."
+        );
+    }
     let quieter = match noisy(results) {
         true => "with nothing else running on the machine, ",
         false => "",
@@ -370,6 +381,44 @@ mod tests {
                 item: "linear".into(),
             });
         assert!(next_of(&results).contains("pgcheck tune"));
+        // A violation new in a state the baseline never had.
+        let violation = results.checks[2].clone();
+        let side = crate::analyse::baseline::Side {
+            verdict: violation.conclusion,
+            severity: violation.severity,
+            violated_by: None,
+            slowdown: None,
+        };
+        results.baseline = Some(crate::analyse::baseline::Comparison {
+            shift: Some(crate::analyse::baseline::Shift {
+                factor: 1.95,
+                p_value: 1e-4,
+                significant: true,
+            }),
+            violations: vec![crate::analyse::baseline::ViolationChange {
+                key: violation.key.clone(),
+                transition: Transition::New,
+                baseline: side.clone(),
+                now: side,
+                baseline_violated: 0,
+                baseline_launches: 5,
+                p_value: None,
+                p_adjusted: None,
+                library_competitor: None,
+                library_slowdown: None,
+                new_algorithm_family: None,
+            }],
+            ..Default::default()
+        });
+        assert!(
+            next_of(&results).starts_with(
+                "this launch ran in a state the baseline launches never had (every candidate \
+                 1.95× the baseline launches)"
+            ),
+            "{}",
+            next_of(&results)
+        );
+        results.baseline = None;
         results.checks[0].conclusion = Conclusion::Inconclusive;
         let inconclusive = next_of(&results);
         assert!(
