@@ -52,7 +52,7 @@ fn cases() -> Vec<CaseData> {
             let floor = 1e-6 + size_bytes as f64 * 1e-10;
             cases.push(CaseData {
                 key: CaseKey {
-                    collective: Collective::Allreduce,
+                    operation: Collective::Allreduce.into(),
                     size_bytes,
                     count: size_bytes as usize,
                     datatype: Datatype::Byte,

@@ -1,15 +1,17 @@
 //! What a case is and what became of a candidate in it: the two facts every
 //! stage after the config shares (plan, measure, analyse, store, report).
 
-use crate::collective::Collective;
 use crate::element::{Datatype, Op};
+use crate::operation::Operation;
 use serde::{Deserialize, Serialize};
 
-/// The identity of a case: one collective at one size, datatype, operator
+/// The identity of a case: one operation at one size, datatype, operator
 /// and root.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CaseKey {
-    pub collective: Collective,
+    /// As files name it, `collective`: a nonblocking one is `iallreduce`.
+    #[serde(rename = "collective")]
+    pub operation: Operation,
     pub size_bytes: u64,
     /// Elements per block or per vector (see `collective::Shape`).
     pub count: usize,
@@ -39,13 +41,13 @@ pub fn cases(n: usize) -> String {
 impl CaseKey {
     /// The case as messages name it: `MPI_Bcast 64 B (64 × byte bor, root 1)`.
     pub fn label(&self) -> String {
-        let root = match self.collective.is_rooted() {
+        let root = match self.operation.is_rooted() {
             true => format!(", root {}", self.root),
             false => String::new(),
         };
         format!(
             "{} {} B ({} × {} {}{root})",
-            self.collective.mpi_name(),
+            self.operation.mpi_name(),
             self.size_bytes,
             self.count,
             self.datatype.name(),
@@ -56,8 +58,8 @@ impl CaseKey {
     /// Whether `other` is the same collective, datatype, operator and root
     /// at some size: a series of the universal guidelines.
     pub fn same_series(&self, other: &CaseKey) -> bool {
-        (self.collective, self.datatype, self.op, self.root)
-            == (other.collective, other.datatype, other.op, other.root)
+        (self.operation, self.datatype, self.op, self.root)
+            == (other.operation, other.datatype, other.op, other.root)
     }
 }
 
@@ -66,7 +68,7 @@ impl CaseKey {
     /// The case of many unit tests: allreduce of `size_bytes` bytes, `bor`.
     pub fn allreduce_bytes(size_bytes: u64) -> CaseKey {
         CaseKey {
-            collective: Collective::Allreduce,
+            operation: crate::collective::Collective::Allreduce.into(),
             size_bytes,
             count: size_bytes as usize,
             datatype: Datatype::Byte,

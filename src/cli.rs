@@ -1,9 +1,9 @@
 //! Command-line options.
 
 use crate::analyse::{Correction, Outliers, Test};
-use crate::collective::Collective;
 use crate::element::{Datatype, Op};
 use crate::exit::{Exit, FailOn};
+use crate::operation::Operation;
 use crate::report::Format;
 use crate::settings::{CacheState, PinMode, SyncRequest, TimedForms, UniversalMode};
 use crate::units::{
@@ -352,8 +352,8 @@ pub struct RunArgs {
 #[derive(Args, Debug, Clone)]
 pub struct CheckArgs {
     /// The collective to check, instead of an input file.
-    #[arg(long, value_parser = crate::config::parse_collective, requires = "sizes", value_name = "NAME")]
-    pub collective: Option<Collective>,
+    #[arg(long, value_parser = crate::config::parse_operation, requires = "sizes", value_name = "NAME")]
+    pub collective: Option<Operation>,
     /// Sizes in bytes, comma-separated, with binary units (K = KiB = 1024) and OSU-style
     /// ranges: `8,1KiB,4K:1M` (4K:1M: 4 KiB, 8 KiB, 16 KiB, … up to 1 MiB;
     /// 4K:1M:4: 4 KiB, 16 KiB, 64 KiB, …, times 4 each step). Per process for allgather, alltoall, gather, scatter,
@@ -490,7 +490,7 @@ pub struct VerifyArgs {
     /// Only these competitors (comma-separated).
     #[arg(long, value_delimiter = ',')]
     pub competitor: Vec<String>,
-    /// Only competitors of these families: mockup, lane, hier, circulant, library (comma-separated).
+    /// Only competitors of these families: mockup, lane, hier, circulant, nonblocking, library (comma-separated).
     #[arg(long, value_delimiter = ',', value_enum)]
     pub family: Vec<FamilyArg>,
     /// Sizes instead of the built-in set, as `run --sizes` takes them (`8,1KiB,4K:1M`), and
@@ -521,6 +521,7 @@ value_enum_of!(
     Lane,
     Hier,
     Circulant,
+    Nonblocking,
     Library
 );
 value_enum_of!(DatatypeArg, Datatype, Byte, Int32, Int64, Float32, Float64);

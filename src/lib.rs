@@ -16,6 +16,7 @@ pub mod host;
 pub mod measure;
 pub mod meta;
 pub mod mpit;
+pub mod operation;
 pub mod plan;
 pub mod printable;
 pub mod reference;

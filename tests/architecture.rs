@@ -514,6 +514,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         &["settings", "candidates", "control", "reference", "case"],
     ),
     ("the host", &["host", "meta", "mpit", "watchdog"]),
+    ("what is checked", &["operation"]),
     (
         "foundations",
         &["collective", "element", "units", "printable", "stats"],

@@ -50,7 +50,7 @@ fn case(size_bytes: u64, n: usize) -> CaseData {
     };
     CaseData {
         key: CaseKey {
-            collective: Collective::Allreduce,
+            operation: Collective::Allreduce.into(),
             size_bytes,
             count: size_bytes as usize,
             datatype: Datatype::Byte,

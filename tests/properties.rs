@@ -242,7 +242,7 @@ fn integer() -> impl Strategy<Value = u64> {
 
 fn case() -> impl Strategy<Value = CaseData> {
     (
-        select(Collective::ALL.to_vec()),
+        select(pgcheck::operation::Operation::all().collect::<Vec<_>>()),
         integer(),
         integer(),
         select(Datatype::ALL.to_vec()),
@@ -254,7 +254,7 @@ fn case() -> impl Strategy<Value = CaseData> {
         .prop_map(
             |(collective, size_bytes, count, datatype, op, root, samples, smaller)| CaseData {
                 key: CaseKey {
-                    collective,
+                    operation: collective,
                     size_bytes,
                     count: count as usize,
                     datatype,
@@ -274,7 +274,7 @@ fn expected_rows(run: &str, case: &CaseData) -> Vec<RawRow> {
     let k = &case.key;
     let row = |name: &str, round: u32, seconds: Option<f64>| RawRow {
         run: run.to_string(),
-        collective: k.collective,
+        collective: k.operation,
         size_bytes: k.size_bytes,
         count: k.count,
         datatype: k.datatype,
@@ -346,7 +346,7 @@ proptest! {
         let dir = scratch();
         let case = CaseData {
             key: CaseKey {
-                collective: Collective::Allreduce,
+                operation: Collective::Allreduce.into(),
                 size_bytes: 8,
                 count: 2,
                 datatype: Datatype::Int32,

@@ -637,6 +637,54 @@ fn a_known_slowdown_is_flagged_and_no_slowdown_is_not() {
     }
 }
 
+/// The same for a nonblocking collective: `MPI_Iallreduce` + `MPI_Wait`
+/// slowed 5× at 512 B against itself under another name is violated
+/// there, and not at 8 KiB, where it is not slowed; results.json names the
+/// operation `iallreduce`.
+#[test]
+#[cfg_attr(not(feature = "testing"), ignore = "needs --features testing")]
+fn a_known_slowdown_of_a_nonblocking_collective_is_flagged_where_it_is() {
+    let dir = scratch("known-slowdown-nonblocking");
+    let input = input(
+        &dir,
+        "aa.yaml",
+        "budget: 200ms\nrounds: 12\nsync: barrier\ndatatype: int32\nop: sum\nchecks:\n  - collective: iallreduce\n    sizes: [512, 8192]\n    competitors: [iallreduce_as_iallreduce_self]\n",
+    );
+    let out_dir = dir.join("out");
+    let out = Launch::new(
+        2,
+        &[
+            "run",
+            &input,
+            "--margin",
+            "1.5",
+            "--fail-on",
+            "low",
+            "--allow-undecided",
+            "--output",
+            out_dir.to_str().unwrap(),
+        ],
+    )
+    .env("PGCHECK_TEST_SLOW_DEFAULT", "5")
+    .env("PGCHECK_TEST_SLOW_DEFAULT_AT", "iallreduce:512")
+    .run();
+    assert_eq!(out.code, Some(1), "{}", out.text());
+    let r = results(&out_dir);
+    let checks = r["checks"].as_array().unwrap();
+    assert_eq!(checks.len(), 2, "{r}");
+    for check in checks {
+        assert_eq!(check["collective"], "iallreduce", "{check}");
+        match check["size_bytes"].as_u64() {
+            Some(512) => {
+                assert_eq!(check["verdict"], "violated", "{check}");
+                assert_eq!(check["violated_by"], "iallreduce_as_iallreduce_self");
+            }
+            _ => assert_ne!(check["verdict"], "violated", "{check}"),
+        }
+    }
+    out.expect_in_stdout("iallreduce", "the report names the operation");
+}
+
 /// The plots of a run of allreduce at 512 B and 8 KiB, `default` against
 /// one competitor: the latency plot draws both with a ring at each
 /// violated size; each case's rounds plot draws every round's median

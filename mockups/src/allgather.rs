@@ -96,3 +96,25 @@ impl GatherBcast {
         comm.process_at_rank(0).broadcast_into(recv);
     }
 }
+
+/// `MPI_Igather` to rank 0, then `MPI_Ibcast` of all blocks, each waited
+/// for at once: [`GatherBcast`] in nonblocking calls.
+pub struct IgatherIbcast {
+    count: usize,
+    total: usize,
+}
+
+impl IgatherIbcast {
+    pub fn new<C: Communicator>(comm: &C, count: usize) -> IgatherIbcast {
+        IgatherIbcast {
+            count,
+            total: comm.size() as usize * count,
+        }
+    }
+
+    pub fn run<C: Communicator, T: Equivalence>(&mut self, comm: &C, send: &[T], recv: &mut [T]) {
+        let recv = &mut recv[..self.total];
+        rooted::igather_wait(comm, 0, &send[..self.count], recv);
+        rooted::ibcast_wait(comm, 0, recv);
+    }
+}

@@ -29,6 +29,29 @@ impl ReduceBcast {
     }
 }
 
+/// `MPI_Ireduce` to rank 0, then `MPI_Ibcast` from rank 0, each waited
+/// for at once: [`ReduceBcast`] in nonblocking calls.
+pub struct IreduceIbcast {
+    count: usize,
+}
+
+impl IreduceIbcast {
+    pub fn new<C: Communicator>(_comm: &C, count: usize) -> IreduceIbcast {
+        IreduceIbcast { count }
+    }
+
+    pub fn run<C, T, O>(&mut self, comm: &C, send: &[T], recv: &mut [T], op: O)
+    where
+        C: Communicator,
+        T: Equivalence,
+        O: Operation,
+    {
+        let recv = &mut recv[..self.count];
+        rooted::ireduce_wait(comm, 0, &send[..self.count], recv, op);
+        rooted::ibcast_wait(comm, 0, recv);
+    }
+}
+
 /// `MPI_Reduce_scatter_block` in p parts of ⌈count/p⌉ (the vector padded
 /// in scratch when p does not divide `count`), then `MPI_Allgather`.
 pub struct ReduceScatterBlockAllgather<T> {

@@ -49,3 +49,39 @@ pub fn datatype_size<T: Equivalence>() -> usize {
     }
     usize::try_from(size).expect("a datatype size is not negative")
 }
+
+/// `MPI_Ireduce_scatter` waited for at once (`MPI_Wait`): what
+/// [`reduce_scatter`] does, through the nonblocking call.
+///
+/// # Panics
+/// As [`reduce_scatter`].
+pub fn ireduce_scatter_wait<C, T, O>(comm: &C, send: &[T], recv: &mut [T], counts: &[i32], op: O)
+where
+    C: Communicator,
+    T: Equivalence,
+    O: Operation,
+{
+    let rank = comm.rank() as usize;
+    assert_eq!(counts.len(), comm.size() as usize, "one count per process");
+    let total: usize = counts.iter().map(|&c| c as usize).sum();
+    assert!(send.len() >= total, "send buffer shorter than the counts");
+    assert!(
+        recv.len() >= counts[rank] as usize,
+        "receive buffer too short"
+    );
+    // SAFETY: as in `reduce_scatter`; the buffers and `counts` outlive the
+    // request, which is waited for before they are released.
+    unsafe {
+        let mut request: ffi::MPI_Request = std::mem::zeroed();
+        ffi::MPI_Ireduce_scatter(
+            send.as_ptr() as *const _,
+            recv.as_mut_ptr() as *mut _,
+            counts.as_ptr(),
+            T::equivalent_datatype().as_raw(),
+            op.as_raw(),
+            comm.as_raw(),
+            &mut request,
+        );
+        ffi::MPI_Wait(&mut request, ffi::RSMPI_STATUS_IGNORE);
+    }
+}

@@ -4,6 +4,7 @@
 
 use mpi::collective::Operation;
 use mpi::datatype::Equivalence;
+use mpi::request::scope;
 use mpi::traits::*;
 
 /// `MPI_Reduce` of every process's `send` into `recv` on `root`.
@@ -47,4 +48,55 @@ where
     } else {
         root_process.scatter_into(recv);
     }
+}
+
+/// `MPI_Ireduce` of every process's `send` into `recv` on `root`, waited
+/// for at once.
+pub fn ireduce_wait<C, T, O>(comm: &C, root: usize, send: &[T], recv: &mut [T], op: O)
+where
+    C: Communicator,
+    T: Equivalence,
+    O: Operation,
+{
+    let root_process = comm.process_at_rank(root as i32);
+    scope(|sc| match comm.rank() as usize == root {
+        true => root_process
+            .immediate_reduce_into_root(sc, send, recv, op)
+            .wait_without_status(),
+        false => root_process
+            .immediate_reduce_into(sc, send, op)
+            .wait_without_status(),
+    })
+}
+
+/// `MPI_Igather` of every process's `send` into `recv` on `root`, waited
+/// for at once.
+pub fn igather_wait<C, T>(comm: &C, root: usize, send: &[T], recv: &mut [T])
+where
+    C: Communicator,
+    T: Equivalence,
+{
+    let root_process = comm.process_at_rank(root as i32);
+    scope(|sc| match comm.rank() as usize == root {
+        true => root_process
+            .immediate_gather_into_root(sc, send, recv)
+            .wait_without_status(),
+        false => root_process
+            .immediate_gather_into(sc, send)
+            .wait_without_status(),
+    })
+}
+
+/// `MPI_Ibcast` of `buffer` from `root`, waited for at once.
+pub fn ibcast_wait<C, T>(comm: &C, root: usize, buffer: &mut [T])
+where
+    C: Communicator,
+    T: Equivalence,
+{
+    let root_process = comm.process_at_rank(root as i32);
+    scope(|sc| {
+        root_process
+            .immediate_broadcast_into(sc, buffer)
+            .wait_without_status()
+    })
 }

@@ -327,7 +327,7 @@ mod tests {
     fn case(size: u64, seconds: Vec<f64>) -> CaseData {
         CaseData {
             key: CaseKey {
-                collective: Collective::Bcast,
+                operation: Collective::Bcast.into(),
                 size_bytes: size,
                 count: size as usize,
                 datatype: Datatype::Byte,

@@ -18,8 +18,8 @@
 
 use super::{CaseKey, Conclusion, Results, Verdict};
 use crate::candidates::native::DEFAULT;
-use crate::collective::Collective;
 use crate::element::{Datatype, Op};
+use crate::operation::Operation;
 use crate::stats::change_point::{self, Settings};
 use crate::stats::describe::median;
 use serde::Serialize;
@@ -115,7 +115,7 @@ pub struct History {
     pub seed: u64,
     /// Ordered by start time, then by name.
     pub runs: Vec<Run>,
-    /// Every case of any run: in `Collective::ALL` order, then by size,
+    /// Every case of any run: in `Operation::all` order, then by size,
     /// root, datatype, operator.
     pub cases: Vec<CaseHistory>,
     /// How many launches a jump in the middle of a series needs to reach
@@ -279,17 +279,17 @@ fn case_history(
 /// collective has one (as `compare` matches cases).
 fn identity(key: &CaseKey) -> CaseKey {
     let mut key = key.clone();
-    if !key.collective.is_rooted() {
+    if !key.operation.is_rooted() {
         key.root = 0;
     }
     key
 }
 
-/// Where a case sorts: by collective as `Collective::ALL` lists them, then
+/// Where a case sorts: by operation as `Operation::all` lists them, then
 /// size, root, datatype, operator.
 fn order(k: &CaseKey) -> (Option<usize>, u64, usize, Option<usize>, Option<usize>) {
     (
-        Collective::ALL.iter().position(|&c| c == k.collective),
+        Operation::all().position(|o| o == k.operation),
         k.size_bytes,
         k.root,
         Datatype::ALL.iter().position(|&d| d == k.datatype),
@@ -318,6 +318,7 @@ fn names<'a>(sources: impl Iterator<Item = &'a str> + Clone) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::collective::Collective;
     use crate::report::fixture;
 
     const SETTINGS: Settings = Settings {
@@ -359,7 +360,7 @@ mod tests {
         assert_eq!(names[11], "launch-11");
         assert_eq!(history.cases.len(), 2);
         let allreduce = &history.cases[0];
-        assert_eq!(allreduce.key.collective, Collective::Allreduce);
+        assert_eq!(allreduce.key.operation, Collective::Allreduce.into());
         assert_eq!(allreduce.launches(), 12);
         assert_eq!(allreduce.changes.len(), 1, "{:?}", allreduce.changes);
         let change = &allreduce.changes[0];

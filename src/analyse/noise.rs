@@ -142,7 +142,7 @@ fn overhead_shares(checks: &[Verdict]) -> Vec<(f64, String)> {
         .flat_map(|v| {
             v.candidates.iter().filter_map(move |c| {
                 let u = c.usual.as_ref()?;
-                let case = format!("{} {} B", v.key.collective.name(), v.key.size_bytes);
+                let case = format!("{} {} B", v.key.operation.name(), v.key.size_bytes);
                 Some((u.fit.overhead_share, format!("{case}: {}", c.name)))
             })
         })

@@ -755,7 +755,7 @@ mod tests {
                 timings(&mut rng, 60),
             );
             c.key = CaseKey {
-                collective,
+                operation: collective.into(),
                 ..CaseKey::allreduce_bytes(size)
             };
             if size >= 128 {

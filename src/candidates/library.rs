@@ -279,7 +279,7 @@ fn discover(session: &Session) {
             .iter()
             .map(|a| Competitor {
                 name: leak(a.name()),
-                collective: a.collective,
+                operation: a.collective.into(),
                 family: Family::Library,
                 guideline: leak(format!(
                     "the library's choice ⪯ its own {} algorithm",

@@ -1,9 +1,10 @@
-//! Candidates: the ways to perform one collective. `default` is the
-//! library's own call; competitors are mock-ups built from other collectives,
-//! lane, hierarchical and circulant algorithms, and the library's own
-//! internal algorithms (found at run time, [`library`]).
+//! Candidates: the ways to perform one operation (a collective, blocking
+//! or nonblocking). `default` is the library's own call; competitors are
+//! mock-ups built from other collectives, lane, hierarchical and circulant
+//! algorithms, the blocking call against a nonblocking one, and the
+//! library's own internal algorithms (found at run time, [`library`]).
 //!
-//! A candidate is prepared once per (collective, size) outside the timed
+//! A candidate is prepared once per (operation, size) outside the timed
 //! region and returns a [`Call`]: a closure that performs the collective on
 //! the harness's `send` and `recv` buffers (laid out as [`Shape`] says) and
 //! allocates nothing.
@@ -16,7 +17,9 @@
 /// `prepare<T>(name, setup) { … }` is the start of the generated
 /// `prepare<T: Element>(name: &str, setup: &Setup)`, shared by the family
 /// (it may return `Err(NotApplicable)` early); each entry's `call` is then
-/// an expression of type [`Call<T>`] that sees its bindings:
+/// an expression of type [`Call<T>`] that sees its bindings. Entries are
+/// of the block's `form:` (blocking when it names none), or of their own:
+/// `"iallreduce_as_x" for Allreduce (Nonblocking) { … }`.
 ///
 /// ```text
 /// competitors! {
@@ -32,11 +35,15 @@
 /// }
 /// ```
 macro_rules! competitors {
+    (family: $family:ident, prepare $($rest:tt)*) => {
+        competitors! { family: $family, form: Blocking, prepare $($rest)* }
+    };
     (
         family: $family:ident,
+        form: $form:ident,
         prepare<$T:ident>($name:ident, $setup:ident) { $($start:tt)* }
         $(
-            $competitor:literal for $collective:ident {
+            $competitor:literal for $collective:ident $(($entry_form:ident))? {
                 guideline: $guideline:literal,
                 description: $description:literal,
                 call: $call:expr $(,)?
@@ -47,7 +54,10 @@ macro_rules! competitors {
         pub const COMPETITORS: &[$crate::candidates::Competitor] = &[$(
             $crate::candidates::Competitor {
                 name: $competitor,
-                collective: $crate::collective::Collective::$collective,
+                operation: $crate::operation::Operation {
+                    collective: $crate::collective::Collective::$collective,
+                    form: form_of!($form $(, $entry_form)?),
+                },
                 family: $crate::candidates::Family::$family,
                 guideline: $guideline,
                 description: $description,
@@ -75,6 +85,17 @@ macro_rules! competitors {
     };
 }
 
+/// An entry's form in a `competitors!` block: its own (`for Allreduce
+/// (Nonblocking)`), else the block's.
+macro_rules! form_of {
+    ($block:ident) => {
+        $crate::operation::Form::$block
+    };
+    ($block:ident, $entry:ident) => {
+        $crate::operation::Form::$entry
+    };
+}
+
 /// A [`Call`] of a prepared algorithm whose `run` takes `context` (an `Rc`
 /// of the communicator or the topology) first, then `(send, recv)`; with
 /// an operator `op` also `op`; with `recv_only` just the buffer (bcast).
@@ -99,11 +120,13 @@ pub mod lane;
 pub mod library;
 pub mod mockups;
 pub mod native;
+pub mod nonblocking;
 #[cfg(feature = "testing")]
 pub mod testing;
 
-use crate::collective::{Collective, Shape};
+use crate::collective::Shape;
 use crate::element::Element;
+use crate::operation::{Form, Operation};
 use algorithms::topology::Topology;
 use mpi::collective::SystemOperation;
 use mpi::topology::SimpleCommunicator;
@@ -124,6 +147,9 @@ pub enum Family {
     Hier,
     /// Circulant-graph algorithm (Träff et al. 2023).
     Circulant,
+    /// Nonblocking collectives' competitors: the blocking call, and mock-ups
+    /// from other nonblocking collectives.
+    Nonblocking,
     /// The library's own internal algorithms, forced through MPI_T.
     Library,
     /// Test-only competitors (see [`testing`]).
@@ -135,9 +161,9 @@ pub enum Family {
 /// code by `competitors!` in its family's module.
 #[derive(Clone, Copy, Debug)]
 pub struct Competitor {
-    /// `<collective>_as_<how>`, e.g. `allreduce_as_reduce_bcast`.
+    /// `<operation>_as_<how>`, e.g. `allreduce_as_reduce_bcast`.
     pub name: &'static str,
-    pub collective: Collective,
+    pub operation: Operation,
     pub family: Family,
     /// The guideline it checks, e.g. `GL12: Allreduce ⪯ Reduce + Bcast`.
     pub guideline: &'static str,
@@ -162,6 +188,8 @@ pub struct Setup {
     /// The node/lane topology, or why lane and hier candidates cannot run.
     pub topology: Result<Rc<Topology>, String>,
     pub shape: Shape,
+    /// How `default` calls the collective of `shape`.
+    pub form: Form,
     pub op: SystemOperation,
     /// Whether `op` is commutative (circulant reductions require it).
     pub commutative: bool,
@@ -178,6 +206,16 @@ pub trait Switch {
     fn leave(&self);
 }
 
+impl Setup {
+    /// The operation the candidates perform.
+    pub fn operation(&self) -> Operation {
+        Operation {
+            collective: self.shape.collective,
+            form: self.form,
+        }
+    }
+}
+
 /// Why a candidate is not measured in a case.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NotApplicable(pub String);
@@ -189,6 +227,7 @@ pub fn competitors() -> impl Iterator<Item = &'static Competitor> + Clone {
         .chain(lane::COMPETITORS)
         .chain(hier::COMPETITORS)
         .chain(circulant::COMPETITORS)
+        .chain(nonblocking::COMPETITORS)
         // Last and lazily: a name found before it needs no discovery.
         .chain(std::iter::once(()).flat_map(|()| library::competitors()));
     #[cfg(feature = "testing")]
@@ -196,16 +235,16 @@ pub fn competitors() -> impl Iterator<Item = &'static Competitor> + Clone {
     all
 }
 
-/// The competitors of one collective.
-pub fn competitors_of(collective: Collective) -> impl Iterator<Item = &'static Competitor> + Clone {
-    competitors().filter(move |c| c.collective == collective)
+/// The competitors of one operation.
+pub fn competitors_of(operation: Operation) -> impl Iterator<Item = &'static Competitor> + Clone {
+    competitors().filter(move |c| c.operation == operation)
 }
 
-/// What `competitors: all` (or no list) means for `collective`: its
+/// What `competitors: all` (or no list) means for `operation`: its
 /// built-in competitors; the library's own algorithms (`library`) and the
 /// test-only ones run only when asked for.
-pub fn all_of(collective: Collective) -> impl Iterator<Item = &'static Competitor> + Clone {
-    let all = competitors_of(collective).filter(|c| c.family != Family::Library);
+pub fn all_of(operation: Operation) -> impl Iterator<Item = &'static Competitor> + Clone {
+    let all = competitors_of(operation).filter(|c| c.family != Family::Library);
     #[cfg(feature = "testing")]
     let all = all.filter(|c| c.family != Family::Testing);
     all
@@ -215,14 +254,14 @@ pub fn all_of(collective: Collective) -> impl Iterator<Item = &'static Competito
 /// and `library` (every algorithm of the running library).
 pub const SELECTORS: [&str; 2] = ["all", "library"];
 
-/// The competitors of `collective` a list of names and [`SELECTORS`]
+/// The competitors of `operation` a list of names and [`SELECTORS`]
 /// means, each once, in the list's order.
-pub fn select(collective: Collective, list: &[String]) -> Vec<&'static str> {
+pub fn select(operation: Operation, list: &[String]) -> Vec<&'static str> {
     let mut names: Vec<&'static str> = Vec::new();
     for entry in list {
         let found: Vec<&'static str> = match entry.as_str() {
-            "all" => all_of(collective).map(|c| c.name).collect(),
-            "library" => competitors_of(collective)
+            "all" => all_of(operation).map(|c| c.name).collect(),
+            "library" => competitors_of(operation)
                 .filter(|c| c.family == Family::Library)
                 .map(|c| c.name)
                 .collect(),
@@ -243,15 +282,13 @@ pub fn find(name: &str) -> Option<&'static Competitor> {
 }
 
 /// Prepares a candidate: `default` (in the form the case times), `default_in_place`
-/// or a competitor of `setup.shape.collective`.
+/// or a competitor of `setup.operation()`.
 pub fn prepare<T: Element>(name: &str, setup: &Setup) -> Result<Call<T>, NotApplicable> {
+    let operation = setup.operation();
     if name == native::DEFAULT_IN_PLACE {
-        return match setup.shape.collective.has_in_place() {
+        return match operation.has_in_place() {
             true => Ok(native::prepare_in_place_timed(setup)),
-            false => Err(NotApplicable(format!(
-                "{} has no in-place form",
-                setup.shape.collective
-            ))),
+            false => Err(NotApplicable(format!("{operation} has no in-place form"))),
         };
     }
     if name == native::DEFAULT {
@@ -259,25 +296,21 @@ pub fn prepare<T: Element>(name: &str, setup: &Setup) -> Result<Call<T>, NotAppl
         #[cfg(feature = "testing")]
         let size_bytes = setup.shape.count * std::mem::size_of::<T>();
         #[cfg(feature = "testing")]
-        let run = match testing::default_slowdown(setup.shape.collective, size_bytes) {
+        let run = match testing::default_slowdown(operation, size_bytes) {
             Some(factor) => testing::slowed(run, factor),
             None => run,
         };
         return Ok(run);
     }
     let competitor = find(name)
-        .filter(|c| c.collective == setup.shape.collective)
-        .ok_or_else(|| {
-            NotApplicable(format!(
-                "{name} is not a competitor of {}",
-                setup.shape.collective
-            ))
-        })?;
+        .filter(|c| c.operation == operation)
+        .ok_or_else(|| NotApplicable(format!("{name} is not a competitor of {operation}")))?;
     match competitor.family {
         Family::Mockup => mockups::prepare(name, setup),
         Family::Lane => lane::prepare(name, setup),
         Family::Hier => hier::prepare(name, setup),
         Family::Circulant => circulant::prepare(name, setup),
+        Family::Nonblocking => nonblocking::prepare(name, setup),
         Family::Library => library::prepare(name, setup),
         #[cfg(feature = "testing")]
         Family::Testing => testing::prepare(name, setup),
@@ -296,7 +329,7 @@ pub fn prepare_switched<T: Element>(
         name => find(name),
     };
     match competitor {
-        Some(c) if c.family == Family::Library && c.collective == setup.shape.collective => {
+        Some(c) if c.family == Family::Library && c.operation == setup.operation() => {
             library::prepare_switched(name, setup)
         }
         _ => prepare(name, setup).map(|call| (call, None)),

@@ -3,6 +3,8 @@
 use super::{Call, Setup};
 use crate::collective::Collective;
 use crate::element::Element;
+use crate::operation::Form;
+use mpi::request::scope;
 use mpi::traits::*;
 
 /// The name of the library's own call.
@@ -78,8 +80,16 @@ pub fn prepare_in_place<T: Element>(setup: &Setup) -> Option<InPlaceCall<T>> {
     Some(call)
 }
 
-/// The library's own collective for `setup.shape`.
+/// The library's own collective for `setup.shape`, in `setup.form`.
 pub fn prepare<T: Element>(setup: &Setup) -> Call<T> {
+    match setup.form {
+        Form::Blocking => prepare_blocking(setup),
+        Form::Nonblocking => prepare_nonblocking(setup),
+    }
+}
+
+/// The library's own blocking collective for `setup.shape`.
+pub fn prepare_blocking<T: Element>(setup: &Setup) -> Call<T> {
     let comm = setup.comm.clone();
     let op = setup.op;
     let shape = &setup.shape;
@@ -122,6 +132,86 @@ pub fn prepare<T: Element>(setup: &Setup) -> Call<T> {
             } else {
                 root.scatter_into(r)
             }
+        }),
+    }
+}
+
+/// The library's own nonblocking collective for `setup.shape`, waited for
+/// at once: `MPI_Ixxx` then `MPI_Wait`, nothing in between.
+pub fn prepare_nonblocking<T: Element>(setup: &Setup) -> Call<T> {
+    let comm = setup.comm.clone();
+    let op = setup.op;
+    let shape = &setup.shape;
+    let root = shape.root as i32;
+    let is_root = shape.is_root();
+    match shape.collective {
+        Collective::Allgather => Box::new(move |s, r| {
+            scope(|sc| {
+                comm.immediate_all_gather_into(sc, s, r)
+                    .wait_without_status()
+            })
+        }),
+        Collective::Allreduce => Box::new(move |s, r| {
+            scope(|sc| {
+                comm.immediate_all_reduce_into(sc, s, r, op)
+                    .wait_without_status()
+            })
+        }),
+        Collective::Alltoall => Box::new(move |s, r| {
+            scope(|sc| {
+                comm.immediate_all_to_all_into(sc, s, r)
+                    .wait_without_status()
+            })
+        }),
+        Collective::Bcast => Box::new(move |_, r| {
+            let root = comm.process_at_rank(root);
+            scope(|sc| root.immediate_broadcast_into(sc, r).wait_without_status())
+        }),
+        Collective::Gather => Box::new(move |s, r| {
+            let root = comm.process_at_rank(root);
+            scope(|sc| match is_root {
+                true => root
+                    .immediate_gather_into_root(sc, s, r)
+                    .wait_without_status(),
+                false => root.immediate_gather_into(sc, s).wait_without_status(),
+            })
+        }),
+        Collective::Reduce => Box::new(move |s, r| {
+            let root = comm.process_at_rank(root);
+            scope(|sc| match is_root {
+                true => root
+                    .immediate_reduce_into_root(sc, s, r, op)
+                    .wait_without_status(),
+                false => root.immediate_reduce_into(sc, s, op).wait_without_status(),
+            })
+        }),
+        Collective::ReduceScatterBlock => Box::new(move |s, r| {
+            scope(|sc| {
+                comm.immediate_reduce_scatter_block_into(sc, s, r, op)
+                    .wait_without_status()
+            })
+        }),
+        Collective::ReduceScatter => {
+            let counts: Vec<i32> = shape.counts.iter().map(|&c| c as i32).collect();
+            Box::new(move |s, r| mockups::raw::ireduce_scatter_wait(&*comm, s, r, &counts, op))
+        }
+        Collective::Scan => Box::new(move |s, r| {
+            scope(|sc| comm.immediate_scan_into(sc, s, r, op).wait_without_status())
+        }),
+        Collective::Exscan => Box::new(move |s, r| {
+            scope(|sc| {
+                comm.immediate_exclusive_scan_into(sc, s, r, op)
+                    .wait_without_status()
+            })
+        }),
+        Collective::Scatter => Box::new(move |s, r| {
+            let root = comm.process_at_rank(root);
+            scope(|sc| match is_root {
+                true => root
+                    .immediate_scatter_into_root(sc, s, r)
+                    .wait_without_status(),
+                false => root.immediate_scatter_into(sc, r).wait_without_status(),
+            })
         }),
     }
 }

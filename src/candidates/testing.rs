@@ -4,20 +4,20 @@
 //! and inputs may name them, but `competitors: all` leaves them out.
 
 use super::{native, Call};
-use crate::collective::Collective;
 use crate::element::Element;
+use crate::operation::Operation;
 
-/// The factor by which `default` of `collective` at `size_bytes` is
+/// The factor by which `default` of `operation` at `size_bytes` is
 /// slowed (`PGCHECK_TEST_SLOW_DEFAULT`): a known slowdown against the A/A
 /// competitors (`*_as_*_self`), for experiments on the power of the tests,
 /// or a known regression of the library. `PGCHECK_TEST_SLOW_DEFAULT_AT`
 /// (`allreduce:512,bcast:8`) limits it to those cases.
-pub fn default_slowdown(collective: Collective, size_bytes: usize) -> Option<f64> {
+pub fn default_slowdown(operation: Operation, size_bytes: usize) -> Option<f64> {
     let factor: f64 = std::env::var("PGCHECK_TEST_SLOW_DEFAULT")
         .ok()?
         .parse()
         .ok()?;
-    let here = format!("{collective}:{size_bytes}");
+    let here = format!("{operation}:{size_bytes}");
     let at = std::env::var("PGCHECK_TEST_SLOW_DEFAULT_AT").ok();
     let chosen = at.is_none_or(|at| at.split(',').any(|case| case.trim() == here));
     (factor.is_finite() && factor > 1.0 && chosen).then_some(factor)
@@ -118,6 +118,11 @@ competitors! {
                 inner(s, r)
             })
         },
+    }
+    "iallreduce_as_iallreduce_self" for Allreduce (Nonblocking) {
+        guideline: "test only (A/A)",
+        description: "the library's own MPI_Iallreduce + MPI_Wait under another name",
+        call: inner,
     }
     "bcast_as_bcast_self" for Bcast {
         guideline: "test only (A/A)",

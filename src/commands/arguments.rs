@@ -5,11 +5,11 @@
 
 use crate::analyse::{Options, Test};
 use crate::cli::{self, ColorChoice, CompareFormat};
-use crate::collective::Collective;
 use crate::config::{Config, RawCheck};
 use crate::element::{Datatype, Op};
 use crate::exit::Gate;
 use crate::meta::Meta;
+use crate::operation::Operation;
 use crate::plan::verify::Selection;
 use crate::report::{self, View};
 use crate::settings::{
@@ -246,7 +246,7 @@ impl Run {
         let in_place = a.check.in_place.map(Into::into);
         let input = match (a.input, a.check.collective) {
             (Some(path), _) => Input::File(path),
-            (None, Some(collective)) => Input::Check(check_of(collective, a.check, &setup)),
+            (None, Some(operation)) => Input::Check(check_of(operation, a.check, &setup)),
             (None, None) => Input::Default,
         };
         Run {
@@ -307,9 +307,9 @@ impl Run {
 
 /// The check `--collective` and its options give, as a file's check is
 /// written, with the element options of `setup`.
-fn check_of(collective: Collective, a: cli::CheckArgs, setup: &Setup) -> RawCheck {
+fn check_of(operation: Operation, a: cli::CheckArgs, setup: &Setup) -> RawCheck {
     RawCheck {
-        collective,
+        collective: operation,
         sizes: a.sizes.map(|s| s.0).unwrap_or_default(),
         root: a.root,
         competitors: match &a.competitors[..] {
@@ -407,6 +407,7 @@ pub struct Tune {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::collective::Collective;
     use clap::Parser;
 
     fn settings(args: &[&str]) -> Command {
@@ -445,7 +446,7 @@ mod tests {
         assert!(!run.report.view.color);
         assert_eq!(run.report.gate.fail_on, crate::exit::FailOn::High);
         let config = crate::config::from_options(crate::config::RawCheck {
-            collective: Collective::Bcast,
+            collective: Collective::Bcast.into(),
             sizes: vec![8],
             root: None,
             competitors: None,
@@ -516,7 +517,7 @@ mod tests {
         let Input::Check(check) = run.input else {
             panic!("a check, not a file")
         };
-        assert_eq!(check.collective, Collective::Bcast);
+        assert_eq!(check.collective, Collective::Bcast.into());
         assert_eq!(check.sizes, [8, 1024, 2048, 4096]);
         assert_eq!(check.root, Some(1));
         assert_eq!(

@@ -133,7 +133,7 @@ mod tests {
         let name = collective.name();
         Decision {
             key: CaseKey {
-                collective,
+                operation: collective.into(),
                 size_bytes: size,
                 count: size as usize,
                 datatype: Datatype::Byte,

@@ -35,6 +35,7 @@ mod values;
 use crate::candidates;
 use crate::collective::Collective;
 use crate::element::{Datatype, Op};
+use crate::operation::Operation;
 use crate::settings::{SyncRequest, TimedForms};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -87,7 +88,7 @@ impl Config {
     /// `--datatype`.
     pub fn with_in_place(mut self, forms: TimedForms) -> Config {
         for check in &mut self.checks {
-            if check.collective.has_in_place() {
+            if check.operation.has_in_place() {
                 check.in_place = forms;
             }
         }
@@ -108,10 +109,10 @@ impl Config {
 /// One entry of `checks`.
 #[derive(Debug, Clone)]
 pub struct Check {
-    pub collective: Collective,
+    pub operation: Operation,
     pub sizes: Vec<u64>,
     pub root: usize,
-    /// `None` means all competitors of the collective.
+    /// `None` means all competitors of the operation.
     pub competitors: Option<Vec<String>>,
     pub datatype: Datatype,
     pub op: Op,
@@ -129,7 +130,7 @@ impl Check {
     /// datatype, and every size is a whole number of elements that fits an
     /// MPI count.
     pub fn validate_elements(&self) -> Result<(), String> {
-        if self.collective.is_reduction() && !self.op.applies_to(self.datatype) {
+        if self.operation.is_reduction() && !self.op.applies_to(self.datatype) {
             return Err(format!(
                 "op `{}` is not defined for datatype `{}` (bitwise ops need an integer type)",
                 self.op.name(),
@@ -137,7 +138,7 @@ impl Check {
             ));
         }
         for &size in &self.sizes {
-            count_of(self.collective, size, self.datatype)?;
+            count_of(self.operation.collective, size, self.datatype)?;
         }
         Ok(())
     }
@@ -172,11 +173,13 @@ pub fn count_of(collective: Collective, size: u64, datatype: Datatype) -> Result
     Ok(count as usize)
 }
 
-/// A collective by its name, as the file and the options spell it; the
-/// error suggests the closest name.
-pub fn parse_collective(name: &str) -> Result<Collective, String> {
-    Collective::from_name(name)
-        .ok_or_else(|| unknown("collective", name, Collective::ALL.iter().map(|c| c.name())))
+/// An operation by its name (`allreduce`, `iallreduce`), as the file and
+/// the options spell it; the error suggests the closest name.
+pub fn parse_operation(name: &str) -> Result<Operation, String> {
+    Operation::from_name(name).ok_or_else(|| {
+        let names: Vec<String> = Operation::all().map(|o| o.name()).collect();
+        unknown("collective", name, names.iter().map(String::as_str))
+    })
 }
 
 /// The closest of `choices` to `name`, if it is close enough to be a typo.
@@ -262,7 +265,7 @@ fn parse_from(name: &str, source: Source, text: &str) -> Result<Config, InputErr
     }
     for (i, a) in checks.iter().enumerate() {
         let same = |b: &&Check| {
-            b.collective == a.collective
+            b.operation == a.operation
                 && b.root == a.root
                 && b.datatype == a.datatype
                 && b.op == a.op
@@ -273,7 +276,7 @@ fn parse_from(name: &str, source: Source, text: &str) -> Result<Config, InputErr
                 a.line,
                 format!(
                     "duplicate check: {} with the same sizes, root, datatype and op is already at line {}",
-                    a.collective, b.line
+                    a.operation, b.line
                 ),
             ));
         }
@@ -326,7 +329,7 @@ fn check_of(
             key("root")
         ));
     }
-    if c.blocks.is_some() && c.collective != Collective::Bcast {
+    if c.blocks.is_some() && c.collective != Collective::Bcast.into() {
         return Err(format!(
             "{} applies only to bcast (the n-block circulant broadcast)",
             key("blocks")
@@ -334,7 +337,7 @@ fn check_of(
     }
     if c.in_place.is_some() && !c.collective.has_in_place() {
         return Err(format!(
-            "{} applies to every collective but bcast, which has no MPI_IN_PLACE form",
+            "{} applies to every blocking collective but bcast, which has no MPI_IN_PLACE form",
             key("in_place")
         ));
     }
@@ -342,7 +345,7 @@ fn check_of(
         check_competitors(c.collective, names)?;
     }
     let check = Check {
-        collective: c.collective,
+        operation: c.collective,
         sizes: c.sizes,
         root: c.root.unwrap_or(0),
         competitors: c.competitors,
@@ -381,25 +384,25 @@ pub fn from_options(check: RawCheck) -> Result<Config, InputError> {
     })
 }
 
-/// Every name is a competitor of `collective` or a selector (`all`,
+/// Every name is a competitor of `operation` or a selector (`all`,
 /// `library`), and none is listed twice.
-fn check_competitors(collective: Collective, names: &[String]) -> Result<(), String> {
+fn check_competitors(operation: Operation, names: &[String]) -> Result<(), String> {
     // A competitor found by name needs no list of them all: that list
     // holds the library's algorithms, which starts MPI_T.
     let known = |name: &str| {
         candidates::SELECTORS.contains(&name)
-            || candidates::find(name).is_some_and(|c| c.collective == collective)
+            || candidates::find(name).is_some_and(|c| c.operation == operation)
     };
     for (j, name) in names.iter().enumerate() {
         if !known(name) {
-            let valid: Vec<&str> = candidates::competitors_of(collective)
+            let valid: Vec<&str> = candidates::competitors_of(operation)
                 .map(|c| c.name)
                 .chain(candidates::SELECTORS)
                 .collect();
-            let what = format!("competitor of {collective}");
+            let what = format!("competitor of {operation}");
             // A competitor of another collective is a likelier mistake than a typo.
             let elsewhere = candidates::find(name)
-                .map(|c| format!(" (`{name}` is a competitor of {})", c.collective))
+                .map(|c| format!(" (`{name}` is a competitor of {})", c.operation))
                 .unwrap_or_default();
             return Err(format!(
                 "{}{elsewhere}",

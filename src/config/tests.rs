@@ -199,11 +199,37 @@ fn library_and_all_select_families_in_a_competitor_list() {
     );
     // `all` expands to the built-in competitors, never the library's.
     let names = crate::candidates::select(
-        crate::collective::Collective::Bcast,
+        crate::collective::Collective::Bcast.into(),
         &config.checks[1].competitors.clone().unwrap(),
     );
     assert!(names.contains(&"bcast_as_scatter_allgather"));
     assert!(names.iter().all(|n| !n.contains("_as_library_")));
+}
+
+/// A nonblocking collective is its own check: `iallreduce` beside
+/// `allreduce` at the same sizes is no duplicate; its competitors are its
+/// own, and a blocking one's name is refused, with whose it is.
+#[test]
+fn nonblocking_collectives_are_checks_of_their_own() {
+    let config = parse_str(
+        "checks:\n  - collective: allreduce\n    sizes: [8]\n  - collective: iallreduce\n    sizes: [8]\n    competitors: [iallreduce_as_allreduce]\n",
+    )
+    .unwrap();
+    assert_eq!(config.checks[1].operation.name(), "iallreduce");
+    assert_eq!(
+        config.checks[1].operation.form,
+        crate::operation::Form::Nonblocking
+    );
+    fails_at(
+        "checks:\n  - collective: iallreduce\n    sizes: [8]\n    competitors: [allreduce_as_reduce_bcast]\n",
+        2,
+        "(`allreduce_as_reduce_bcast` is a competitor of allreduce)",
+    );
+    fails_at(
+        "checks:\n  - collective: iallreduse\n    sizes: [8]\n",
+        2,
+        "(did you mean `iallreduce`?)",
+    );
 }
 
 #[test]
@@ -241,7 +267,13 @@ fn a_bad_in_place_is_reported_at_its_line() {
     fails_at(
         "checks:\n  - collective: allreduce\n    sizes: [8]\n  - collective: bcast\n    sizes: [8]\n    in_place: both\n",
         4,
-        "`in_place` applies to every collective but bcast",
+        "`in_place` applies to every blocking collective but bcast",
+    );
+    // Nor are the nonblocking forms timed in place.
+    fails_at(
+        "checks:\n  - collective: iallreduce\n    sizes: [8]\n    in_place: true\n",
+        2,
+        "`in_place` applies to every blocking collective but bcast",
     );
     fails_at(
         "checks:\n  - collective: gather\n    sizes: [8]\n    in_plase: true\n",
@@ -284,8 +316,8 @@ fn sizes_take_units_and_ranges_as_the_command_line_does() {
 
 #[test]
 fn a_check_from_the_options_is_checked_as_a_file_s_and_names_the_options() {
-    let check = |collective, root, datatype| RawCheck {
-        collective,
+    let check = |collective: Collective, root, datatype| RawCheck {
+        collective: collective.into(),
         sizes: vec![8, 1024],
         root,
         competitors: None,
@@ -355,10 +387,10 @@ fn the_default_input_is_inputs_quick_yaml_with_automatic_synchronisation() {
 fn in_place_from_the_command_line_goes_over_every_check_with_an_in_place_form() {
     let config = default_input().unwrap().with_in_place(TimedForms::Both);
     for check in &config.checks {
-        let expected = match check.collective {
+        let expected = match check.operation.collective {
             Collective::Bcast => TimedForms::Usual,
             _ => TimedForms::Both,
         };
-        assert_eq!(check.in_place, expected, "{:?}", check.collective);
+        assert_eq!(check.in_place, expected, "{:?}", check.operation);
     }
 }

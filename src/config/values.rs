@@ -2,8 +2,8 @@
 //! inside a visitor, so that serde_yaml gives the error the value's own line.
 
 use super::unknown;
-use crate::collective::Collective;
 use crate::element::{Datatype, Op};
+use crate::operation::Operation;
 use crate::settings::{SyncRequest, TimedForms};
 use crate::units::{add_sizes, parse_duration, parse_size_entry, parse_sizes};
 use serde::de::{self, DeserializeSeed, Deserializer, SeqAccess, Visitor};
@@ -42,8 +42,9 @@ pub(super) struct RawConfig {
     expecting = "a check: a mapping with `collective` and `sizes`"
 )]
 pub struct RawCheck {
-    #[serde(deserialize_with = "collective")]
-    pub collective: Collective,
+    /// The operation (`allreduce`, `iallreduce`), under its input key.
+    #[serde(deserialize_with = "operation")]
+    pub collective: Operation,
     #[serde(deserialize_with = "sizes")]
     pub sizes: Vec<u64>,
     #[serde(default, deserialize_with = "root")]
@@ -138,9 +139,9 @@ where
     })
 }
 
-fn collective<'de, D: Deserializer<'de>>(d: D) -> Result<Collective, D::Error> {
+fn operation<'de, D: Deserializer<'de>>(d: D) -> Result<Operation, D::Error> {
     scalar(d, "a collective name", |value| {
-        super::parse_collective(&value.to_string())
+        super::parse_operation(&value.to_string())
     })
 }
 

@@ -180,7 +180,13 @@ struct Prepared<T> {
 impl<T: Element> Prepared<T> {
     fn new(ctx: &Context, case: &Case) -> Prepared<T> {
         let key = &case.key;
-        let shape = Shape::new(key.collective, ctx.size(), ctx.rank(), key.root, key.count);
+        let shape = Shape::new(
+            key.operation.collective,
+            ctx.size(),
+            ctx.rank(),
+            key.root,
+            key.count,
+        );
         let setup = setup(ctx, case, &shape, key.op);
         let mut entries: Vec<Entry<T>> = case
             .candidates
@@ -215,7 +221,7 @@ impl<T: Element> Prepared<T> {
             true => (0, 0),
             false => (shape.send_len(), shape.recv_len()),
         };
-        let inputs = Inputs::new(key.collective, key.op, shape.size);
+        let inputs = Inputs::new(key.operation.collective, key.op, shape.size);
         let send = Moving::new(match send_len {
             0 => Vec::new(),
             _ => reference::send_buffer(&shape, &inputs),
@@ -319,7 +325,7 @@ impl<T: Element> Prepared<T> {
         primary: &Check<T>,
         second: Option<&(Op, Check<T>)>,
     ) -> Option<String> {
-        if !self.shape.collective.has_in_place() {
+        if !self.setup.operation().has_in_place() {
             return None;
         }
         let checks = std::iter::once((self.inputs.op, primary))
@@ -535,7 +541,7 @@ fn announce(events: &Events, case: &Case, name: &str, round: (usize, usize), har
         let _ = sender.send(Event {
             case: events.case,
             cases: events.cases,
-            label: format!("{} {} B", case.key.collective, case.key.size_bytes),
+            label: format!("{} {} B", case.key.operation, case.key.size_bytes),
             candidate: name.to_string(),
             round: round.0,
             rounds: round.1,
@@ -589,7 +595,13 @@ struct Rounds {
 /// case's buffers (which are at least as long).
 fn smaller_call<T: Element>(ctx: &Context, case: &Case, count: usize) -> Call<T> {
     let key = &case.key;
-    let shape = Shape::new(key.collective, ctx.size(), ctx.rank(), key.root, count);
+    let shape = Shape::new(
+        key.operation.collective,
+        ctx.size(),
+        ctx.rank(),
+        key.root,
+        count,
+    );
     let (send_len, recv_len) = (shape.send_len(), shape.recv_len());
     let mut call = native::prepare_timed::<T>(&setup(ctx, case, &shape, key.op));
     Box::new(move |send, recv| call(&send[..send_len], &mut recv[..recv_len]))
@@ -602,6 +614,7 @@ fn setup(ctx: &Context, case: &Case, shape: &Shape, op: crate::element::Op) -> S
         comm: ctx.comm.clone(),
         topology: ctx.topology.clone(),
         shape: shape.clone(),
+        form: case.key.operation.form,
         commutative: mpi_op.is_commutative(),
         op: mpi_op,
         tuning: Tuning {
@@ -620,5 +633,8 @@ fn runs_in_place(name: &str, setup: &Setup) -> bool {
 /// A seed per case, so that the order of one case does not depend on the
 /// cases before it.
 fn case_seed(key: &CaseKey) -> u64 {
-    (key.collective as u64) << 48 ^ key.size_bytes << 8 ^ key.root as u64
+    (key.operation.collective as u64) << 48
+        ^ (key.operation.form as u64) << 44
+        ^ key.size_bytes << 8
+        ^ key.root as u64
 }

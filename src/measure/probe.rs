@@ -28,9 +28,15 @@ pub fn probe_cases(ctx: &Context, cases: &[Case], slice_s: f64) -> Vec<CaseProbe
 
 fn probe<T: Element>(ctx: &Context, case: &Case, slice_s: f64) -> CaseProbe {
     let key = &case.key;
-    let shape = Shape::new(key.collective, ctx.size(), ctx.rank(), key.root, key.count);
+    let shape = Shape::new(
+        key.operation.collective,
+        ctx.size(),
+        ctx.rank(),
+        key.root,
+        key.count,
+    );
     let mut call = candidates::native::prepare::<T>(&setup(ctx, case, &shape, key.op));
-    let inputs = Inputs::new(key.collective, key.op, shape.size);
+    let inputs = Inputs::new(key.operation.collective, key.op, shape.size);
     let started = mpi::time();
     // Never the dangling pointer of an empty Vec (MPI_IN_PLACE in Open MPI).
     let mut send = reference::send_buffer::<T>(&shape, &inputs);

@@ -4,10 +4,10 @@
 use crate::analyse::{Correction, Test};
 use crate::candidates::{self, native::DEFAULT, native::DEFAULT_IN_PLACE, Family};
 use crate::case::CaseKey;
-use crate::collective::Collective;
 use crate::config::{Config, InputError};
 use crate::element::{Datatype, Op};
 use crate::meta::Meta;
+use crate::operation::Operation;
 use crate::reference;
 pub use crate::settings::REMEASURE_SHARE;
 use crate::settings::{Settings, TimedForms, UniversalMode};
@@ -63,7 +63,7 @@ impl Case {
     /// verification (two for an operator checked twice).
     fn calls_outside(&self, warmup: usize) -> usize {
         let key = &self.key;
-        let second = key.collective.is_reduction() && key.op.second_check(key.datatype).is_some();
+        let second = key.operation.is_reduction() && key.op.second_check(key.datatype).is_some();
         warmup + 1 + usize::from(second)
     }
 
@@ -75,7 +75,7 @@ impl Case {
     /// time; elsewhere a rank computes about p ranks' inputs.
     fn reference_s(&self, processes: usize) -> f64 {
         let checks = self.calls_outside(0);
-        let (output, exchange) = match reference::is_shared(self.key.collective) {
+        let (output, exchange) = match reference::is_shared(self.key.operation.collective) {
             true => (1, self.call_s),
             false => (processes, 0.0),
         };
@@ -184,7 +184,7 @@ impl Plan {
                 let n = c.measurements() as f64;
                 let calls_outside = c.calls_outside(self.settings.warmup);
                 LongCall {
-                    label: format!("{} {} B", c.key.collective, c.key.size_bytes),
+                    label: format!("{} {} B", c.key.operation, c.key.size_bytes),
                     call_s: c.call_s,
                     measurements: c.measurements(),
                     slices_s: n * rounds * CALLS_PER_LONG_SLICE * c.call_s,
@@ -288,7 +288,7 @@ pub fn from_config(config: &Config, settings: Settings, world: &World) -> Result
             ));
         }
         // A per-process size makes buffers of p blocks; MPI counts them in an int.
-        if check.collective.size_is_per_process() {
+        if check.operation.size_is_per_process() {
             let width = check.datatype.size() as u64;
             if let Some(&s) = check
                 .sizes
@@ -306,14 +306,14 @@ pub fn from_config(config: &Config, settings: Settings, world: &World) -> Result
             }
         }
         let names: Vec<&str> = match &check.competitors {
-            Some(list) => candidates::select(check.collective, list),
-            None => candidates::all_of(check.collective)
+            Some(list) => candidates::select(check.operation, list),
+            None => candidates::all_of(check.operation)
                 .map(|c| c.name)
                 .collect(),
         };
         for &size in &check.sizes {
             cases.push(case(
-                check.collective,
+                check.operation,
                 size,
                 check.datatype,
                 check.op,
@@ -356,7 +356,7 @@ pub fn from_config(config: &Config, settings: Settings, world: &World) -> Result
 /// One case; competitors that cannot run on this world are set aside.
 #[allow(clippy::too_many_arguments)]
 pub fn case(
-    collective: Collective,
+    operation: Operation,
     size_bytes: u64,
     datatype: Datatype,
     op: Op,
@@ -366,7 +366,14 @@ pub fn case(
     world: &World,
 ) -> Case {
     let count = (size_bytes / datatype.size() as u64) as usize;
-    let footprint = Footprint::of(collective, count, datatype, op, world.processes, root);
+    let footprint = Footprint::of(
+        operation.collective,
+        count,
+        datatype,
+        op,
+        world.processes,
+        root,
+    );
     let needs = |bytes: u64| world.resident_bytes + bytes;
     let mut candidates = vec![DEFAULT.to_string()];
     let mut skipped = Vec::new();
@@ -408,7 +415,7 @@ pub fn case(
     }
     Case {
         key: CaseKey {
-            collective,
+            operation,
             size_bytes,
             count,
             datatype,
@@ -445,7 +452,7 @@ pub fn powerless(plan: &Plan, test: Test, correction: Correction, alpha: f64) ->
         Some(format!(
             "with {rounds} rounds the {} test cannot flag a violation of {} {} B: its smallest p-value, {min_p:.3e}, is not below {bound}; {} (or --allow-powerless)",
             format!("{test:?}").to_lowercase(),
-            case.key.collective,
+            case.key.operation,
             case.key.size_bytes,
             match needed {
                 Some(r) => format!("use --rounds {r} or more"),
@@ -487,6 +494,7 @@ pub fn verify_counts(processes: usize, datatype: Datatype) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::collective::Collective;
     use crate::settings::{CacheState, SyncRequest};
 
     /// Allreduce of int32 sums at `sizes` on 4 ranks, two candidates each,
@@ -502,7 +510,7 @@ mod tests {
             .iter()
             .map(|&size| {
                 case(
-                    Collective::Allreduce,
+                    Collective::Allreduce.into(),
                     size,
                     Datatype::Int32,
                     Op::Sum,

@@ -7,6 +7,7 @@ use crate::candidates::{self, Family};
 use crate::collective::Collective;
 use crate::config::{self, Config};
 use crate::element::{Datatype, Op};
+use crate::operation::Operation;
 use crate::settings::{CacheState, Settings, SyncRequest, UniversalMode};
 use std::time::Duration;
 
@@ -55,7 +56,7 @@ pub fn plan(config: Option<&Config>, selection: &Selection, world: &World) -> Re
         },
     };
     for name in &selection.collectives {
-        config::parse_collective(name)?;
+        config::parse_operation(name)?;
     }
     for name in &selection.competitors {
         if candidates::find(name).is_none() {
@@ -116,16 +117,16 @@ fn built_in(selection: &Selection, world: &World) -> Result<Vec<super::Case>, St
             .collect::<Result<_, _>>()?
     };
     let mut cases = Vec::new();
-    for collective in Collective::ALL {
+    for operation in Operation::all() {
         if !selection.collectives.is_empty()
-            && !selection.collectives.iter().any(|c| c == collective.name())
+            && !selection.collectives.iter().any(|c| *c == operation.name())
         {
             continue;
         }
-        let names: Vec<&str> = candidates::competitors_of(collective)
+        let names: Vec<&str> = candidates::competitors_of(operation)
             .map(|c| c.name)
             .collect();
-        let roots = if collective.is_rooted() {
+        let roots = if operation.is_rooted() {
             roots.clone()
         } else {
             vec![0]
@@ -134,7 +135,7 @@ fn built_in(selection: &Selection, world: &World) -> Result<Vec<super::Case>, St
             for &count in &counts {
                 let size_bytes = (count * datatype.size()) as u64;
                 cases.push(case(
-                    collective, size_bytes, datatype, op, root, &names, None, world,
+                    operation, size_bytes, datatype, op, root, &names, None, world,
                 ));
             }
         }

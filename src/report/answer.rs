@@ -11,7 +11,7 @@ use crate::case::{cases, first_few};
 
 /// `allreduce`, or `bcast root 0`.
 pub fn collective_label(check: &Verdict) -> String {
-    let collective = check.key.collective;
+    let collective = check.key.operation;
     match collective.is_rooted() {
         true => format!("{} root {}", collective.name(), check.key.root),
         false => collective.name().to_string(),
@@ -34,7 +34,7 @@ fn case_label(check: &Verdict) -> String {
 pub fn summarised_notes(results: &Results) -> Vec<Line> {
     let mut lines = Vec::new();
     let mut grouped: Vec<(NoteKind, Vec<String>)> = Vec::new();
-    for (_, checks) in model::by_collective(results) {
+    for (_, checks) in model::by_operation(results) {
         for check in checks {
             for note in model::case_notes(&results.meta, check) {
                 match note.kind {
@@ -161,7 +161,7 @@ fn violation(check: &Verdict) -> String {
     let competitor = check
         .competitor
         .as_deref()
-        .map(|name| model::short_name(check.key.collective, name))
+        .map(|name| model::short_name(check.key.operation, name))
         .unwrap_or_default();
     format!(
         "{} ({competitor} {:.2}× faster, {})",

@@ -7,15 +7,15 @@
 //! no value.
 
 use crate::analyse::Results;
-use crate::collective::Collective;
 use crate::element::{Datatype, Op};
+use crate::operation::Operation;
 use serde::Serialize;
 
 /// One candidate of one case. Its fields are the CSV's columns (serde
 /// writes the header from them).
 #[derive(Serialize)]
 struct SummaryRow<'a> {
-    collective: Collective,
+    collective: Operation,
     size_bytes: u64,
     count: usize,
     datatype: Datatype,
@@ -71,7 +71,7 @@ pub fn render<W: std::io::Write>(out: W, results: &Results) -> std::io::Result<(
         let k = &check.key;
         for c in &check.candidates {
             writer.serialize(SummaryRow {
-                collective: k.collective,
+                collective: k.operation,
                 size_bytes: k.size_bytes,
                 count: k.count,
                 datatype: k.datatype,
@@ -157,7 +157,7 @@ mod tests {
         let of_check: Vec<&Vec<&str>> = rows
             .iter()
             .filter(|r| r[column("size_bytes")] == check.key.size_bytes.to_string())
-            .filter(|r| r[column("collective")] == check.key.collective.name())
+            .filter(|r| r[column("collective")] == check.key.operation.name())
             .collect();
         assert!(of_check
             .iter()

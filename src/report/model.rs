@@ -9,8 +9,8 @@ use crate::analyse::{
 };
 use crate::analyse::{Correction, Test};
 use crate::candidates::native::is_library_call;
-use crate::collective::Collective;
 use crate::meta::Meta;
+use crate::operation::Operation;
 use crate::stats::power;
 use crate::stats::usual::Model;
 
@@ -34,12 +34,12 @@ pub fn who_failed(candidate: &str) -> String {
 
 /// One side of a baseline comparison: `holds`, or `violated by NAME
 /// (1.786×, medium-high)`, the name without its collective's prefix.
-pub fn violation_side(side: &crate::analyse::baseline::Side, collective: Collective) -> String {
+pub fn violation_side(side: &crate::analyse::baseline::Side, operation: Operation) -> String {
     match (&side.violated_by, side.slowdown) {
         (Some(by), Some(s)) => format!(
             "{} by {} ({s:.3}×, {})",
             side.verdict.label(),
-            short_name(collective, by),
+            short_name(operation, by),
             side.severity.label()
         ),
         _ => side.verdict.label().into(),
@@ -99,7 +99,7 @@ pub fn regression_numbers(c: &crate::analyse::baseline::Change) -> (String, Stri
 /// What still beats `default` in a case violated now: a library algorithm
 /// (tuning can still help) or only a new algorithm.
 pub fn violation_note(change: &crate::analyse::baseline::ViolationChange) -> String {
-    let short = |name: &str| short_name(change.key.collective, name);
+    let short = |name: &str| short_name(change.key.operation, name);
     match (
         &change.library_competitor,
         &change.new_algorithm_family,
@@ -198,7 +198,7 @@ pub struct Row {
 pub struct Overview {
     /// Every size any check used, ascending.
     pub sizes: Vec<u64>,
-    /// In `Collective::ALL` order, only the collectives present.
+    /// In `Operation::all` order, only the operations present.
     pub rows: Vec<Row>,
 }
 
@@ -209,7 +209,7 @@ pub fn overview(results: &Results) -> Overview {
     sizes.sort_unstable();
     sizes.dedup();
     let mut rows = Vec::new();
-    for (collective, checks) in by_collective(results) {
+    for (collective, checks) in by_operation(results) {
         let root_of = |c: &Verdict| collective.is_rooted().then_some(c.key.root);
         let mut roots: Vec<Option<usize>> = checks.iter().map(|c| root_of(c)).collect();
         roots.sort_unstable();
@@ -264,20 +264,19 @@ pub fn overview(results: &Results) -> Overview {
     Overview { sizes, rows }
 }
 
-/// The checks of each collective present, in `Collective::ALL` order: one
+/// The checks of each operation present, in `Operation::all` order: one
 /// table or grid row group each.
-pub fn by_collective(results: &Results) -> Vec<(Collective, Vec<&Verdict>)> {
-    Collective::ALL
-        .into_iter()
-        .map(|collective| {
+pub fn by_operation(results: &Results) -> Vec<(Operation, Vec<&Verdict>)> {
+    Operation::all()
+        .map(|operation| {
             let checks = results
                 .checks
                 .iter()
-                .filter(|c| c.key.collective == collective)
+                .filter(|c| c.key.operation == operation)
                 .collect();
-            (collective, checks)
+            (operation, checks)
         })
-        .filter(|(_, checks): &(Collective, Vec<&Verdict>)| !checks.is_empty())
+        .filter(|(_, checks): &(Operation, Vec<&Verdict>)| !checks.is_empty())
         .collect()
 }
 
@@ -304,9 +303,10 @@ pub fn size_label(bytes: u64) -> String {
 /// A candidate's name under its collective's heading: without the
 /// collective's prefix (`reduce_bcast` under MPI_Allreduce). Machine
 /// formats keep the whole name.
-pub fn short_name(collective: Collective, name: &str) -> String {
-    name.strip_prefix(collective.name())
-        .and_then(|rest| rest.strip_prefix("_as_"))
+pub fn short_name(operation: Operation, name: &str) -> String {
+    [operation.name(), operation.prefix()]
+        .iter()
+        .find_map(|prefix| name.strip_prefix(prefix.as_str())?.strip_prefix("_as_"))
         .unwrap_or(name)
         .to_string()
 }
@@ -411,7 +411,7 @@ pub fn case_notes(meta: &Meta, check: &Verdict) -> Vec<Note> {
     let mut notes = Vec::new();
     let mut note = |kind, text| notes.push(Note { kind, text });
     let case = format!("{} B", check.key.size_bytes);
-    let collective = check.key.collective;
+    let collective = check.key.operation;
     for c in check.candidates.iter().filter(|c| c.outcome.is_wrong()) {
         let (who, why) = (who_failed(&c.name), c.outcome.reason());
         note(
@@ -557,7 +557,7 @@ pub fn to_decide(meta: &Meta, check: &Verdict) -> String {
     };
     let at = format!(
         "{} at {:.3}× against the margin {m}",
-        short_name(check.key.collective, &shown.name),
+        short_name(check.key.operation, &shown.name),
         shown.slowdown.unwrap_or(f64::NAN)
     );
     if !rounds.is_finite() || rounds > power::MAX_ROUNDS as f64 {
@@ -735,7 +735,7 @@ pub fn title(check: &Verdict) -> String {
 
 /// What a case is: `MPI_Gather, 8 B per process (8 × byte), root 0`.
 pub fn title_of(key: &CaseKey) -> String {
-    let collective = key.collective;
+    let collective = key.operation;
     let mut title = format!(
         "{}, {}{} ({} × {}",
         collective.mpi_name(),
@@ -766,7 +766,7 @@ pub fn verdict_line(check: &Verdict) -> String {
     }
     let mut line = verdict_label(check);
     if let Some(by) = &check.violated_by {
-        line += &format!(" (set by {})", short_name(check.key.collective, by));
+        line += &format!(" (set by {})", short_name(check.key.operation, by));
     }
     if check.conclusion != Conclusion::Inconclusive {
         line += &format!(", sensitivity {}", sensitivity(check));
@@ -913,7 +913,7 @@ pub fn universal_findings(results: &Results) -> (usize, Vec<(Universal, &Finding
 /// collective, size, compared with, rounds, default, bound, ratio, p-value.
 pub fn finding_row(f: &Finding) -> [String; 8] {
     [
-        f.key.collective.name().to_string(),
+        f.key.operation.name().to_string(),
         f.key.size_bytes.to_string(),
         match f.k {
             Some(k) => format!("{k} × {} B", f.other_size_bytes),
@@ -1006,6 +1006,7 @@ pub fn fine_seconds(s: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::collective::Collective;
     use crate::report::fixture;
 
     #[test]
@@ -1203,12 +1204,15 @@ mod tests {
     #[test]
     fn names_lose_their_collective_s_prefix_only() {
         assert_eq!(
-            short_name(Collective::Allreduce, "allreduce_as_reduce_bcast"),
+            short_name(Collective::Allreduce.into(), "allreduce_as_reduce_bcast"),
             "reduce_bcast"
         );
-        assert_eq!(short_name(Collective::Allreduce, "default"), "default");
         assert_eq!(
-            short_name(Collective::Bcast, "allreduce_as_x"),
+            short_name(Collective::Allreduce.into(), "default"),
+            "default"
+        );
+        assert_eq!(
+            short_name(Collective::Bcast.into(), "allreduce_as_x"),
             "allreduce_as_x"
         );
     }

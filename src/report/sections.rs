@@ -10,8 +10,8 @@ use super::document::{Align, Block, Icon, Line, Table};
 use super::model::{self, seconds, size_label, Mark, Universal, LEGEND};
 use crate::analyse::baseline::{Comparison, Transition};
 use crate::analyse::{CaseKey, Conclusion, ExitStatus, NoiseVerdict, Results, Severity, Verdict};
-use crate::collective::Collective;
 use crate::meta::Meta;
+use crate::operation::Operation;
 
 /// The Markdown report: headline, facts, overview, a section per
 /// collective with its candidates folded, violations, universal
@@ -27,7 +27,7 @@ pub fn markdown(results: &Results) -> impl Iterator<Item = Block> + '_ {
     // A collective's blocks at a time: all of them at once, for 1,000
     // checks, took rank 0 9 MB at the end of the run. Without checks there
     // are no collectives.
-    let collectives = model::by_collective(results)
+    let collectives = model::by_operation(results)
         .into_iter()
         .flat_map(move |(collective, checks)| collective_blocks(results, collective, &checks));
     let tail = std::iter::once_with(move || match measured {
@@ -43,7 +43,7 @@ pub fn markdown(results: &Results) -> impl Iterator<Item = Block> + '_ {
 }
 
 /// A collective's Markdown section, with its candidates folded.
-fn collective_blocks(results: &Results, collective: Collective, checks: &[&Verdict]) -> Vec<Block> {
+fn collective_blocks(results: &Results, collective: Operation, checks: &[&Verdict]) -> Vec<Block> {
     let mut blocks = collective_section(results, collective, checks);
     let mut fold: Vec<Block> = checks
         .iter()
@@ -70,7 +70,7 @@ pub fn terminal(results: &Results, details: bool) -> Vec<Block> {
     let mut blocks = Vec::new();
     if details {
         blocks.extend(settings(results));
-        for (collective, checks) in model::by_collective(results) {
+        for (collective, checks) in model::by_operation(results) {
             blocks.extend(collective_section(results, collective, &checks));
         }
     } else {
@@ -110,7 +110,7 @@ pub fn cases_table(results: &Results) -> Table {
         ("competitor", Align::Left),
         ("verdict", Align::Left),
     ]);
-    for (_, checks) in model::by_collective(results) {
+    for (_, checks) in model::by_operation(results) {
         for check in checks {
             let mut row = vec![Line::plain(answer::collective_label(check))];
             row.push(Line::plain(size_label(check.key.size_bytes)));
@@ -452,11 +452,7 @@ fn overview(results: &Results) -> Vec<Block> {
 
 /// A collective's heading, its table of checks (MPINPC's Figure 2) and the
 /// notes on its cases.
-fn collective_section(
-    results: &Results,
-    collective: Collective,
-    checks: &[&Verdict],
-) -> Vec<Block> {
+fn collective_section(results: &Results, collective: Operation, checks: &[&Verdict]) -> Vec<Block> {
     let mut roots: Vec<usize> = checks.iter().map(|c| c.key.root).collect();
     roots.sort_unstable();
     roots.dedup();
@@ -512,7 +508,7 @@ fn collective_section(
 /// MPINPC's Figure 5 for one check: every candidate by the median that
 /// slowdowns compare, the unmeasured ones with their reason, usual times.
 fn candidates(results: &Results, check: &Verdict) -> Vec<Block> {
-    let collective = check.key.collective;
+    let collective = check.key.operation;
     let invalid = model::has_invalid(check);
     let ranked = model::ranked(check);
     let mut blocks = vec![Block::Heading(
@@ -800,8 +796,8 @@ fn violation_changes(b: &Comparison) -> Vec<Block> {
                     "{} of {}",
                     v.baseline_violated, v.baseline_launches
                 )),
-                Line::plain(model::violation_side(&v.baseline, v.key.collective)),
-                Line::plain(model::violation_side(&v.now, v.key.collective)),
+                Line::plain(model::violation_side(&v.baseline, v.key.operation)),
+                Line::plain(model::violation_side(&v.now, v.key.operation)),
                 Line::plain(model::violation_note(v)),
             ]);
         }
@@ -840,7 +836,7 @@ pub(crate) fn figure2_row(check: &Verdict) -> Vec<Line> {
             format!("{s:.3}{}", if below_noise { "~" } else { "" })
         })),
         match &check.competitor {
-            Some(name) => Line::code(model::short_name(check.key.collective, name)),
+            Some(name) => Line::code(model::short_name(check.key.operation, name)),
             None => Line::plain("-"),
         },
         Line::plain(check.p_value.map_or("-".into(), |p| format!("{p:.2e}"))),

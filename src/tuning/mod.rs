@@ -250,7 +250,7 @@ pub(crate) mod tests {
     ) -> Verdict {
         Verdict {
             key: CaseKey {
-                collective,
+                operation: collective.into(),
                 size_bytes: size,
                 count: size as usize,
                 datatype: Datatype::Byte,

@@ -140,7 +140,7 @@ pub fn selection(tuning: &Tuning, builtin: &Builtin) -> Result<Selection, String
         let decisions: Vec<_> = tuning
             .decisions
             .iter()
-            .filter(|d| d.key.collective == collective)
+            .filter(|d| d.key.operation.collective == collective)
             .collect();
         if decisions.iter().all(|d| d.change.is_none()) {
             continue;
@@ -255,7 +255,7 @@ pub fn environment(tuning: &Tuning) -> String {
         let points: Vec<(u64, Option<&LibraryAlgorithm>)> = tuning
             .decisions
             .iter()
-            .filter(|d| d.key.collective == collective)
+            .filter(|d| d.key.operation.collective == collective)
             .map(|d| (d.key.size_bytes, d.change.as_ref().map(|c| &c.algorithm)))
             .collect();
         let rules = ranges(&points);

@@ -31,7 +31,7 @@ pub fn collective_id(collective: Collective) -> u32 {
 pub fn message_size(key: &CaseKey, processes: usize) -> u64 {
     let p = processes as u64;
     let element = key.datatype.size() as u64;
-    match key.collective {
+    match key.operation.collective {
         // The whole vector.
         Collective::Allreduce | Collective::Bcast | Collective::Reduce => key.size_bytes,
         Collective::ReduceScatter => key.size_bytes,
@@ -56,8 +56,10 @@ pub fn mca_variables(file: &str) -> Vec<String> {
 
 /// The rules file: the collectives with a change, on `tuning.processes`.
 pub fn rules(tuning: &Tuning) -> String {
-    let mut collectives: Vec<Collective> =
-        tuning.changes().map(|(d, _)| d.key.collective).collect();
+    let mut collectives: Vec<Collective> = tuning
+        .changes()
+        .map(|(d, _)| d.key.operation.collective)
+        .collect();
     collectives.sort_by_key(|c| collective_id(*c));
     collectives.dedup();
     let mut out = String::new();
@@ -67,7 +69,7 @@ pub fn rules(tuning: &Tuning) -> String {
         let points: Vec<(u64, Option<&crate::meta::LibraryAlgorithm>)> = tuning
             .decisions
             .iter()
-            .filter(|d| d.key.collective == collective)
+            .filter(|d| d.key.operation.collective == collective)
             .map(|d| {
                 (
                     message_size(&d.key, tuning.processes),

@@ -14,9 +14,9 @@ pub mod svg;
 
 use super::model::{library_name, seconds, size_label, Mark};
 use crate::analyse::{Conclusion, Results, Verdict};
-use crate::collective::Collective;
 use crate::element::{Datatype, Op};
 use crate::meta::NoiseVerdict;
+use crate::operation::Operation;
 
 /// One run, a column of the comparison: what its headers say.
 #[derive(Clone, Debug, PartialEq)]
@@ -112,7 +112,7 @@ impl Cell {
 /// One case across the runs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Row {
-    pub collective: Collective,
+    pub collective: Operation,
     pub size_bytes: u64,
     pub datatype: Datatype,
     pub op: Op,
@@ -124,19 +124,19 @@ pub struct Row {
 
 /// What identifies a case across runs (the element count follows from the
 /// size and the datatype).
-type Key = (Collective, u64, Datatype, Op, Option<usize>);
+type Key = (Operation, u64, Datatype, Op, Option<usize>);
 
 fn key_of(check: &Verdict) -> Key {
     let k = &check.key;
-    let root = k.collective.is_rooted().then_some(k.root);
-    (k.collective, k.size_bytes, k.datatype, k.op, root)
+    let root = k.operation.is_rooted().then_some(k.root);
+    (k.operation, k.size_bytes, k.datatype, k.op, root)
 }
 
 /// Several runs side by side.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Comparison {
     pub runs: Vec<Run>,
-    /// In `Collective::ALL` order, then by size, root, datatype, operator.
+    /// In `Operation::all` order, then by size, root, datatype, operator.
     pub rows: Vec<Row>,
     /// Whether the rows differ in datatype or operator (then their labels
     /// name them).
@@ -155,7 +155,7 @@ impl Comparison {
             .flat_map(|(_, r)| r.checks.iter().map(key_of))
             .collect();
         keys.sort_by_key(|&(collective, size, datatype, op, root)| {
-            let position = Collective::ALL.iter().position(|&c| c == collective);
+            let position = Operation::all().position(|o| o == collective);
             let datatype = Datatype::ALL.iter().position(|&d| d == datatype);
             let op = Op::ALL.iter().position(|&o| o == op);
             (position, size, root, datatype, op)

@@ -29,7 +29,7 @@ struct Series<'a> {
 }
 
 /// One `latency-….svg` per series with a measured candidate, as (file
-/// name, SVG text), in `Collective::ALL` order.
+/// name, SVG text), in `Operation::all` order.
 pub(super) fn render_all(results: &Results) -> Vec<(String, String)> {
     series(results)
         .into_iter()
@@ -41,7 +41,7 @@ pub(super) fn render_all(results: &Results) -> Vec<(String, String)> {
 /// `-root<r>` where their roots differ and `-<datatype>-<op>` where those do.
 fn series(results: &Results) -> Vec<Series<'_>> {
     let mut all = Vec::new();
-    for (collective, checks) in crate::report::model::by_collective(results) {
+    for (collective, checks) in crate::report::model::by_operation(results) {
         let root = |c: &Verdict| collective.is_rooted().then_some(c.key.root);
         let identity = |c: &Verdict| (root(c), c.key.datatype, c.key.op);
         let mut identities: Vec<_> = Vec::new();
@@ -116,7 +116,7 @@ fn render(results: &Results, series: &Series) -> Option<String> {
     let per_process = series
         .checks
         .first()
-        .is_some_and(|c| c.key.collective.size_is_per_process());
+        .is_some_and(|c| c.key.operation.size_is_per_process());
     let below = axes(&mut svg, &frame, &sizes, per_process);
     let colours_of = line_colours(&lines.iter().map(|(n, _)| *n).collect::<Vec<_>>());
     for ((name, points), (_, colour)) in lines.iter().zip(&colours_of) {
@@ -414,7 +414,7 @@ mod tests {
         let template = results.checks[1].clone();
         results
             .checks
-            .retain(|c| c.key.collective != template.key.collective);
+            .retain(|c| c.key.operation != template.key.operation);
         for &size in sizes {
             let mut check = template.clone();
             check.key.size_bytes = size;

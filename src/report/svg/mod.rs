@@ -50,8 +50,8 @@ pub fn render_all(results: &Results) -> impl Iterator<Item = (String, String)> +
 /// get those appended, so that none overwrites another.
 fn unique_stem(check: &Verdict, used: &mut HashSet<String>) -> String {
     let key = &check.key;
-    let mut stem = format!("check-{}-{}B", key.collective.name(), key.size_bytes);
-    if key.collective.is_rooted() {
+    let mut stem = format!("check-{}-{}B", key.operation.name(), key.size_bytes);
+    if key.operation.is_rooted() {
         stem += &format!("-root{}", key.root);
     }
     if used.contains(&stem) {

@@ -1,8 +1,8 @@
-//! `pgcheck list`: every collective with its competitors.
+//! `pgcheck list`: every operation with its competitors.
 
 use super::{bind, unbind, wrap};
 use crate::candidates::{self, native::DEFAULT, native::DEFAULT_IN_PLACE};
-use crate::collective::Collective;
+use crate::operation::{Form, Operation};
 
 /// The list fitted to the report's width ([`super::width`]).
 pub fn render() -> String {
@@ -13,32 +13,36 @@ pub fn render() -> String {
 /// under them.
 const DESCRIPTION_ROOM: usize = 30;
 
-/// Every collective, then a line per candidate: its name in a column as
+/// Every operation, then a line per candidate: its name in a column as
 /// wide as the longest name, what it is beside it, wrapped at spaces
 /// within `width`; under the name where the names leave too little room.
 pub fn render_at(width: usize) -> String {
-    let mut entries: Vec<(Collective, Vec<(String, String)>)> = Vec::new();
-    for collective in Collective::ALL {
-        let mut lines = vec![(
-            DEFAULT.to_string(),
-            format!("the library's own {}", collective.mpi_name()),
-        )];
-        if collective.has_in_place() {
+    let mut entries: Vec<(Operation, Vec<(String, String)>)> = Vec::new();
+    for operation in Operation::all() {
+        let own = match operation.form {
+            Form::Blocking => format!("the library's own {}", operation.mpi_name()),
+            Form::Nonblocking => format!(
+                "the library's own {}, then MPI_Wait at once",
+                operation.mpi_name()
+            ),
+        };
+        let mut lines = vec![(DEFAULT.to_string(), own)];
+        if operation.has_in_place() {
             lines.push((
                 DEFAULT_IN_PLACE.to_string(),
                 format!(
                     "the library's own {} with MPI_IN_PLACE (`in_place: both`)",
-                    collective.mpi_name()
+                    operation.mpi_name()
                 ),
             ));
         }
-        for c in candidates::competitors_of(collective) {
+        for c in candidates::competitors_of(operation) {
             lines.push((
                 c.name.to_string(),
                 format!("{} — {}", c.guideline, c.description),
             ));
         }
-        entries.push((collective, lines));
+        entries.push((operation, lines));
     }
     let names = entries
         .iter()
@@ -47,8 +51,8 @@ pub fn render_at(width: usize) -> String {
         .unwrap_or(0);
     let beside = 2 + names + 1 + DESCRIPTION_ROOM <= width;
     let mut out = String::new();
-    for (collective, lines) in entries {
-        out += &format!("{} ({})\n", collective.name(), collective.mpi_name());
+    for (operation, lines) in entries {
+        out += &format!("{} ({})\n", operation.name(), operation.mpi_name());
         for (name, about) in lines {
             let about = bind(&about);
             out += &match beside {

@@ -84,10 +84,7 @@ fn tallies(runs: &[CaseData]) -> BTreeMap<(String, String), Tally> {
         // `default`, the library's own call, is verified like every other.
         for candidate in &run.samples {
             tallies
-                .entry((
-                    run.key.collective.name().to_string(),
-                    candidate.name.clone(),
-                ))
+                .entry((run.key.operation.name().to_string(), candidate.name.clone()))
                 .or_default()
                 .add(&run.key, &candidate.outcome);
         }
@@ -229,13 +226,12 @@ mod tests {
     /// at 100 columns, as the tests read it (`VerifyCounts`).
     #[test]
     fn the_longest_names_fit_a_box_at_100_columns() {
-        let longest = crate::collective::Collective::ALL
-            .iter()
-            .flat_map(|&c| crate::candidates::competitors_of(c).map(move |k| (c, k.name)))
+        let longest = crate::operation::Operation::all()
+            .flat_map(|c| crate::candidates::competitors_of(c).map(move |k| (c, k.name)))
             .max_by_key(|(c, name)| c.name().len() + name.len())
             .unwrap();
         let mut key = CaseKey::allreduce_bytes(64);
-        key.collective = longest.0;
+        key.operation = longest.0;
         let run = CaseData {
             key,
             samples: vec![Sample::measured(DEFAULT), Sample::measured(longest.1)],

@@ -11,8 +11,8 @@
 
 use super::{rows, samples, valid_by_default, RawFormat, RawRow};
 use crate::case::{CaseData, Sample};
-use crate::collective::Collective;
 use crate::element::{Datatype, Op};
+use crate::operation::Operation;
 use serde::{Deserialize, Serialize};
 use std::fs::OpenOptions;
 use std::io::Write;
@@ -24,7 +24,7 @@ use std::path::Path;
 #[derive(Serialize)]
 struct CompactKey<'a> {
     run: &'a str,
-    collective: Collective,
+    collective: Operation,
     size_bytes: u64,
     count: usize,
     datatype: Datatype,
@@ -42,7 +42,7 @@ const COMPACT_TAIL: &str = "round,valid,ns";
 struct StoredRow {
     #[serde(default)]
     run: String,
-    collective: Collective,
+    collective: Operation,
     size_bytes: u64,
     count: usize,
     datatype: Datatype,
@@ -136,7 +136,7 @@ fn plain_rows(run: &str, case: &CaseData, header: bool) -> std::io::Result<Vec<u
     for (sample, (round, seconds)) in samples(case).flat_map(|s| rows(s).map(move |r| (s, r))) {
         writer.serialize(RawRow {
             run: run.to_string(),
-            collective: k.collective,
+            collective: k.operation,
             size_bytes: k.size_bytes,
             count: k.count,
             datatype: k.datatype,
@@ -173,7 +173,7 @@ fn compact_rows(run: &str, case: &CaseData, header: bool) -> std::io::Result<Vec
             .from_writer(Vec::new());
         writer.serialize(CompactKey {
             run,
-            collective: k.collective,
+            collective: k.operation,
             size_bytes: k.size_bytes,
             count: k.count,
             datatype: k.datatype,

@@ -27,8 +27,8 @@ mod thrift;
 use crate::analyse::Results;
 use crate::candidates::native::DEFAULT;
 use crate::case::{CaseData, CaseKey, Outcome, Sample, Smaller};
-use crate::collective::Collective;
 use crate::element::{Datatype, Op};
+use crate::operation::Operation;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -73,7 +73,7 @@ pub struct RawRow {
     /// The run's id; empty in files written before the column existed.
     #[serde(default)]
     pub run: String,
-    pub collective: Collective,
+    pub collective: Operation,
     pub size_bytes: u64,
     pub count: usize,
     pub datatype: Datatype,
@@ -97,7 +97,7 @@ fn valid_by_default() -> bool {
 impl RawRow {
     fn key(&self) -> CaseKey {
         CaseKey {
-            collective: self.collective,
+            operation: self.collective,
             size_bytes: self.size_bytes,
             count: self.count,
             datatype: self.datatype,
@@ -121,7 +121,7 @@ impl Row<'_> {
     fn to_raw_row(&self) -> RawRow {
         RawRow {
             run: self.run.to_string(),
-            collective: self.key.collective,
+            collective: self.key.operation,
             size_bytes: self.key.size_bytes,
             count: self.key.count,
             datatype: self.key.datatype,
@@ -453,7 +453,7 @@ mod tests {
         (0..20u64)
             .map(|i| CaseData {
                 key: CaseKey {
-                    collective: Collective::Allreduce,
+                    operation: crate::collective::Collective::Allreduce.into(),
                     size_bytes: 8 << i,
                     count: 8 << i,
                     datatype: Datatype::Byte,

@@ -31,8 +31,8 @@ use super::thrift::{varint, zigzag, Compact};
 use super::{rows, samples, RawRow, Row};
 use crate::case::CaseKey;
 use crate::case::{CaseData, Sample};
-use crate::collective::Collective;
 use crate::element::{Datatype, Op};
+use crate::operation::Operation;
 use anyhow::{anyhow, Context};
 use parquet::data_type::ByteArray;
 use std::path::{Path, PathBuf};
@@ -140,7 +140,7 @@ fn encode(run: &str, case: &CaseData) -> Option<Vec<u8>> {
         chunks.push(dictionary_chunk(file, &[value], every_row.iter().copied()))
     };
     constant(&mut file, Plain::Bytes(run));
-    constant(&mut file, Plain::Bytes(k.collective.name()));
+    constant(&mut file, Plain::Bytes(&k.operation.name()));
     constant(&mut file, Plain::Int64(k.size_bytes as i64));
     constant(&mut file, Plain::Int64(k.count as i64));
     constant(&mut file, Plain::Bytes(k.datatype.name()));
@@ -545,7 +545,7 @@ impl Columns {
             Ok(Row {
                 run: self.run[i].as_utf8()?,
                 key: CaseKey {
-                    collective: named(self.collective[i].as_utf8()?, Collective::from_name)?,
+                    operation: named(self.collective[i].as_utf8()?, Operation::from_name)?,
                     size_bytes: u64::try_from(self.size_bytes[i])?,
                     count: usize::try_from(self.count[i])?,
                     datatype: named(self.datatype[i].as_utf8()?, Datatype::from_name)?,
@@ -738,7 +738,7 @@ mod tests {
         measured.extend((0..300).map(|i| sample(&format!("c{i}"), &[i], &[0], &[])));
         let case = CaseData {
             key: CaseKey {
-                collective: Collective::ReduceScatterBlock,
+                operation: crate::collective::Collective::ReduceScatterBlock.into(),
                 size_bytes: 1 << 40,
                 count: 3,
                 datatype: Datatype::Int32,
@@ -776,7 +776,7 @@ mod tests {
         let dir = scratch("empty");
         let mut case = CaseData {
             key: CaseKey {
-                collective: Collective::Bcast,
+                operation: crate::collective::Collective::Bcast.into(),
                 size_bytes: 8,
                 count: 8,
                 datatype: Datatype::Byte,
