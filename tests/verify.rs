@@ -102,3 +102,45 @@ fn circulant_matches_on_one_to_nine_processes() {
         out.expect_in_stdout("allreduce_as_allreduce_circulant", "");
     }
 }
+
+#[test]
+fn communicator_family_matches_on_one_to_nine_processes() {
+    for (i, np) in [1, 2, 3, 4, 5, 7, 8, 9].into_iter().enumerate() {
+        let (datatype, op) = CLASSES[(i + 2) % CLASSES.len()];
+        let out = assert_verifies_elements(np, &["--family", "communicator"], datatype, op);
+        out.expect_in_stdout("alltoall_as_permuted_comm", "");
+        out.expect_in_stdout("allreduce_as_dup_comm", "");
+    }
+}
+
+/// A library wrong only on a communicator whose ranks are permuted: the
+/// permuted competitor is reported wrong, and neither the library's call
+/// on the original nor on its copy is.
+#[test]
+fn a_fault_on_the_permuted_communicator_fails_only_its_competitor() {
+    let args = [
+        "verify",
+        "--family",
+        "communicator",
+        "--collective",
+        "allgather",
+        "--sizes",
+        "8,1K,4000",
+    ];
+    for np in [3, 4] {
+        let out =
+            common::faults::with_fault(Launch::new(np, &args), "MPI_Allgather:flip,comm=permuted")
+                .run();
+        assert_eq!(out.code, Some(3), "{}", out.text());
+        let counts = VerifyCounts::of(&out);
+        let row = |name: &str| counts.rows[&("allgather".to_string(), name.to_string())];
+        assert_eq!(
+            row("allgather_as_permuted_comm"),
+            (0, 3, 0),
+            "{}",
+            out.text()
+        );
+        assert_eq!(row("default"), (3, 0, 0), "{}", out.text());
+        assert_eq!(row("allgather_as_dup_comm"), (3, 0, 0), "{}", out.text());
+    }
+}

@@ -94,6 +94,7 @@ macro_rules! call {
 }
 
 pub mod circulant;
+pub mod communicator;
 pub mod hier;
 pub mod lane;
 pub mod library;
@@ -124,6 +125,8 @@ pub enum Family {
     Hier,
     /// Circulant-graph algorithm (Träff et al. 2023).
     Circulant,
+    /// The library's own call on a permuted or duplicated communicator.
+    Communicator,
     /// The library's own internal algorithms, forced through MPI_T.
     Library,
     /// Test-only competitors (see [`testing`]).
@@ -189,6 +192,7 @@ pub fn competitors() -> impl Iterator<Item = &'static Competitor> + Clone {
         .chain(lane::COMPETITORS)
         .chain(hier::COMPETITORS)
         .chain(circulant::COMPETITORS)
+        .chain(communicator::COMPETITORS)
         // Last and lazily: a name found before it needs no discovery.
         .chain(std::iter::once(()).flat_map(|()| library::competitors()));
     #[cfg(feature = "testing")]
@@ -278,6 +282,7 @@ pub fn prepare<T: Element>(name: &str, setup: &Setup) -> Result<Call<T>, NotAppl
         Family::Lane => lane::prepare(name, setup),
         Family::Hier => hier::prepare(name, setup),
         Family::Circulant => circulant::prepare(name, setup),
+        Family::Communicator => communicator::prepare(name, setup),
         Family::Library => library::prepare(name, setup),
         #[cfg(feature = "testing")]
         Family::Testing => testing::prepare(name, setup),
