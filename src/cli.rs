@@ -490,7 +490,8 @@ pub struct VerifyArgs {
     /// Only these competitors (comma-separated).
     #[arg(long, value_delimiter = ',')]
     pub competitor: Vec<String>,
-    /// Only competitors of these families: mockup, lane, hier, circulant, nonblocking, library (comma-separated).
+    /// Only competitors of these families: mockup, lane, hier, circulant, nonblocking, communicator,
+    /// library (comma-separated).
     #[arg(long, value_delimiter = ',', value_enum)]
     pub family: Vec<FamilyArg>,
     /// Sizes instead of the built-in set, as `run --sizes` takes them (`8,1KiB,4K:1M`), and
@@ -522,6 +523,7 @@ value_enum_of!(
     Hier,
     Circulant,
     Nonblocking,
+    Communicator,
     Library
 );
 value_enum_of!(DatatypeArg, Datatype, Byte, Int32, Int64, Float32, Float64);

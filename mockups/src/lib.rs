@@ -24,6 +24,7 @@ pub mod allgather;
 pub mod allreduce;
 pub mod alltoall;
 pub mod bcast;
+pub mod communicator;
 pub mod exscan;
 pub mod gather;
 pub mod reduce;

@@ -115,6 +115,7 @@ macro_rules! call {
 }
 
 pub mod circulant;
+pub mod communicator;
 pub mod hier;
 pub mod lane;
 pub mod library;
@@ -150,6 +151,8 @@ pub enum Family {
     /// Nonblocking collectives' competitors: the blocking call, and mock-ups
     /// from other nonblocking collectives.
     Nonblocking,
+    /// The library's own call on a permuted or duplicated communicator.
+    Communicator,
     /// The library's own internal algorithms, forced through MPI_T.
     Library,
     /// Test-only competitors (see [`testing`]).
@@ -228,6 +231,7 @@ pub fn competitors() -> impl Iterator<Item = &'static Competitor> + Clone {
         .chain(hier::COMPETITORS)
         .chain(circulant::COMPETITORS)
         .chain(nonblocking::COMPETITORS)
+        .chain(communicator::COMPETITORS)
         // Last and lazily: a name found before it needs no discovery.
         .chain(std::iter::once(()).flat_map(|()| library::competitors()));
     #[cfg(feature = "testing")]
@@ -311,6 +315,7 @@ pub fn prepare<T: Element>(name: &str, setup: &Setup) -> Result<Call<T>, NotAppl
         Family::Hier => hier::prepare(name, setup),
         Family::Circulant => circulant::prepare(name, setup),
         Family::Nonblocking => nonblocking::prepare(name, setup),
+        Family::Communicator => communicator::prepare(name, setup),
         Family::Library => library::prepare(name, setup),
         #[cfg(feature = "testing")]
         Family::Testing => testing::prepare(name, setup),

@@ -134,6 +134,9 @@ struct Entry<T> {
     calls: u64,
     /// Which timed calls have their output checked.
     sampler: Sampler,
+    /// Its own check where its output is the reference's in another order
+    /// ([`candidates::communicator::output_order`]); else the case's.
+    check: Option<Check<T>>,
 }
 
 impl<T> Entry<T> {
@@ -151,7 +154,27 @@ impl<T> Entry<T> {
             sampler: Sampler::new(name.bytes().fold(0x9e37_79b9_7f4a_7c15, |h, b| {
                 (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
             })),
+            check: None,
         }
+    }
+}
+
+/// The checks of candidate `name` with the measured operator and the
+/// second one, where its output is the reference's in another order
+/// ([`candidates::communicator::output_order`]); `None` for the case's.
+#[allow(clippy::type_complexity)]
+fn own_checks<T: Element>(
+    name: &str,
+    shape: &Shape,
+    primary: &Check<T>,
+    second: Option<&(Op, Check<T>)>,
+) -> (Option<Check<T>>, Option<(Op, Check<T>)>) {
+    match candidates::communicator::output_order(name, shape) {
+        None => (None, None),
+        Some(order) => (
+            Some(primary.reordered(&order)),
+            second.map(|(op, check)| (*op, check.reordered(&order))),
+        ),
     }
 }
 
@@ -270,6 +293,9 @@ impl<T: Element> Prepared<T> {
                 continue;
             };
             let name = self.entries[e].sample.name.clone();
+            let (mine, second_mine) = own_checks(&name, &self.shape, &primary, second.as_ref());
+            let primary = mine.as_ref().unwrap_or(&primary);
+            let second = second_mine.as_ref().or(second.as_ref());
             watchdog::at(&self.label, &name);
             watchdog::enter(Phase::Verifying, 0.0);
             // The library's call is verified in both forms, whichever is
@@ -288,7 +314,7 @@ impl<T: Element> Prepared<T> {
             // Every rank must agree before the second check: preparing a
             // candidate may be collective.
             let mut wrong = agree_on_failure(ctx, local);
-            if let (None, false, Some((op, check))) = (&wrong, in_place_only, &second) {
+            if let (None, false, Some((op, check))) = (&wrong, in_place_only, second) {
                 let mut setup = self.setup.clone();
                 setup.tuning.default_in_place = false;
                 setup.op = op.mpi();
@@ -305,11 +331,14 @@ impl<T: Element> Prepared<T> {
                 wrong = agree_on_failure(ctx, local);
             }
             if wrong.is_none() && native::is_library_call(&name) {
-                wrong = self.verify_in_place(ctx, &primary, second.as_ref());
+                wrong = self.verify_in_place(ctx, primary, second);
             }
             match wrong {
                 Some(why) => self.entries[e].sample.outcome = Outcome::Wrong(why),
-                None => self.entries[e].call = Some(call),
+                None => {
+                    self.entries[e].call = Some(call);
+                    self.entries[e].check = mine;
+                }
             }
         }
         watchdog::enter(Phase::Idle, 0.0);
@@ -479,9 +508,10 @@ impl<T: Element> Prepared<T> {
             // usual form's check cannot read.
             let in_place = runs_in_place(&entry.sample.name, &self.setup);
             let checked = Checked {
-                check: self
+                check: entry
                     .check
                     .as_ref()
+                    .or(self.check.as_ref())
                     .filter(|_| entry.smaller.is_none() && !in_place),
                 calls: &mut entry.calls,
                 sampler: &mut entry.sampler,

@@ -2,6 +2,7 @@
 //! ([`crate::reference`]), and agreeing on the outcome across ranks.
 
 use super::Context;
+use crate::candidates::communicator::OutputOrder;
 use crate::candidates::native::InPlaceCall;
 use crate::candidates::Call;
 use crate::collective::Shape;
@@ -21,6 +22,7 @@ pub(super) struct Check<T> {
     /// bcast's root: `recv` holds the input, which is also the output.
     recv_is_input: bool,
     shape: Shape,
+    inputs: Inputs,
 }
 
 impl<T: Element> Check<T> {
@@ -35,6 +37,39 @@ impl<T: Element> Check<T> {
             defined: shape.defined_output(),
             recv_is_input: reference::recv_is_input(shape),
             shape: shape.clone(),
+            inputs,
+        }
+    }
+
+    /// The check of a candidate whose output is the reference's in another
+    /// order ([`OutputOrder`]): the same inputs, the output reordered here,
+    /// outside any timed region.
+    pub(super) fn reordered(&self, order: &OutputOrder) -> Check<T> {
+        let source = match order.rank == self.shape.rank {
+            true => self.want.clone(),
+            // Another rank's output; only unshared references are asked
+            // for (alltoall), which a rank computes alone.
+            false => reference::expected(
+                &Shape {
+                    rank: order.rank,
+                    ..self.shape.clone()
+                },
+                &self.inputs,
+            ),
+        };
+        let m = self.shape.count;
+        let want = order
+            .blocks
+            .iter()
+            .flat_map(|&b| source[b * m..(b + 1) * m].iter().copied())
+            .collect();
+        Check {
+            send: self.send.clone(),
+            want,
+            defined: self.defined.clone(),
+            recv_is_input: self.recv_is_input,
+            shape: self.shape.clone(),
+            inputs: self.inputs,
         }
     }
 

@@ -60,6 +60,11 @@
  *             receive buffer of Scatter at its root (which has no output
  *             to corrupt). pgcheck's own control-plane calls are never in
  *             place, and the usual form of the same collective is spared.
+ *   comm=permuted  only calls on a communicator with MPI_COMM_WORLD's
+ *             processes in another rank order (MPI_Comm_compare gives
+ *             MPI_SIMILAR): the communicator family's permuted one, never
+ *             the world, pgcheck's duplicates of it (MPI_CONGRUENT) nor
+ *             a one-process split (MPI_CONGRUENT too)
  *
  * The size of a call, for bytes=, is count x MPI_Type_size of its datatype:
  *   Allreduce, Reduce, Bcast, Scan, Exscan   the vector: count
@@ -112,6 +117,7 @@ static struct {
     char type[16]; /* "": any datatype */
     long long matched; /* matching calls so far */
     int in_place_only; /* inplace: only calls with MPI_IN_PLACE */
+    int permuted_only; /* comm=permuted: only on a reordered world */
 } fault;
 
 /* The functions this library interposes: a spec naming another one is an
@@ -205,6 +211,10 @@ static void parse(void)
             fault.in_place_only = 1;
             continue;
         }
+        if (strcmp(opt, "comm=permuted") == 0) {
+            fault.permuted_only = 1;
+            continue;
+        }
         if (strncmp(opt, "rank=", 5) == 0 && number(opt + 5, &value) && value <= 1 << 30)
             fault.rank = (int)value;
         else if (strncmp(opt, "bytes=", 6) == 0 && number(opt + 6, &value)) {
@@ -224,7 +234,7 @@ static void parse(void)
             strcpy(fault.type, opt + 5);
         else
             bad_spec(spec, "options are rank=R, bytes=B, after=N, every=M, for=MS (decimal numbers), "
-                           "type=double|float|int32|int64|uint8 and inplace");
+                           "type=double|float|int32|int64|uint8, inplace and comm=permuted");
     }
     fault.active = 1;
 }
@@ -378,6 +388,16 @@ static void replace_call(void)
 /* Whether the fault applies to this call of `function` on this process,
  * and for nowrite the buffer the real call must write into (the caller's
  * otherwise). */
+/* Whether comm=permuted, if given, matches `comm`. */
+static int comm_matches(MPI_Comm comm)
+{
+    if (!fault.permuted_only)
+        return 1;
+    int relation = MPI_UNEQUAL;
+    PMPI_Comm_compare(comm, MPI_COMM_WORLD, &relation);
+    return relation == MPI_SIMILAR;
+}
+
 static void *begin(struct call *c, const char *function, MPI_Comm comm)
 {
     c->selected = 0;
@@ -394,7 +414,7 @@ static void *begin(struct call *c, const char *function, MPI_Comm comm)
         if (!match)
             return c->out.buf;
     }
-    if (!type_matches(c->out.type) || spared())
+    if (!type_matches(c->out.type) || !comm_matches(comm) || spared())
         return c->out.buf;
     int rank;
     PMPI_Comm_rank(comm, &rank);
