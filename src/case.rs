@@ -1,6 +1,7 @@
 //! What a case is and what became of a candidate in it: the two facts every
 //! stage after the config shares (plan, measure, analyse, store, report).
 
+use crate::collective::Shape;
 use crate::element::{Datatype, Op};
 use crate::operation::Operation;
 use serde::{Deserialize, Serialize};
@@ -53,6 +54,11 @@ impl CaseKey {
             self.datatype.name(),
             self.op.name(),
         )
+    }
+
+    /// The buffers of this case on rank `rank` of `size` processes.
+    pub fn shape(&self, size: usize, rank: usize) -> Shape {
+        Shape::new(self.operation.collective, size, rank, self.root, self.count)
     }
 
     /// Whether `other` is the same collective, datatype, operator and root

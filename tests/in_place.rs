@@ -359,7 +359,7 @@ fn a_bad_in_place_is_an_input_error_at_its_line() {
             "bcast",
             "checks:\n  - collective: scan\n    sizes: [8]\n  - collective: bcast\n    sizes: [8]\n    in_place: true\n",
             4,
-            "`in_place` applies to every collective but bcast",
+            "`in_place` applies to every blocking collective but bcast",
         ),
     ] {
         let file = input(&dir, &format!("{name}.yaml"), yaml);

@@ -185,7 +185,7 @@ fn usage_errors() -> Vec<Case> {
         command(
             "in_place_of_bcast",
             &["run", "--collective", "bcast", "--sizes", "8", "--in-place", "both"],
-            &["--in-place applies to every collective but bcast"],
+            &["--in-place applies to every blocking collective but bcast"],
         ),
         command(
             "options_size_unknown_unit",

@@ -18,14 +18,7 @@ where
     T: Equivalence,
     O: Operation,
 {
-    let rank = comm.rank() as usize;
-    assert_eq!(counts.len(), comm.size() as usize, "one count per process");
-    let total: usize = counts.iter().map(|&c| c as usize).sum();
-    assert!(send.len() >= total, "send buffer shorter than the counts");
-    assert!(
-        recv.len() >= counts[rank] as usize,
-        "receive buffer too short"
-    );
+    check_reduce_scatter(comm, send, recv, counts);
     // SAFETY: the buffers are valid for the lengths checked above, the
     // datatype matches T, and MPI reads `counts` only during the call.
     unsafe {
@@ -38,6 +31,19 @@ where
             comm.as_raw(),
         );
     }
+}
+
+/// The buffers and counts of a reduce_scatter, checked as
+/// [`reduce_scatter`] says.
+fn check_reduce_scatter<C: Communicator, T>(comm: &C, send: &[T], recv: &[T], counts: &[i32]) {
+    let rank = comm.rank() as usize;
+    assert_eq!(counts.len(), comm.size() as usize, "one count per process");
+    let total: usize = counts.iter().map(|&c| c as usize).sum();
+    assert!(send.len() >= total, "send buffer shorter than the counts");
+    assert!(
+        recv.len() >= counts[rank] as usize,
+        "receive buffer too short"
+    );
 }
 
 /// `MPI_Type_size` of `T`'s datatype: the bytes of data it describes.
@@ -61,14 +67,7 @@ where
     T: Equivalence,
     O: Operation,
 {
-    let rank = comm.rank() as usize;
-    assert_eq!(counts.len(), comm.size() as usize, "one count per process");
-    let total: usize = counts.iter().map(|&c| c as usize).sum();
-    assert!(send.len() >= total, "send buffer shorter than the counts");
-    assert!(
-        recv.len() >= counts[rank] as usize,
-        "receive buffer too short"
-    );
+    check_reduce_scatter(comm, send, recv, counts);
     // SAFETY: as in `reduce_scatter`; the buffers and `counts` outlive the
     // request, which is waited for before they are released.
     unsafe {

@@ -203,13 +203,7 @@ struct Prepared<T> {
 impl<T: Element> Prepared<T> {
     fn new(ctx: &Context, case: &Case) -> Prepared<T> {
         let key = &case.key;
-        let shape = Shape::new(
-            key.operation.collective,
-            ctx.size(),
-            ctx.rank(),
-            key.root,
-            key.count,
-        );
+        let shape = key.shape(ctx.size(), ctx.rank());
         let setup = setup(ctx, case, &shape, key.op);
         let mut entries: Vec<Entry<T>> = case
             .candidates

@@ -3,7 +3,6 @@
 
 use super::{setup, Context};
 use crate::candidates;
-use crate::collective::Shape;
 use crate::element::Element;
 use crate::host;
 use crate::plan::{Case, CaseProbe};
@@ -28,13 +27,7 @@ pub fn probe_cases(ctx: &Context, cases: &[Case], slice_s: f64) -> Vec<CaseProbe
 
 fn probe<T: Element>(ctx: &Context, case: &Case, slice_s: f64) -> CaseProbe {
     let key = &case.key;
-    let shape = Shape::new(
-        key.operation.collective,
-        ctx.size(),
-        ctx.rank(),
-        key.root,
-        key.count,
-    );
+    let shape = key.shape(ctx.size(), ctx.rank());
     let mut call = candidates::native::prepare::<T>(&setup(ctx, case, &shape, key.op));
     let inputs = Inputs::new(key.operation.collective, key.op, shape.size);
     let started = mpi::time();
