@@ -102,3 +102,41 @@ fn circulant_matches_on_one_to_nine_processes() {
         out.expect_in_stdout("allreduce_as_allreduce_circulant", "");
     }
 }
+
+#[test]
+fn p2p_matches_on_one_to_nine_processes() {
+    for (i, np) in [1, 2, 3, 4, 5, 7, 8, 9].into_iter().enumerate() {
+        let (datatype, op) = CLASSES[(i + 2) % CLASSES.len()];
+        // Roots on either side of the middle too: the binomial tree keeps
+        // every subtree's ranks consecutive on both sides of its root.
+        let roots = match np {
+            1..=3 => "first,middle,last".to_string(),
+            _ => format!("first,1,middle,{},last", np - 2),
+        };
+        let out =
+            assert_verifies_elements(np, &["--family", "p2p", "--roots", &roots], datatype, op);
+        out.expect_in_stdout("reduce_as_binomial_p2p", "");
+        out.expect_in_stdout(", 0 skipped", "every process count and root");
+    }
+}
+
+#[test]
+fn the_p2p_reduction_matches_with_floating_point_sums() {
+    for (np, datatype) in [(6, "float64"), (7, "float32")] {
+        assert_verifies(
+            np,
+            &[
+                "--family",
+                "p2p",
+                "--collective",
+                "reduce",
+                "--datatype",
+                datatype,
+                "--op",
+                "sum",
+                "--roots",
+                "first,2,middle,last",
+            ],
+        );
+    }
+}

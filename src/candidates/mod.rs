@@ -1,7 +1,8 @@
 //! Candidates: the ways to perform one collective. `default` is the
 //! library's own call; competitors are mock-ups built from other collectives,
-//! lane, hierarchical and circulant algorithms, and the library's own
-//! internal algorithms (found at run time, [`library`]).
+//! lane, hierarchical and circulant algorithms, minimal implementations from
+//! point-to-point calls, and the library's own internal algorithms (found
+//! at run time, [`library`]).
 //!
 //! A candidate is prepared once per (collective, size) outside the timed
 //! region and returns a [`Call`]: a closure that performs the collective on
@@ -99,6 +100,7 @@ pub mod lane;
 pub mod library;
 pub mod mockups;
 pub mod native;
+pub mod p2p;
 #[cfg(feature = "testing")]
 pub mod testing;
 
@@ -124,6 +126,8 @@ pub enum Family {
     Hier,
     /// Circulant-graph algorithm (Träff et al. 2023).
     Circulant,
+    /// Minimal implementation from point-to-point calls (Träff et al. 2007, (19)).
+    P2p,
     /// The library's own internal algorithms, forced through MPI_T.
     Library,
     /// Test-only competitors (see [`testing`]).
@@ -189,6 +193,7 @@ pub fn competitors() -> impl Iterator<Item = &'static Competitor> + Clone {
         .chain(lane::COMPETITORS)
         .chain(hier::COMPETITORS)
         .chain(circulant::COMPETITORS)
+        .chain(p2p::COMPETITORS)
         // Last and lazily: a name found before it needs no discovery.
         .chain(std::iter::once(()).flat_map(|()| library::competitors()));
     #[cfg(feature = "testing")]
@@ -203,7 +208,11 @@ pub fn competitors_of(collective: Collective) -> impl Iterator<Item = &'static C
 
 /// What `competitors: all` (or no list) means for `collective`: its
 /// built-in competitors; the library's own algorithms (`library`) and the
-/// test-only ones run only when asked for.
+/// test-only ones run only when asked for. The point-to-point family is
+/// built in: its minimal implementations cost no more than a call each and
+/// no scratch beyond one vector, and they are rule (19)'s floor: a
+/// collective slower than its obvious implementation from sends and
+/// receives is the plainest finding there is.
 pub fn all_of(collective: Collective) -> impl Iterator<Item = &'static Competitor> + Clone {
     let all = competitors_of(collective).filter(|c| c.family != Family::Library);
     #[cfg(feature = "testing")]
@@ -278,6 +287,7 @@ pub fn prepare<T: Element>(name: &str, setup: &Setup) -> Result<Call<T>, NotAppl
         Family::Lane => lane::prepare(name, setup),
         Family::Hier => hier::prepare(name, setup),
         Family::Circulant => circulant::prepare(name, setup),
+        Family::P2p => p2p::prepare(name, setup),
         Family::Library => library::prepare(name, setup),
         #[cfg(feature = "testing")]
         Family::Testing => testing::prepare(name, setup),
