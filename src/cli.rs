@@ -88,7 +88,8 @@ fn exit_help(subcommand: &str) -> String {
     about = "Checks an MPI library's collectives against the self-consistent performance guidelines",
     long_about = "Checks an MPI library's collectives against the self-consistent performance \
 guidelines: a collective must not be slower than the same semantics built from other \
-collectives (a mock-up) nor than a known better algorithm (lane, hierarchical, circulant). \
+collectives (a mock-up) nor than a known better algorithm (lane, hierarchical, circulant) or a \
+minimal one from point-to-point calls (p2p). \
 Run it under mpirun; rank 0 prints the report.",
     after_help = exit_statuses(&Exit::ALL)
 )]
@@ -490,8 +491,8 @@ pub struct VerifyArgs {
     /// Only these competitors (comma-separated).
     #[arg(long, value_delimiter = ',')]
     pub competitor: Vec<String>,
-    /// Only competitors of these families: mockup, lane, hier, circulant, nonblocking, communicator,
-    /// library (comma-separated).
+    /// Only competitors of these families: mockup, lane, hier, circulant, p2p, nonblocking,
+    /// communicator, library (comma-separated).
     #[arg(long, value_delimiter = ',', value_enum)]
     pub family: Vec<FamilyArg>,
     /// Sizes instead of the built-in set, as `run --sizes` takes them (`8,1KiB,4K:1M`), and
@@ -524,6 +525,7 @@ value_enum_of!(
     Circulant,
     Nonblocking,
     Communicator,
+    P2p,
     Library
 );
 value_enum_of!(DatatypeArg, Datatype, Byte, Int32, Int64, Float32, Float64);

@@ -166,8 +166,11 @@ impl Pattern {
     }
 }
 
-/// An element type candidates run on.
-pub trait Element: Equivalence + Copy + Default + PartialEq + Debug + 'static {
+/// An element type candidates run on; user-defined operators compute on
+/// it as the built-ins do (`mockups::user_op`).
+pub trait Element:
+    Equivalence + Copy + Default + PartialEq + Debug + mockups::user_op::Arithmetic + 'static
+{
     /// Input element `index` of process `rank`.
     fn input(pattern: Pattern, rank: usize, index: usize) -> Self;
     /// `op` applied to two elements, as MPI's predefined operators do.

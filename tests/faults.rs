@@ -351,6 +351,49 @@ fn a_rank_counted_twice_is_caught_by_the_second_check() {
     }
 }
 
+const ALLREDUCE_USER_OP: &str = "datatype: int32
+op: sum
+checks:
+  - collective: allreduce
+    sizes: [64]
+    competitors: [allreduce_as_allreduce_user_op]
+";
+
+#[test]
+fn a_fault_of_the_built_in_sum_spares_the_user_defined_one() {
+    // op=sum strikes only calls whose operator is MPI_SUM itself: the
+    // library's allreduce is wrong, and the same MPI_Allreduce with the
+    // user-defined sum is right, so its operator is not MPI_SUM.
+    for np in PROCESSES {
+        let r = run(
+            "allreduce-sum-flip",
+            np,
+            ALLREDUCE_USER_OP,
+            Some("MPI_Allreduce:flip,op=sum,bytes=64"),
+        );
+        r.assert_status("allreduce", &[64], "default", "wrong");
+        r.assert_not_wrong("allreduce", &[64], "allreduce_as_allreduce_user_op");
+        r.assert_library_wrong("allreduce", &[64]);
+        r.assert_verification_failed();
+    }
+    // Without the filter the same flip strikes both: the competitor does
+    // call MPI_Allreduce, and verification would see it wrong.
+    let r = run(
+        "allreduce-any-op-flip",
+        4,
+        ALLREDUCE_USER_OP,
+        Some("MPI_Allreduce:flip,bytes=64"),
+    );
+    r.assert_status("allreduce", &[64], "default", "wrong");
+    r.assert_status(
+        "allreduce",
+        &[64],
+        "allreduce_as_allreduce_user_op",
+        "wrong",
+    );
+    r.assert_verification_failed();
+}
+
 /// The inputs of the scenarios above, with their sizes.
 const CONTROLS: [(&str, &str, &str, &[u64]); 4] = [
     ("allreduce", ALLREDUCE, "allreduce", &[8, 64, 1024]),

@@ -206,3 +206,43 @@ fn a_fault_on_the_permuted_communicator_fails_only_its_competitor() {
         assert_eq!(row("allgather_as_dup_comm"), (3, 0, 0), "{}", out.text());
     }
 }
+
+/// The minimal point-to-point implementations on 1 to 9 processes, at
+/// roots on both sides of the middle.
+#[test]
+fn p2p_matches_on_one_to_nine_processes() {
+    for (i, np) in [1, 2, 3, 4, 5, 7, 8, 9].into_iter().enumerate() {
+        let (datatype, op) = CLASSES[(i + 2) % CLASSES.len()];
+        // Roots on either side of the middle too: the binomial tree keeps
+        // every subtree's ranks consecutive on both sides of its root.
+        let roots = match np {
+            1..=3 => "first,middle,last".to_string(),
+            _ => format!("first,1,middle,{},last", np - 2),
+        };
+        let out =
+            assert_verifies_elements(np, &["--family", "p2p", "--roots", &roots], datatype, op);
+        out.expect_in_stdout("reduce_as_binomial_p2p", "");
+        out.expect_in_stdout(", 0 skipped", "every process count and root");
+    }
+}
+
+#[test]
+fn the_p2p_reduction_matches_with_floating_point_sums() {
+    for (np, datatype) in [(6, "float64"), (7, "float32")] {
+        assert_verifies(
+            np,
+            &[
+                "--family",
+                "p2p",
+                "--collective",
+                "reduce",
+                "--datatype",
+                datatype,
+                "--op",
+                "sum",
+                "--roots",
+                "first,2,middle,last",
+            ],
+        );
+    }
+}

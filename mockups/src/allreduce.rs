@@ -3,6 +3,7 @@
 
 use crate::parts::{PaddedParts, SplitParts};
 use crate::rooted;
+use crate::user_op::{Arithmetic, UserOp};
 use mpi::collective::Operation;
 use mpi::datatype::Equivalence;
 use mpi::traits::*;
@@ -97,5 +98,24 @@ impl<T: Equivalence + Copy + Default> ReduceScatterAllgatherv<T> {
     {
         let (part, blocks) = self.parts.reduce_scatter(comm, send, op);
         blocks.allgatherv(comm, part, recv);
+    }
+}
+
+/// `MPI_Allreduce` with a user-defined operator computing the case's
+/// built-in one (Träff, Gropp & Thakur's rule (17)).
+pub struct WithUserOp<T> {
+    count: usize,
+    op: UserOp<T>,
+}
+
+impl<T: Arithmetic> WithUserOp<T> {
+    /// `op` is made once, at preparation, and freed with the mock-up.
+    pub fn new<C: Communicator>(_comm: &C, count: usize, op: UserOp<T>) -> WithUserOp<T> {
+        WithUserOp { count, op }
+    }
+
+    pub fn run<C: Communicator>(&mut self, comm: &C, send: &[T], recv: &mut [T]) {
+        let m = self.count;
+        comm.all_reduce_into(&send[..m], &mut recv[..m], &self.op);
     }
 }

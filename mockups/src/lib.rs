@@ -11,6 +11,9 @@
 //! reduce_scatter gives process i block i of the vector split by
 //! [`block_counts`]; bcast works in `recv` alone. No mock-up works in place;
 //! [`in_place`] wraps the library's own in-place forms, which rsmpi lacks.
+//! `WithUserOp` (allreduce, reduce, reduce_scatter_block, scan) calls the
+//! same collective with a user-defined operator ([`user_op`]) computing
+//! the built-in one.
 
 pub mod blocks;
 mod bytes;
@@ -19,6 +22,7 @@ mod parts;
 pub mod raw;
 pub mod rooted;
 pub mod scratch;
+pub mod user_op;
 
 pub mod allgather;
 pub mod allreduce;

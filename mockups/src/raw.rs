@@ -84,3 +84,114 @@ where
         ffi::MPI_Wait(&mut request, ffi::RSMPI_STATUS_IGNORE);
     }
 }
+
+/// Request slots for [`receive_blocks`] and [`send_blocks`]: one per
+/// process, made once so that those calls allocate nothing.
+pub fn request_slots(processes: usize) -> Vec<ffi::MPI_Request> {
+    // SAFETY: reading a constant rsmpi's C shim defines.
+    vec![unsafe { ffi::RSMPI_REQUEST_NULL }; processes]
+}
+
+/// Block r of `recv` (`count` elements each, p blocks) received from
+/// process r, for every process but this one: every `MPI_Irecv` posted at
+/// once, then one `MPI_Waitall`. The root's side of a linear gather.
+/// `requests` comes from [`request_slots`].
+///
+/// # Panics
+/// If `recv` holds fewer than p blocks or `requests` fewer than p slots.
+pub fn receive_blocks<C, T>(
+    comm: &C,
+    recv: &mut [T],
+    count: usize,
+    tag: mpi::Tag,
+    requests: &mut [ffi::MPI_Request],
+) where
+    C: Communicator,
+    T: Equivalence,
+{
+    let (p, me) = (comm.size() as usize, comm.rank() as usize);
+    assert!(recv.len() >= p * count, "one block per process");
+    assert!(requests.len() >= p, "one request slot per process");
+    let n = i32::try_from(count).expect("a block count fits an MPI int");
+    let mut posted = 0;
+    for (r, block) in recv[..p * count].chunks_exact_mut(count.max(1)).enumerate() {
+        if r == me || count == 0 {
+            continue;
+        }
+        // SAFETY: `block` is `count` elements of T, borrowed mutably until
+        // MPI_Waitall below has completed every request.
+        unsafe {
+            ffi::MPI_Irecv(
+                block.as_mut_ptr() as *mut _,
+                n,
+                T::equivalent_datatype().as_raw(),
+                r as i32,
+                tag,
+                comm.as_raw(),
+                &mut requests[posted],
+            );
+        }
+        posted += 1;
+    }
+    wait_all(&mut requests[..posted]);
+}
+
+/// Block r of `send` (`count` elements each, p blocks) sent to process r,
+/// for every process but this one: every `MPI_Isend` posted at once, then
+/// one `MPI_Waitall`. The root's side of a linear scatter. `requests` comes
+/// from [`request_slots`].
+///
+/// # Panics
+/// If `send` holds fewer than p blocks or `requests` fewer than p slots.
+pub fn send_blocks<C, T>(
+    comm: &C,
+    send: &[T],
+    count: usize,
+    tag: mpi::Tag,
+    requests: &mut [ffi::MPI_Request],
+) where
+    C: Communicator,
+    T: Equivalence,
+{
+    let (p, me) = (comm.size() as usize, comm.rank() as usize);
+    assert!(send.len() >= p * count, "one block per process");
+    assert!(requests.len() >= p, "one request slot per process");
+    let n = i32::try_from(count).expect("a block count fits an MPI int");
+    let mut posted = 0;
+    for (r, block) in send[..p * count].chunks_exact(count.max(1)).enumerate() {
+        if r == me || count == 0 {
+            continue;
+        }
+        // SAFETY: `block` is `count` elements of T, borrowed until
+        // MPI_Waitall below has completed every request.
+        unsafe {
+            ffi::MPI_Isend(
+                block.as_ptr() as *const _,
+                n,
+                T::equivalent_datatype().as_raw(),
+                r as i32,
+                tag,
+                comm.as_raw(),
+                &mut requests[posted],
+            );
+        }
+        posted += 1;
+    }
+    wait_all(&mut requests[..posted]);
+}
+
+/// `MPI_Waitall` on `requests`, statuses ignored.
+fn wait_all(requests: &mut [ffi::MPI_Request]) {
+    if requests.is_empty() {
+        return;
+    }
+    // SAFETY: every request was started by the caller on buffers it still
+    // borrows; MPI writes the completed requests back as MPI_REQUEST_NULL.
+    unsafe {
+        ffi::MPI_Waitall(
+            requests.len() as i32,
+            requests.as_mut_ptr(),
+            ffi::RSMPI_STATUSES_IGNORE,
+        );
+    }
+}

@@ -4,7 +4,9 @@
 
 use crate::blocks::Blocks;
 use crate::parts::{PaddedParts, SplitParts};
+use crate::rooted;
 use crate::scratch::{root_or_spare, scratch};
+use crate::user_op::{Arithmetic, UserOp};
 use mpi::collective::Operation;
 use mpi::datatype::Equivalence;
 use mpi::traits::*;
@@ -129,5 +131,36 @@ impl<T: Equivalence + Copy + Default> AsReduceScatter<T> {
         let is_root = comm.rank() as usize == self.root;
         let out = root_or_spare(is_root, recv, self.count, &mut self.nothing);
         self.blocks.reduce_scatter(comm, send, out, op);
+    }
+}
+
+/// `MPI_Reduce` with a user-defined operator computing the case's built-in
+/// one (Träff, Gropp & Thakur's rule (17): `MPI_Reduce(MPI_SUM) ⪯
+/// MPI_Reduce(user sum)`).
+pub struct WithUserOp<T> {
+    root: usize,
+    count: usize,
+    op: UserOp<T>,
+}
+
+impl<T: Arithmetic> WithUserOp<T> {
+    /// `op` is made once, at preparation, and freed with the mock-up.
+    pub fn new<C: Communicator>(
+        _comm: &C,
+        count: usize,
+        root: usize,
+        op: UserOp<T>,
+    ) -> WithUserOp<T> {
+        WithUserOp { root, count, op }
+    }
+
+    pub fn run<C: Communicator>(&mut self, comm: &C, send: &[T], recv: &mut [T]) {
+        let m = self.count;
+        let out_len = if comm.rank() as usize == self.root {
+            m
+        } else {
+            0
+        };
+        rooted::reduce(comm, self.root, &send[..m], &mut recv[..out_len], &self.op);
     }
 }

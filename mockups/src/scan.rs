@@ -2,6 +2,7 @@
 //! process r receives the reduction of the vectors of processes 0..=r.
 
 use crate::scratch::scratch;
+use crate::user_op::{Arithmetic, UserOp};
 use mpi::collective::{reduce_local_into, Operation};
 use mpi::datatype::Equivalence;
 use mpi::traits::*;
@@ -33,5 +34,24 @@ impl<T: Equivalence + Copy + Default> ExscanReduceLocal<T> {
             // MPI_Reduce_local computes inoutbuf = inbuf op inoutbuf.
             reduce_local_into(&self.prefix[..], recv, op);
         }
+    }
+}
+
+/// `MPI_Scan` with a user-defined operator computing the case's built-in
+/// one (Träff, Gropp & Thakur's rule (17)).
+pub struct WithUserOp<T> {
+    count: usize,
+    op: UserOp<T>,
+}
+
+impl<T: Arithmetic> WithUserOp<T> {
+    /// `op` is made once, at preparation, and freed with the mock-up.
+    pub fn new<C: Communicator>(_comm: &C, count: usize, op: UserOp<T>) -> WithUserOp<T> {
+        WithUserOp { count, op }
+    }
+
+    pub fn run<C: Communicator>(&mut self, comm: &C, send: &[T], recv: &mut [T]) {
+        let m = self.count;
+        comm.scan_into(&send[..m], &mut recv[..m], &self.op);
     }
 }

@@ -3,12 +3,30 @@
 //! PGMPI's GL numbers (Hunold et al. 2016) where one exists, else by the
 //! numbered rule of Träff, Gropp & Thakur (2007) or MPINPC's guideline
 //! (Hunold 2023); docs/REFERENCES.md has the papers. Every mock-up keeps the rank
-//! order of its reductions, so none needs a commutative operator.
+//! order of its reductions, so none needs a commutative operator; the
+//! `_user_op` ones hand the library a commutative user-defined operator
+//! (rule (17)), which the library may apply in any order, as it may the
+//! built-in one.
 
+use super::{NotApplicable, Setup};
+use crate::element::Element;
+use mockups::user_op::{Builtin, UserOp};
 use mockups::{
     allgather, allreduce, alltoall, bcast, exscan, gather, reduce, reduce_scatter,
     reduce_scatter_block, scan, scatter,
 };
+
+/// The user-defined operator computing the case's built-in one on `T`,
+/// made now (`MPI_Op_create`, outside the timed calls).
+fn user_op<T: Element>(setup: &Setup) -> Result<UserOp<T>, NotApplicable> {
+    let builtin = Builtin::of(&setup.op)
+        .ok_or_else(|| NotApplicable("the operator is not an MPI built-in".to_string()))?;
+    UserOp::new(builtin).ok_or_else(|| {
+        NotApplicable(format!(
+            "MPI defines no {builtin:?} on this datatype to compute with a user operator"
+        ))
+    })
+}
 
 competitors! {
     family: Mockup,
@@ -45,6 +63,11 @@ competitors! {
         guideline: "GL13: Allreduce ⪯ Reduce_scatter_block + Allgather",
         description: "MPI_Reduce_scatter_block (vector padded to p blocks), then MPI_Allgather",
         call: call!(setup.comm, allreduce::ReduceScatterBlockAllgather::new(comm, m), op),
+    }
+    "allreduce_as_allreduce_user_op" for Allreduce {
+        guideline: "Träff et al. 2007 (17): Allreduce(built-in op) ⪯ Allreduce(user-defined op)",
+        description: "MPI_Allreduce with a commutative MPI_Op_create operator computing the built-in one",
+        call: call!(setup.comm, allreduce::WithUserOp::new(comm, m, user_op::<T>(setup)?)),
     }
     "allreduce_as_reducescatter_allgatherv" for Allreduce {
         guideline: "Träff et al. 2007 (16): Allreduce ⪯ Reduce_scatter + Allgatherv",
@@ -86,6 +109,11 @@ competitors! {
         description: "MPI_Allreduce",
         call: call!(setup.comm, reduce::AsAllreduce::new(comm, m, root), op),
     }
+    "reduce_as_reduce_user_op" for Reduce {
+        guideline: "Träff et al. 2007 (17): Reduce(built-in op) ⪯ Reduce(user-defined op)",
+        description: "MPI_Reduce with a commutative MPI_Op_create operator computing the built-in one",
+        call: call!(setup.comm, reduce::WithUserOp::new(comm, m, root, user_op::<T>(setup)?)),
+    }
     "reduce_as_reducescatterblock_gather" for Reduce {
         guideline: "GL14: Reduce ⪯ Reduce_scatter_block + Gather",
         description: "MPI_Reduce_scatter_block (vector padded to p blocks), then MPI_Gather",
@@ -116,6 +144,11 @@ competitors! {
         description: "MPI_Allreduce of all blocks, then a copy of the own block",
         call: call!(setup.comm, reduce_scatter_block::AsAllreduce::new(comm, m), op),
     }
+    "reducescatterblock_as_reducescatterblock_user_op" for ReduceScatterBlock {
+        guideline: "Träff et al. 2007 (17): Reduce_scatter_block(built-in op) ⪯ Reduce_scatter_block(user-defined op)",
+        description: "MPI_Reduce_scatter_block with a commutative MPI_Op_create operator computing the built-in one",
+        call: call!(setup.comm, reduce_scatter_block::WithUserOp::new(comm, m, user_op::<T>(setup)?)),
+    }
     "reducescatter_as_allreduce" for ReduceScatter {
         guideline: "GL9: Reduce_scatter ⪯ Allreduce",
         description: "MPI_Allreduce, then a copy of the own block",
@@ -131,6 +164,11 @@ competitors! {
         description: "MPI_Exscan, then MPI_Reduce_local of the prefix with the own vector",
         call: call!(setup.comm, scan::ExscanReduceLocal::new(comm, m), op),
     }
+    "scan_as_scan_user_op" for Scan {
+        guideline: "Träff et al. 2007 (17): Scan(built-in op) ⪯ Scan(user-defined op)",
+        description: "MPI_Scan with a commutative MPI_Op_create operator computing the built-in one",
+        call: call!(setup.comm, scan::WithUserOp::new(comm, m, user_op::<T>(setup)?)),
+    }
     "exscan_as_scan" for Exscan {
         guideline: "Träff et al. 2007 §4 metarule: Exscan ⪯ Scan + Sendrecv",
         description: "MPI_Scan, then a shift of the inclusive prefixes one rank up",
@@ -145,6 +183,11 @@ competitors! {
         guideline: "GL7: Scatter ⪯ Bcast",
         description: "MPI_Bcast of all p blocks, then a copy of the own block",
         call: call!(setup.comm, scatter::AsBcast::new(comm, m, root)),
+    }
+    "scatter_as_allgather" for Scatter {
+        guideline: "Träff et al. 2007 (8): Scatter ⪯ Allgather",
+        description: "MPI_Allgather of the root's p blocks (every process contributes p blocks, only the root's are read), then a copy of the own block",
+        call: call!(setup.comm, scatter::AsAllgather::new(comm, m, root)),
     }
     "scatter_as_scatterv" for Scatter {
         guideline: "Träff et al. 2007 (18): Scatter ⪯ Scatterv",

@@ -1,8 +1,10 @@
 //! Candidates: the ways to perform one operation (a collective, blocking
 //! or nonblocking). `default` is the library's own call; competitors are
 //! mock-ups built from other collectives, lane, hierarchical and circulant
-//! algorithms, the blocking call against a nonblocking one, and the
-//! library's own internal algorithms (found at run time, [`library`]).
+//! algorithms, minimal implementations from point-to-point calls, the
+//! collective on another communicator, the blocking call against a
+//! nonblocking one, and the library's own internal algorithms (found at
+//! run time, [`library`]).
 //!
 //! A candidate is prepared once per (operation, size) outside the timed
 //! region and returns a [`Call`]: a closure that performs the collective on
@@ -122,6 +124,7 @@ pub mod library;
 pub mod mockups;
 pub mod native;
 pub mod nonblocking;
+pub mod p2p;
 #[cfg(feature = "testing")]
 pub mod testing;
 
@@ -153,6 +156,8 @@ pub enum Family {
     Nonblocking,
     /// The library's own call on a permuted or duplicated communicator.
     Communicator,
+    /// Minimal implementation from point-to-point calls (Träff et al. 2007, (19)).
+    P2p,
     /// The library's own internal algorithms, forced through MPI_T.
     Library,
     /// Test-only competitors (see [`testing`]).
@@ -232,6 +237,7 @@ pub fn competitors() -> impl Iterator<Item = &'static Competitor> + Clone {
         .chain(circulant::COMPETITORS)
         .chain(nonblocking::COMPETITORS)
         .chain(communicator::COMPETITORS)
+        .chain(p2p::COMPETITORS)
         // Last and lazily: a name found before it needs no discovery.
         .chain(std::iter::once(()).flat_map(|()| library::competitors()));
     #[cfg(feature = "testing")]
@@ -246,7 +252,11 @@ pub fn competitors_of(operation: Operation) -> impl Iterator<Item = &'static Com
 
 /// What `competitors: all` (or no list) means for `operation`: its
 /// built-in competitors; the library's own algorithms (`library`) and the
-/// test-only ones run only when asked for.
+/// test-only ones run only when asked for. The point-to-point family is
+/// built in: its minimal implementations cost no more than a call each and
+/// no scratch beyond one vector, and they are rule (19)'s floor: a
+/// collective slower than its obvious implementation from sends and
+/// receives is the plainest finding there is.
 pub fn all_of(operation: Operation) -> impl Iterator<Item = &'static Competitor> + Clone {
     let all = competitors_of(operation).filter(|c| c.family != Family::Library);
     #[cfg(feature = "testing")]
@@ -316,6 +326,7 @@ pub fn prepare<T: Element>(name: &str, setup: &Setup) -> Result<Call<T>, NotAppl
         Family::Circulant => circulant::prepare(name, setup),
         Family::Nonblocking => nonblocking::prepare(name, setup),
         Family::Communicator => communicator::prepare(name, setup),
+        Family::P2p => p2p::prepare(name, setup),
         Family::Library => library::prepare(name, setup),
         #[cfg(feature = "testing")]
         Family::Testing => testing::prepare(name, setup),

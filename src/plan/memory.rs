@@ -34,8 +34,12 @@ pub struct Footprint {
     pub library: u64,
     /// A bound on one competitor's scratch: a per-process collective's
     /// competitors may hold all p blocks once more, the others the vector
-    /// twice.
+    /// twice; the few that hold more say so in [`large_scratch`].
     pub scratch_each: u64,
+    /// The bytes of one process's block or vector (`count` elements).
+    pub block: u64,
+    /// The processes of the case, which [`large_scratch`] counts by.
+    pub processes: usize,
     /// Whether verification prepares each competitor once more, for its
     /// second check, while the others are held.
     pub second_check: bool,
@@ -81,6 +85,8 @@ impl Footprint {
             },
             library: LIBRARY_FACTOR * bytes(send.max(recv)),
             scratch_each,
+            block: bytes(count),
+            processes,
             second_check,
         }
     }
@@ -90,11 +96,33 @@ impl Footprint {
         self.buffers + self.verification + self.in_place + self.library
     }
 
-    /// What the case needs with `competitors` competitors prepared at once
-    /// (and one more for a second check).
-    pub fn with(&self, competitors: usize) -> u64 {
-        let prepared = competitors + usize::from(self.second_check && competitors > 0);
-        self.alone() + self.scratch_each * prepared as u64
+    /// One competitor's scratch: [`Footprint::scratch_each`], or what
+    /// [`large_scratch`] says it holds.
+    pub fn scratch_of(&self, name: &str) -> u64 {
+        large_scratch(name, self.processes)
+            .map_or(self.scratch_each, |blocks| blocks as u64 * self.block)
+    }
+
+    /// What the case needs with the competitors `names` prepared at once
+    /// (and the largest of them once more for a second check).
+    pub fn with(&self, names: &[&str]) -> u64 {
+        let scratch = names.iter().map(|name| self.scratch_of(name));
+        let again = match self.second_check {
+            true => scratch.clone().max().unwrap_or(0),
+            false => 0,
+        };
+        self.alone() + scratch.sum::<u64>() + again
+    }
+}
+
+/// The blocks (of the case's `count` elements) of scratch the competitors
+/// hold that [`Footprint::scratch_each`] does not bound, on `processes`
+/// ranks: `scatter_as_allgather` receives every process's p blocks and
+/// contributes p of its own (`mockups::scatter::AsAllgather`).
+fn large_scratch(name: &str, processes: usize) -> Option<usize> {
+    match name {
+        "scatter_as_allgather" => Some(processes * processes + processes),
+        _ => None,
     }
 }
 
@@ -124,9 +152,10 @@ mod tests {
         assert_eq!(f.scratch_each, 128 * MIB);
         assert_eq!(f.in_place, 64 * MIB);
         assert_eq!(f.alone(), (128 + 256 + 64 + 128) * MIB + 8192);
-        // Four competitors and the one prepared again for the second check.
-        assert_eq!(f.with(4), f.alone() + 5 * 128 * MIB);
-        assert_eq!(f.with(0), f.alone());
+        // Four competitors and one prepared again for the second check.
+        let four = ["a", "b", "c", "d"];
+        assert_eq!(f.with(&four), f.alone() + 5 * 128 * MIB);
+        assert_eq!(f.with(&[]), f.alone());
     }
 
     #[test]
@@ -140,7 +169,7 @@ mod tests {
             0,
         );
         assert_eq!(f.verification, 2 * 4 * MIB);
-        assert_eq!(f.with(2), f.alone() + 2 * f.scratch_each);
+        assert_eq!(f.with(&["a", "b"]), f.alone() + 2 * f.scratch_each);
     }
 
     #[test]
@@ -153,6 +182,22 @@ mod tests {
         assert_eq!(f.library, 8 * MIB);
         assert_eq!(f.scratch_each, 4 * MIB);
         assert!(!f.second_check);
+    }
+
+    #[test]
+    fn scatter_as_allgather_counts_its_p_squared_blocks() {
+        // 1 MiB per process on 8 ranks: the others hold p blocks each,
+        // scatter_as_allgather 64 received and 8 contributed.
+        let f = Footprint::of(Collective::Scatter, 1 << 20, Datatype::Byte, Op::Bor, 8, 0);
+        assert_eq!(f.scratch_of("scatter_as_scatterv"), 8 * MIB);
+        assert_eq!(f.scratch_of("scatter_as_allgather"), 72 * MIB);
+        assert_eq!(
+            f.with(&["scatter_as_scatterv", "scatter_as_allgather"]),
+            f.alone() + 80 * MIB
+        );
+        // The name is a competitor's: a rename must come here too.
+        let scatter = crate::candidates::find("scatter_as_allgather").expect("listed");
+        assert_eq!(scatter.operation, Collective::Scatter.into());
     }
 
     #[test]

@@ -396,7 +396,11 @@ pub fn case(
     for &name in competitors.iter().filter(|_| fits) {
         let family = candidates::find(name).map(|c| c.family);
         // Every competitor is prepared, with its scratch, before any runs.
-        let with_it = needs(footprint.with(candidates.len()));
+        let prepared: Vec<&str> = (candidates.iter().map(String::as_str))
+            .filter(|&c| c != DEFAULT)
+            .chain([name])
+            .collect();
+        let with_it = needs(footprint.with(&prepared));
         match (&world.topology, family) {
             (Err(why), Some(Family::Lane | Family::Hier)) => {
                 skipped.push((name.to_string(), why.clone()))

@@ -49,8 +49,14 @@
  *             delay=, a window in which the machine stalled
  *   type=T    only calls of datatype T: double, float, int32, int64, uint8
  *             (pgcheck's bookkeeping uses double, int32 and uint8)
- * Matching calls are those of the function, bytes= and type= filters, on
- * this process, whatever the rank filter.
+ *   op=O      only calls whose operator is the built-in MPI_O: sum, prod,
+ *             min, max, band, bor, bxor. Only the reductions (Allreduce,
+ *             Reduce, Scan, Exscan, Reduce_scatter_block, Reduce_scatter)
+ *             have an operator; a user-defined one (MPI_Op_create) never
+ *             matches, even where it computes the same: a fault that
+ *             corrupts MPI_SUM alone tells the two apart
+ * Matching calls are those of the function, bytes=, type= and op= filters,
+ * on this process, whatever the rank filter.
  *   bytes=B   only calls whose size is B bytes; may be repeated, and then
  *             any of the sizes matches. pgcheck itself calls MPI_Bcast,
  *             MPI_Allreduce and MPI_Allgather on small buffers of its own
@@ -115,6 +121,7 @@ static struct {
     int window_started;
     int exit_status;
     char type[16]; /* "": any datatype */
+    char op[8]; /* "": any operator, or none */
     long long matched; /* matching calls so far */
     int in_place_only; /* inplace: only calls with MPI_IN_PLACE */
     int permuted_only; /* comm=permuted: only on a reordered world */
@@ -145,6 +152,20 @@ static int number(const char *text, long long *value)
         return 0;
     *value = strtoll(text, &end, 10);
     return *end == '\0';
+}
+
+/* The built-in operator op= names; MPI_OP_NULL for another name. */
+static MPI_Op op_named(const char *name)
+{
+    const struct {
+        const char *name;
+        MPI_Op op;
+    } ops[] = {{"sum", MPI_SUM}, {"prod", MPI_PROD}, {"min", MPI_MIN},  {"max", MPI_MAX},
+               {"band", MPI_BAND}, {"bor", MPI_BOR},   {"bxor", MPI_BXOR}};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (strcmp(name, ops[i].name) == 0)
+            return ops[i].op;
+    return MPI_OP_NULL;
 }
 
 static void parse(void)
@@ -227,6 +248,8 @@ static void parse(void)
             fault.every = value;
         else if (strncmp(opt, "for=", 4) == 0 && number(opt + 4, &value) && value > 0)
             fault.for_ms = value;
+        else if (strncmp(opt, "op=", 3) == 0 && op_named(opt + 3) != MPI_OP_NULL)
+            strcpy(fault.op, opt + 3);
         else if (strncmp(opt, "type=", 5) == 0 && strlen(opt + 5) < sizeof fault.type &&
                  (strcmp(opt + 5, "double") == 0 || strcmp(opt + 5, "float") == 0 ||
                   strcmp(opt + 5, "int32") == 0 || strcmp(opt + 5, "int64") == 0 ||
@@ -234,7 +257,8 @@ static void parse(void)
             strcpy(fault.type, opt + 5);
         else
             bad_spec(spec, "options are rank=R, bytes=B, after=N, every=M, for=MS (decimal numbers), "
-                           "type=double|float|int32|int64|uint8, inplace and comm=permuted");
+                           "type=double|float|int32|int64|uint8, op=sum|prod|min|max|band|bor|bxor, "
+                           "inplace and comm=permuted");
     }
     fault.active = 1;
 }
@@ -271,6 +295,7 @@ struct call {
     int selected; /* the fault applies on this process */
     void *scratch; /* nowrite: where the real call writes instead */
     int in_place; /* the call has MPI_IN_PLACE (for inplace) */
+    MPI_Op op; /* the reduction's operator; left zero by the others */
     struct timespec start; /* scale: when the real call began */
 };
 
@@ -414,6 +439,8 @@ static void *begin(struct call *c, const char *function, MPI_Comm comm)
         if (!match)
             return c->out.buf;
     }
+    if (*fault.op != '\0' && c->op != op_named(fault.op))
+        return c->out.buf;
     if (!type_matches(c->out.type) || !comm_matches(comm) || spared())
         return c->out.buf;
     int rank;
@@ -544,6 +571,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype ty
                   MPI_Comm comm)
 {
     struct call c = {single(recvbuf, count, type, count * type_size(type)), 0, NULL};
+    c.op = op;
     c.in_place = sendbuf == MPI_IN_PLACE;
     void *out = begin(&c, "MPI_Allreduce", comm);
     int rc = PMPI_Allreduce(sendbuf, out, count, type, op, comm);
@@ -558,6 +586,7 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
 {
     void *defined = comm_rank(comm) == root ? recvbuf : NULL;
     struct call c = {single(defined, count, type, count * type_size(type)), 0, NULL};
+    c.op = op;
     c.in_place = sendbuf == MPI_IN_PLACE;
     void *out = begin(&c, "MPI_Reduce", comm);
     int rc = PMPI_Reduce(sendbuf, out ? out : recvbuf, count, type, op, root, comm);
@@ -580,6 +609,7 @@ int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, M
              MPI_Comm comm)
 {
     struct call c = {single(recvbuf, count, type, count * type_size(type)), 0, NULL};
+    c.op = op;
     c.in_place = sendbuf == MPI_IN_PLACE;
     void *out = begin(&c, "MPI_Scan", comm);
     int rc = PMPI_Scan(sendbuf, out, count, type, op, comm);
@@ -593,6 +623,7 @@ int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
     /* Rank 0's receive buffer is undefined after MPI_Exscan. */
     void *defined = comm_rank(comm) == 0 ? NULL : recvbuf;
     struct call c = {single(defined, count, type, count * type_size(type)), 0, NULL};
+    c.op = op;
     c.in_place = sendbuf == MPI_IN_PLACE;
     void *out = begin(&c, "MPI_Exscan", comm);
     int rc = PMPI_Exscan(sendbuf, out ? out : recvbuf, count, type, op, comm);
@@ -699,6 +730,7 @@ int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                              MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
     struct call c = {single(recvbuf, recvcount, type, recvcount * type_size(type)), 0, NULL};
+    c.op = op;
     /* In place, the input is p blocks in recvbuf: the scratch must hold
      * (and start as a copy of) all of them. */
     if (sendbuf == MPI_IN_PLACE)
@@ -717,6 +749,7 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
     int p = comm_size(comm), rank = comm_rank(comm);
     long long total = sum(recvcounts, p);
     struct call c = {single(recvbuf, recvcounts[rank], type, total * type_size(type)), 0, NULL};
+    c.op = op;
     if (sendbuf == MPI_IN_PLACE)
         c.out.count = (int)total;
     c.in_place = sendbuf == MPI_IN_PLACE;
