@@ -7,6 +7,7 @@ use crate::candidates::native::DEFAULT;
 use crate::stats::describe::{self, Selected, Statistic};
 use crate::stats::{self, correction, mann_whitney, power, Alternative};
 use std::borrow::Cow;
+use std::cmp::Ordering;
 
 /// A test of one sample against another, as the options say: one-sided,
 /// "x is slower than y".
@@ -426,13 +427,24 @@ fn adjust(
     }
 }
 
+/// `x` against `y`, where they differ by more than `within`; else
+/// `tie`. Medians equal at the timer's ticks differ by rounding alone,
+/// which the raw files' picoseconds change: `analyze` must pick the
+/// competitor `run` picked (by name, the same whatever the order).
+fn same_or(x: f64, y: f64, within: f64, tie: impl Fn() -> Ordering) -> Ordering {
+    match (x - y).abs() <= within {
+        true => tie(),
+        false => x.partial_cmp(&y).expect("numbers"),
+    }
+}
+
 /// Fills in the severity, the competitor the case is summarised by, its
 /// sensitivity and the conclusion from the candidates.
 fn settle(verdict: &mut Verdict, options: &Options) {
     let by_median = |a: &&CandidateSummary, b: &&CandidateSummary| {
-        a.round_median_s
-            .partial_cmp(&b.round_median_s)
-            .expect("medians are numbers")
+        let median = |c: &CandidateSummary| c.round_median_s.unwrap_or(f64::INFINITY);
+        let (x, y) = (median(a), median(b));
+        same_or(x, y, 1e-12, || a.name.cmp(&b.name))
     };
     let fastest = verdict.measured_competitors().min_by(by_median);
     // A case the timer cannot resolve is never violated nor shown to hold.
@@ -441,9 +453,8 @@ fn settle(verdict: &mut Verdict, options: &Options) {
         .measured_competitors()
         .filter(|c| c.significant && !timer_bound)
         .max_by(|a, b| {
-            a.slowdown
-                .partial_cmp(&b.slowdown)
-                .expect("slowdowns are numbers")
+            let (x, y) = (a.slowdown.unwrap_or(0.0), b.slowdown.unwrap_or(0.0));
+            same_or(x, y, 1e-9 * x.abs(), || b.name.cmp(&a.name))
         });
     let shown = worst.or(fastest);
     let compared: Vec<&CandidateSummary> = verdict
@@ -524,6 +535,28 @@ fn conclusion(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Medians that differ by rounding alone (CI: `run` and `analyze` of
+    /// the same observations named different competitors) tie, and the
+    /// name decides, whichever comes first.
+    #[test]
+    fn medians_within_a_picosecond_tie_and_the_name_decides() {
+        let by_name = |a: &str, b: &str| a.cmp(b);
+        let x = 1.234_000_000_000_1e-6;
+        let y = 1.234_000_000_000_4e-6;
+        assert_eq!(
+            same_or(x, y, 1e-12, || by_name("b_user_op", "a_reduce_bcast")),
+            Ordering::Greater
+        );
+        assert_eq!(
+            same_or(y, x, 1e-12, || by_name("a_reduce_bcast", "b_user_op")),
+            Ordering::Less
+        );
+        assert_eq!(
+            same_or(1e-6, 2e-6, 1e-12, || Ordering::Equal),
+            Ordering::Less
+        );
+    }
     use crate::analyse::defaults::Spilled;
     use crate::collective::Collective;
     use crate::meta::Meta;
