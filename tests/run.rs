@@ -587,6 +587,28 @@ fn reanalysed(out_dir: &std::path::Path) -> (serde_json::Value, Option<i32>) {
     (results(&again), out.status.code())
 }
 
+/// A launch of `input` on two ranks, one per core, with barrier
+/// synchronisation (many observations of a slowdown measured, not
+/// scheduled), a margin of 1.5 and `--fail-on low`; --allow-undecided:
+/// under a heavy load the noise rule exits 9 whatever the verdicts
+/// (tests/host.rs tests it), here the exit status follows the verdicts.
+fn known_slowdown(input: &str, out_dir: &std::path::Path) -> Launch {
+    Launch::new(
+        2,
+        &[
+            "run",
+            input,
+            "--margin",
+            "1.5",
+            "--fail-on",
+            "low",
+            "--allow-undecided",
+            "--output",
+            out_dir.to_str().unwrap(),
+        ],
+    )
+}
+
 /// Known truth in, the right verdict out: the library's call slowed 5×
 /// against itself under another name is violated, and not slowed it is
 /// not, with a margin of 1.5 between them, so that neither verdict can
@@ -602,23 +624,7 @@ fn a_known_slowdown_is_flagged_and_no_slowdown_is_not() {
     );
     for (factor, violated) in [("5", true), ("1", false)] {
         let out_dir = dir.join(format!("out-{factor}"));
-        // Two ranks, one per core, and barrier synchronisation: many
-        // observations of a slowdown measured, not scheduled.
-        // --allow-undecided: under a heavy load the noise rule exits 9
-        // whatever the verdicts (tests/host.rs tests it); here the exit
-        // status follows the verdicts alone.
-        let args = [
-            "run",
-            &input,
-            "--margin",
-            "1.5",
-            "--fail-on",
-            "low",
-            "--allow-undecided",
-            "--output",
-            out_dir.to_str().unwrap(),
-        ];
-        let out = Launch::new(2, &args)
+        let out = known_slowdown(&input, &out_dir)
             .env("PGCHECK_TEST_SLOW_DEFAULT", factor)
             .run();
         assert_eq!(out.code, Some(i32::from(violated)), "{}", out.text());
@@ -651,23 +657,10 @@ fn a_known_slowdown_of_a_nonblocking_collective_is_flagged_where_it_is() {
         "budget: 200ms\nrounds: 12\nsync: barrier\ndatatype: int32\nop: sum\nchecks:\n  - collective: iallreduce\n    sizes: [512, 8192]\n    competitors: [iallreduce_as_iallreduce_self]\n",
     );
     let out_dir = dir.join("out");
-    let out = Launch::new(
-        2,
-        &[
-            "run",
-            &input,
-            "--margin",
-            "1.5",
-            "--fail-on",
-            "low",
-            "--allow-undecided",
-            "--output",
-            out_dir.to_str().unwrap(),
-        ],
-    )
-    .env("PGCHECK_TEST_SLOW_DEFAULT", "5")
-    .env("PGCHECK_TEST_SLOW_DEFAULT_AT", "iallreduce:512")
-    .run();
+    let out = known_slowdown(&input, &out_dir)
+        .env("PGCHECK_TEST_SLOW_DEFAULT", "5")
+        .env("PGCHECK_TEST_SLOW_DEFAULT_AT", "iallreduce:512")
+        .run();
     assert_eq!(out.code, Some(1), "{}", out.text());
     let r = results(&out_dir);
     let checks = r["checks"].as_array().unwrap();

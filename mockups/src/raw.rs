@@ -109,31 +109,24 @@ pub fn receive_blocks<C, T>(
     C: Communicator,
     T: Equivalence,
 {
-    let (p, me) = (comm.size() as usize, comm.rank() as usize);
-    assert!(recv.len() >= p * count, "one block per process");
-    assert!(requests.len() >= p, "one request slot per process");
-    let n = i32::try_from(count).expect("a block count fits an MPI int");
-    let mut posted = 0;
-    for (r, block) in recv[..p * count].chunks_exact_mut(count.max(1)).enumerate() {
-        if r == me || count == 0 {
-            continue;
-        }
-        // SAFETY: `block` is `count` elements of T, borrowed mutably until
-        // MPI_Waitall below has completed every request.
-        unsafe {
-            ffi::MPI_Irecv(
-                block.as_mut_ptr() as *mut _,
-                n,
-                T::equivalent_datatype().as_raw(),
-                r as i32,
-                tag,
-                comm.as_raw(),
-                &mut requests[posted],
-            );
-        }
-        posted += 1;
-    }
-    wait_all(&mut requests[..posted]);
+    let base = recv.as_mut_ptr();
+    assert!(
+        recv.len() >= comm.size() as usize * count,
+        "one block per process"
+    );
+    // SAFETY: every block lies within `recv`, borrowed mutably until
+    // `each_other_block`'s MPI_Waitall has completed every request.
+    each_other_block(comm, count, requests, |r, n, request| unsafe {
+        ffi::MPI_Irecv(
+            base.add(r * count) as *mut _,
+            n,
+            T::equivalent_datatype().as_raw(),
+            r as i32,
+            tag,
+            comm.as_raw(),
+            request,
+        );
+    });
 }
 
 /// Block r of `send` (`count` elements each, p blocks) sent to process r,
@@ -153,28 +146,41 @@ pub fn send_blocks<C, T>(
     C: Communicator,
     T: Equivalence,
 {
+    let base = send.as_ptr();
+    assert!(
+        send.len() >= comm.size() as usize * count,
+        "one block per process"
+    );
+    // SAFETY: every block lies within `send`, borrowed until
+    // `each_other_block`'s MPI_Waitall has completed every request.
+    each_other_block(comm, count, requests, |r, n, request| unsafe {
+        ffi::MPI_Isend(
+            base.add(r * count) as *const _,
+            n,
+            T::equivalent_datatype().as_raw(),
+            r as i32,
+            tag,
+            comm.as_raw(),
+            request,
+        );
+    });
+}
+
+/// `post(r, count, request)` for every process r but this one, each into
+/// its own slot of `requests`, then one `MPI_Waitall`; nothing for blocks
+/// of no elements.
+fn each_other_block<C: Communicator>(
+    comm: &C,
+    count: usize,
+    requests: &mut [ffi::MPI_Request],
+    mut post: impl FnMut(usize, i32, &mut ffi::MPI_Request),
+) {
     let (p, me) = (comm.size() as usize, comm.rank() as usize);
-    assert!(send.len() >= p * count, "one block per process");
     assert!(requests.len() >= p, "one request slot per process");
     let n = i32::try_from(count).expect("a block count fits an MPI int");
     let mut posted = 0;
-    for (r, block) in send[..p * count].chunks_exact(count.max(1)).enumerate() {
-        if r == me || count == 0 {
-            continue;
-        }
-        // SAFETY: `block` is `count` elements of T, borrowed until
-        // MPI_Waitall below has completed every request.
-        unsafe {
-            ffi::MPI_Isend(
-                block.as_ptr() as *const _,
-                n,
-                T::equivalent_datatype().as_raw(),
-                r as i32,
-                tag,
-                comm.as_raw(),
-                &mut requests[posted],
-            );
-        }
+    for r in (0..p).filter(|&r| r != me && count > 0) {
+        post(r, n, &mut requests[posted]);
         posted += 1;
     }
     wait_all(&mut requests[..posted]);

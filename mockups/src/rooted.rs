@@ -100,3 +100,21 @@ where
             .wait_without_status()
     })
 }
+
+/// `MPI_Iscatter` of `send`, read on `root`, into every process's `recv`,
+/// waited for at once.
+pub fn iscatter_wait<C, T>(comm: &C, root: usize, send: &[T], recv: &mut [T])
+where
+    C: Communicator,
+    T: Equivalence,
+{
+    let root_process = comm.process_at_rank(root as i32);
+    scope(|sc| match comm.rank() as usize == root {
+        true => root_process
+            .immediate_scatter_into_root(sc, send, recv)
+            .wait_without_status(),
+        false => root_process
+            .immediate_scatter_into(sc, recv)
+            .wait_without_status(),
+    })
+}

@@ -4,6 +4,7 @@ use super::{Call, Setup};
 use crate::collective::Collective;
 use crate::element::Element;
 use crate::operation::Form;
+use mockups::rooted;
 use mpi::request::scope;
 use mpi::traits::*;
 
@@ -142,8 +143,7 @@ pub fn prepare_nonblocking<T: Element>(setup: &Setup) -> Call<T> {
     let comm = setup.comm.clone();
     let op = setup.op;
     let shape = &setup.shape;
-    let root = shape.root as i32;
-    let is_root = shape.is_root();
+    let root = shape.root;
     match shape.collective {
         Collective::Allgather => Box::new(move |s, r| {
             scope(|sc| {
@@ -163,28 +163,9 @@ pub fn prepare_nonblocking<T: Element>(setup: &Setup) -> Call<T> {
                     .wait_without_status()
             })
         }),
-        Collective::Bcast => Box::new(move |_, r| {
-            let root = comm.process_at_rank(root);
-            scope(|sc| root.immediate_broadcast_into(sc, r).wait_without_status())
-        }),
-        Collective::Gather => Box::new(move |s, r| {
-            let root = comm.process_at_rank(root);
-            scope(|sc| match is_root {
-                true => root
-                    .immediate_gather_into_root(sc, s, r)
-                    .wait_without_status(),
-                false => root.immediate_gather_into(sc, s).wait_without_status(),
-            })
-        }),
-        Collective::Reduce => Box::new(move |s, r| {
-            let root = comm.process_at_rank(root);
-            scope(|sc| match is_root {
-                true => root
-                    .immediate_reduce_into_root(sc, s, r, op)
-                    .wait_without_status(),
-                false => root.immediate_reduce_into(sc, s, op).wait_without_status(),
-            })
-        }),
+        Collective::Bcast => Box::new(move |_, r| rooted::ibcast_wait(&*comm, root, r)),
+        Collective::Gather => Box::new(move |s, r| rooted::igather_wait(&*comm, root, s, r)),
+        Collective::Reduce => Box::new(move |s, r| rooted::ireduce_wait(&*comm, root, s, r, op)),
         Collective::ReduceScatterBlock => Box::new(move |s, r| {
             scope(|sc| {
                 comm.immediate_reduce_scatter_block_into(sc, s, r, op)
@@ -204,14 +185,6 @@ pub fn prepare_nonblocking<T: Element>(setup: &Setup) -> Call<T> {
                     .wait_without_status()
             })
         }),
-        Collective::Scatter => Box::new(move |s, r| {
-            let root = comm.process_at_rank(root);
-            scope(|sc| match is_root {
-                true => root
-                    .immediate_scatter_into_root(sc, s, r)
-                    .wait_without_status(),
-                false => root.immediate_scatter_into(sc, r).wait_without_status(),
-            })
-        }),
+        Collective::Scatter => Box::new(move |s, r| rooted::iscatter_wait(&*comm, root, s, r)),
     }
 }
