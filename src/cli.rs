@@ -492,7 +492,7 @@ pub struct VerifyArgs {
     #[arg(long, value_delimiter = ',')]
     pub competitor: Vec<String>,
     /// Only competitors of these families: mockup, lane, hier, circulant, p2p, nonblocking,
-    /// communicator, library (comma-separated).
+    /// persistent, communicator, library (comma-separated).
     #[arg(long, value_delimiter = ',', value_enum)]
     pub family: Vec<FamilyArg>,
     /// Sizes instead of the built-in set, as `run --sizes` takes them (`8,1KiB,4K:1M`), and
@@ -526,6 +526,7 @@ value_enum_of!(
     Nonblocking,
     Communicator,
     P2p,
+    Persistent,
     Library
 );
 value_enum_of!(DatatypeArg, Datatype, Byte, Int32, Int64, Float32, Float64);

@@ -13,15 +13,19 @@ pub enum Form {
     Blocking,
     /// `MPI_Iallreduce` and `MPI_Wait`, nothing in between.
     Nonblocking,
+    /// `MPI_Allreduce_init` once (outside the timed calls), then
+    /// `MPI_Start` and `MPI_Wait` (MPI-4; `MPIX_` in Open MPI 4.1).
+    Persistent,
 }
 
 impl Form {
-    pub const ALL: [Form; 2] = [Form::Blocking, Form::Nonblocking];
+    pub const ALL: [Form; 3] = [Form::Blocking, Form::Nonblocking, Form::Persistent];
 
     pub fn name(self) -> &'static str {
         match self {
             Form::Blocking => "blocking",
             Form::Nonblocking => "nonblocking",
+            Form::Persistent => "persistent",
         }
     }
 }
@@ -48,8 +52,15 @@ impl Operation {
         }
     }
 
+    pub const fn persistent(collective: Collective) -> Operation {
+        Operation {
+            collective,
+            form: Form::Persistent,
+        }
+    }
+
     /// Every operation, in the order reports list them: the blocking
-    /// collectives, then the nonblocking ones.
+    /// collectives, then the nonblocking ones, then the persistent ones.
     pub fn all() -> impl Iterator<Item = Operation> + Clone {
         Form::ALL.into_iter().flat_map(|form| {
             Collective::ALL
@@ -58,11 +69,13 @@ impl Operation {
         })
     }
 
-    /// The name of inputs and reports: `allreduce`, `iallreduce`.
+    /// The name of inputs and reports: `allreduce`, `iallreduce`,
+    /// `allreduce_init`.
     pub fn name(self) -> String {
         match self.form {
             Form::Blocking => self.collective.name().to_string(),
             Form::Nonblocking => format!("i{}", self.collective.name()),
+            Form::Persistent => format!("{}_init", self.collective.name()),
         }
     }
 
@@ -71,7 +84,8 @@ impl Operation {
         self.name().replace('_', "")
     }
 
-    /// The MPI calls: `MPI_Allreduce`, `MPI_Iallreduce` (waited for).
+    /// The MPI calls: `MPI_Allreduce`, `MPI_Iallreduce` (waited for),
+    /// `MPI_Allreduce_init` (started and waited for).
     pub fn mpi_name(self) -> String {
         let blocking = self.collective.mpi_name();
         match self.form {
@@ -81,6 +95,7 @@ impl Operation {
                 name.push_str(&blocking["MPI_".len()..].to_ascii_lowercase());
                 name
             }
+            Form::Persistent => format!("{blocking}_init"),
         }
     }
 
@@ -141,7 +156,7 @@ mod tests {
     #[test]
     fn names_go_and_come_back() {
         let all: Vec<Operation> = Operation::all().collect();
-        assert_eq!(all.len(), 22);
+        assert_eq!(all.len(), 33);
         for o in all {
             assert_eq!(Operation::from_name(&o.name()), Some(o));
             let json = serde_json::to_string(&o).unwrap();
@@ -155,7 +170,12 @@ mod tests {
             Operation::blocking(Collective::Allreduce).mpi_name(),
             "MPI_Allreduce"
         );
-        assert_eq!(Operation::from_name("scatter_init"), None);
+        assert_eq!(Operation::from_name("iscatter_init"), None);
         assert!(!i.has_in_place());
+        let p = Operation::from_name("reduce_scatter_block_init").unwrap();
+        assert_eq!(p, Operation::persistent(Collective::ReduceScatterBlock));
+        assert_eq!(p.mpi_name(), "MPI_Reduce_scatter_block_init");
+        assert_eq!(p.prefix(), "reducescatterblockinit");
+        assert!(!p.has_in_place());
     }
 }

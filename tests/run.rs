@@ -678,6 +678,94 @@ fn a_known_slowdown_of_a_nonblocking_collective_is_flagged_where_it_is() {
     out.expect_in_stdout("iallreduce", "the report names the operation");
 }
 
+/// A persistent collective through rounds: `MPI_Allreduce_init` bound
+/// again where the buffers move every round (a request left on the old
+/// place panics, and the checks between timed calls read the new one),
+/// and slowed 5× at 512 B it is violated there by the blocking call.
+#[test]
+#[cfg_attr(not(feature = "testing"), ignore = "needs --features testing")]
+fn a_persistent_collective_follows_its_buffers_and_a_known_slowdown_is_flagged() {
+    let dir = scratch("known-slowdown-persistent");
+    let input = input(
+        &dir,
+        "persistent.yaml",
+        "budget: 200ms\nrounds: 12\nsync: barrier\ndatatype: int32\nop: sum\nchecks:\n  - collective: allreduce_init\n    sizes: [512, 8192]\n    competitors: [allreduceinit_as_allreduce]\n",
+    );
+    let out_dir = dir.join("out");
+    let out = known_slowdown(&input, &out_dir)
+        .env("PGCHECK_TEST_SLOW_DEFAULT", "5")
+        .env("PGCHECK_TEST_SLOW_DEFAULT_AT", "allreduce_init:512")
+        .run();
+    assert!(matches!(out.code, Some(0 | 1)), "{}", out.text());
+    let r = results(&out_dir);
+    let checks = r["checks"].as_array().unwrap();
+    assert_eq!(checks.len(), 2, "{r}");
+    for check in checks {
+        assert_eq!(check["collective"], "allreduce_init", "{check}");
+        let candidates = check["candidates"].as_array().unwrap();
+        let default = candidates.iter().find(|c| c["name"] == "default").unwrap();
+        assert_eq!(default["status"], "measured", "{check}");
+        assert!(default["rounds"].as_u64().unwrap() >= 12, "{check}");
+        if check["size_bytes"] == 512 {
+            assert_eq!(check["verdict"], "violated", "{check}");
+            assert_eq!(check["violated_by"], "allreduceinit_as_allreduce");
+        }
+    }
+}
+
+/// A library without persistent collectives (hidden by a test knob) is
+/// refused at start-up, with what it lacks and the MPI version it reports,
+/// by `run` and by `verify` when asked for one; `verify` of every
+/// operation leaves them out.
+#[test]
+#[cfg_attr(not(feature = "testing"), ignore = "needs --features testing")]
+fn a_library_without_persistent_collectives_is_refused_at_start_up() {
+    let out_dir = scratch("no-persistent").join("out");
+    let run = [
+        "run",
+        "--collective",
+        "allreduce_init",
+        "--sizes",
+        "8",
+        "--budget",
+        "20ms",
+        "--output",
+        out_dir.to_str().unwrap(),
+    ];
+    let verify = ["verify", "--collective", "bcast_init", "--sizes", "8"];
+    for args in [&run[..], &verify[..]] {
+        let out = Launch::new(2, args)
+            .env("PGCHECK_TEST_NO_PERSISTENT", "1")
+            .run();
+        assert_eq!(out.code, Some(2), "{}", out.text());
+        for said in [
+            "no persistent collectives",
+            "MPI_Allgather_init",
+            "reports MPI ",
+        ] {
+            assert!(out.text().contains(said), "{said}: {}", out.text());
+        }
+    }
+    let out = Launch::new(
+        1,
+        &[
+            "verify",
+            "--family",
+            "persistent,nonblocking",
+            "--sizes",
+            "8",
+        ],
+    )
+    .env("PGCHECK_TEST_NO_PERSISTENT", "1")
+    .run();
+    assert_eq!(out.code, Some(0), "{}", out.text());
+    out.expect_in_stdout(
+        "iallreduce_as_allreduce",
+        "the nonblocking ones are verified",
+    );
+    assert!(!out.stdout.contains("allreduce_init"), "{}", out.text());
+}
+
 /// The plots of a run of allreduce at 512 B and 8 KiB, `default` against
 /// one competitor: the latency plot draws both with a ring at each
 /// violated size; each case's rounds plot draws every round's median

@@ -246,3 +246,68 @@ fn the_p2p_reduction_matches_with_floating_point_sums() {
         );
     }
 }
+
+/// The persistent collectives (`MPI_Xxx_init` once, `MPI_Start` +
+/// `MPI_Wait` per call; `MPIX_` on Open MPI 4.1), the library's own and
+/// their competitors, on 1 to 9 processes.
+#[test]
+fn persistent_collectives_match_on_one_to_nine_processes() {
+    const CLASSES: [(&str, &str); 4] = [
+        ("int64", "sum"),
+        ("float64", "max"),
+        ("int32", "bxor"),
+        ("float32", "prod"),
+    ];
+    for (i, np) in [1, 2, 3, 5, 7, 8, 9].into_iter().enumerate() {
+        let (datatype, op) = CLASSES[i % CLASSES.len()];
+        let out = assert_verifies_elements(np, &["--family", "persistent"], datatype, op);
+        let counts = VerifyCounts::of(&out);
+        for (operation, name) in [
+            ("reduce_scatter_init", "default"),
+            ("gather_init", "default"),
+            ("allreduce_init", "allreduceinit_as_iallreduce"),
+        ] {
+            let key = (operation.to_string(), name.to_string());
+            assert!(counts.rows[&key].0 > 0, "{key:?}\n{}", out.text());
+        }
+    }
+}
+
+/// The persistent `default` is the library's `MPI_Allreduce_init`, and
+/// its output is checked: a request bound to another buffer than the
+/// caller's (never writing the output) is wrong, and only `default` is.
+#[test]
+fn a_persistent_request_that_never_writes_the_output_is_caught() {
+    let out = Launch::new(
+        3,
+        &[
+            "verify",
+            "--collective",
+            "allreduce_init",
+            "--sizes",
+            "8,1K,4000",
+            "--datatype",
+            "int32",
+            "--op",
+            "sum",
+        ],
+    )
+    .fault("MPI_Allreduce_init:nowrite")
+    .run();
+    assert_eq!(out.code, Some(3), "{}", out.text());
+    let counts = VerifyCounts::of(&out);
+    let row = |name: &str| counts.rows[&("allreduce_init".to_string(), name.to_string())];
+    assert_eq!(row("default"), (0, 3, 0), "{}", out.text());
+    assert_eq!(
+        row("allreduceinit_as_allreduce"),
+        (3, 0, 0),
+        "{}",
+        out.text()
+    );
+    assert_eq!(
+        row("allreduceinit_as_iallreduce"),
+        (3, 0, 0),
+        "{}",
+        out.text()
+    );
+}

@@ -13,12 +13,14 @@
 //! [`in_place`] wraps the library's own in-place forms, which rsmpi lacks.
 //! `WithUserOp` (allreduce, reduce, reduce_scatter_block, scan) calls the
 //! same collective with a user-defined operator ([`user_op`]) computing
-//! the built-in one.
+//! the built-in one. [`persistent`] initialises the library's persistent
+//! collectives, which rsmpi lacks too.
 
 pub mod blocks;
 mod bytes;
 pub mod in_place;
 mod parts;
+pub mod persistent;
 pub mod raw;
 pub mod rooted;
 pub mod scratch;

@@ -18,7 +18,7 @@
 //! The item that lets the library decide (`ignore`, `auto`, `default`) is
 //! `default` itself and is left out.
 
-use super::{native, Call, Competitor, Family, NotApplicable, Setup, Switch};
+use super::{native, Call, Competitor, Family, Hooks, NotApplicable, Setup};
 use crate::collective::Collective;
 use crate::element::Element;
 use crate::mpit::{Handle, Item, Session, Variable};
@@ -334,7 +334,7 @@ impl MpichSwitch {
     }
 }
 
-impl Switch for MpichSwitch {
+impl Hooks for MpichSwitch {
     fn enter(&self) {
         self.write(self.value);
         self.entered.set(true);
@@ -346,13 +346,13 @@ impl Switch for MpichSwitch {
     }
 }
 
-/// [`prepare`], with MPICH's variable as a [`Switch`]: the harness writes it
+/// [`prepare`], with MPICH's variable as [`Hooks`]: the harness writes it
 /// around a chunk of timed calls rather than each call around itself.
 #[allow(clippy::type_complexity)]
 pub fn prepare_switched<T: Element>(
     name: &str,
     setup: &Setup,
-) -> Result<(Call<T>, Option<Rc<dyn Switch>>), NotApplicable> {
+) -> Result<(Call<T>, Option<Rc<dyn Hooks>>), NotApplicable> {
     let algorithm = algorithm(name)
         .ok_or_else(|| NotApplicable(format!("{name} is not an algorithm of this library")))?;
     if let Some(why) = restriction(algorithm, &setup.shape) {
@@ -400,7 +400,7 @@ pub fn prepare_switched<T: Element>(
                     of_call.leave();
                 }
             });
-            Ok((run, Some(switch as Rc<dyn Switch>)))
+            Ok((run, Some(switch as Rc<dyn Hooks>)))
         }
     }
 }

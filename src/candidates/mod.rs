@@ -125,6 +125,8 @@ pub mod mockups;
 pub mod native;
 pub mod nonblocking;
 pub mod p2p;
+pub mod persistent;
+pub mod persistent_request;
 #[cfg(feature = "testing")]
 pub mod testing;
 
@@ -158,6 +160,9 @@ pub enum Family {
     Communicator,
     /// Minimal implementation from point-to-point calls (Träff et al. 2007, (19)).
     P2p,
+    /// Persistent collectives' competitors: the blocking and the
+    /// nonblocking call.
+    Persistent,
     /// The library's own internal algorithms, forced through MPI_T.
     Library,
     /// Test-only competitors (see [`testing`]).
@@ -204,14 +209,16 @@ pub struct Setup {
     pub tuning: Tuning,
 }
 
-/// What a candidate holds set around a chunk of its timed calls, outside
-/// the timed region: MPICH's algorithm variable, written once before the
-/// chunk (`enter`) and restored once after it (`leave`) instead of around
-/// every call. A call outside a chunk (verification, warm-up) sets and
-/// restores it itself.
-pub trait Switch {
-    fn enter(&self);
-    fn leave(&self);
+/// What a candidate does outside its timed calls, where it needs to:
+/// MPICH's algorithm variable written once before a chunk of timed calls
+/// (`enter`) and restored once after it (`leave`) instead of around every
+/// call (a call outside a chunk, in verification or warm-up, sets and
+/// restores it itself); a persistent request initialised again where the
+/// harness moved the buffers (`moved`, on every rank alike).
+pub trait Hooks {
+    fn enter(&self) {}
+    fn leave(&self) {}
+    fn moved(&self, _send: *const std::ffi::c_void, _recv: *mut std::ffi::c_void) {}
 }
 
 impl Setup {
@@ -238,6 +245,7 @@ pub fn competitors() -> impl Iterator<Item = &'static Competitor> + Clone {
         .chain(nonblocking::COMPETITORS)
         .chain(communicator::COMPETITORS)
         .chain(p2p::COMPETITORS)
+        .chain(persistent::COMPETITORS)
         // Last and lazily: a name found before it needs no discovery.
         .chain(std::iter::once(()).flat_map(|()| library::competitors()));
     #[cfg(feature = "testing")]
@@ -306,15 +314,7 @@ pub fn prepare<T: Element>(name: &str, setup: &Setup) -> Result<Call<T>, NotAppl
         };
     }
     if name == native::DEFAULT {
-        let run = native::prepare_timed(setup);
-        #[cfg(feature = "testing")]
-        let size_bytes = setup.shape.count * std::mem::size_of::<T>();
-        #[cfg(feature = "testing")]
-        let run = match testing::default_slowdown(operation, size_bytes) {
-            Some(factor) => testing::slowed(run, factor),
-            None => run,
-        };
-        return Ok(run);
+        return Ok(library_call(setup).0);
     }
     let competitor = find(name)
         .filter(|c| c.operation == operation)
@@ -327,21 +327,26 @@ pub fn prepare<T: Element>(name: &str, setup: &Setup) -> Result<Call<T>, NotAppl
         Family::Nonblocking => nonblocking::prepare(name, setup),
         Family::Communicator => communicator::prepare(name, setup),
         Family::P2p => p2p::prepare(name, setup),
+        Family::Persistent => persistent::prepare(name, setup),
         Family::Library => library::prepare(name, setup),
         #[cfg(feature = "testing")]
         Family::Testing => testing::prepare(name, setup),
     }
 }
 
-/// [`prepare`], and the candidate's [`Switch`] if it has one.
+/// [`prepare`], and the candidate's [`Hooks`] if it has them.
 #[allow(clippy::type_complexity)]
-pub fn prepare_switched<T: Element>(
+pub fn prepare_hooked<T: Element>(
     name: &str,
     setup: &Setup,
-) -> Result<(Call<T>, Option<Rc<dyn Switch>>), NotApplicable> {
-    // `default` is no competitor: looking it up would search the library's.
+) -> Result<(Call<T>, Option<Rc<dyn Hooks>>), NotApplicable> {
+    if name == native::DEFAULT {
+        return Ok(library_call(setup));
+    }
+    // `default_in_place` is no competitor: looking it up would search the
+    // library's.
     let competitor = match name {
-        native::DEFAULT | native::DEFAULT_IN_PLACE => None,
+        native::DEFAULT_IN_PLACE => None,
         name => find(name),
     };
     match competitor {
@@ -350,6 +355,21 @@ pub fn prepare_switched<T: Element>(
         }
         _ => prepare(name, setup).map(|call| (call, None)),
     }
+}
+
+/// `default`: the library's call in the form the case times, slowed where
+/// a test asks for it (`PGCHECK_TEST_SLOW_DEFAULT`), with its hooks.
+#[allow(clippy::type_complexity)]
+pub fn library_call<T: Element>(setup: &Setup) -> (Call<T>, Option<Rc<dyn Hooks>>) {
+    let (run, hooks) = native::prepare_timed_hooked(setup);
+    #[cfg(feature = "testing")]
+    let size_bytes = setup.shape.count * std::mem::size_of::<T>();
+    #[cfg(feature = "testing")]
+    let run = match testing::default_slowdown(setup.operation(), size_bytes) {
+        Some(factor) => testing::slowed(run, factor),
+        None => run,
+    };
+    (run, hooks)
 }
 
 /// The topology of the setup, or why lane/hier candidates do not apply.

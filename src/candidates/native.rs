@@ -1,12 +1,13 @@
 //! `default`: the library's own collective.
 
-use super::{Call, Setup};
+use super::{persistent_request, Call, Hooks, Setup};
 use crate::collective::Collective;
 use crate::element::Element;
 use crate::operation::Form;
 use mockups::rooted;
 use mpi::request::scope;
 use mpi::traits::*;
+use std::rc::Rc;
 
 /// The name of the library's own call.
 pub const DEFAULT: &str = "default";
@@ -27,9 +28,19 @@ pub type InPlaceCall<T> = Box<dyn FnMut(&mut [T])>;
 /// The library's own call in the form the case times as `default`
 /// (`setup.tuning.default_in_place`).
 pub fn prepare_timed<T: Element>(setup: &Setup) -> Call<T> {
-    match setup.tuning.default_in_place {
-        true => prepare_in_place_timed(setup),
-        false => prepare(setup),
+    prepare_timed_hooked(setup).0
+}
+
+/// [`prepare_timed`], and the call's [`Hooks`]: a persistent request's.
+#[allow(clippy::type_complexity)]
+pub fn prepare_timed_hooked<T: Element>(setup: &Setup) -> (Call<T>, Option<Rc<dyn Hooks>>) {
+    match (setup.tuning.default_in_place, setup.form) {
+        (true, _) => (prepare_in_place_timed(setup), None),
+        (false, Form::Persistent) => {
+            let (call, hooks) = persistent_request::prepare(setup);
+            (call, Some(hooks))
+        }
+        (false, _) => (prepare(setup), None),
     }
 }
 
@@ -86,6 +97,7 @@ pub fn prepare<T: Element>(setup: &Setup) -> Call<T> {
     match setup.form {
         Form::Blocking => prepare_blocking(setup),
         Form::Nonblocking => prepare_nonblocking(setup),
+        Form::Persistent => persistent_request::prepare(setup).0,
     }
 }
 

@@ -129,6 +129,13 @@ fn world(ctx: &Context, setup: &Setup) -> World {
     World {
         processes: ctx.size(),
         topology: ctx.topology.as_ref().map(|_| ()).map_err(Clone::clone),
+        persistent: match crate::candidates::persistent_request::missing(
+            mpi::environment::version(),
+            &crate::measure::machine::library_version(),
+        ) {
+            Some(why) => Err(why),
+            None => Ok(()),
+        },
         max_memory: setup
             .max_memory
             .unwrap_or_else(|| plan::default_max_memory(on_this_host)),

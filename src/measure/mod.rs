@@ -25,7 +25,7 @@ pub use probe::{cold_cache_bytes, largest_peak_rss_bytes, probe_cases, resident_
 use verify::{agree_on_failure, Check};
 
 use crate::analyse::disturbed;
-use crate::candidates::{self, native, Call, NotApplicable, Setup, Switch, Tuning};
+use crate::candidates::{self, native, Call, Hooks, NotApplicable, Setup, Tuning};
 use crate::case::{CaseData, CaseKey, Event, Outcome, Sample, Smaller};
 use crate::collective::Shape;
 use crate::control::Control;
@@ -123,7 +123,7 @@ pub fn barrier_floor(ctx: &Context, repetitions: usize) -> f64 {
 struct Entry<T> {
     call: Option<Call<T>>,
     /// What the candidate holds set around a chunk of its timed calls.
-    switch: Option<Rc<dyn Switch>>,
+    hooks: Option<Rc<dyn Hooks>>,
     pace: Pace,
     sample: Sample,
     /// The size of the library's call at a smaller size ([`Smaller`]):
@@ -143,7 +143,7 @@ impl<T> Entry<T> {
     fn new(name: &str, call: Option<Call<T>>, outcome: Outcome) -> Entry<T> {
         Entry {
             call,
-            switch: None,
+            hooks: None,
             pace: Pace::default(),
             sample: Sample {
                 outcome,
@@ -208,15 +208,13 @@ impl<T: Element> Prepared<T> {
         let mut entries: Vec<Entry<T>> = case
             .candidates
             .iter()
-            .map(
-                |name| match candidates::prepare_switched::<T>(name, &setup) {
-                    Ok((call, switch)) => Entry {
-                        switch,
-                        ..Entry::new(name, Some(call), Outcome::Measured)
-                    },
-                    Err(NotApplicable(why)) => Entry::new(name, None, Outcome::Skipped(why)),
+            .map(|name| match candidates::prepare_hooked::<T>(name, &setup) {
+                Ok((call, hooks)) => Entry {
+                    hooks,
+                    ..Entry::new(name, Some(call), Outcome::Measured)
                 },
-            )
+                Err(NotApplicable(why)) => Entry::new(name, None, Outcome::Skipped(why)),
+            })
             .collect();
         entries.extend(
             case.skipped
@@ -224,13 +222,11 @@ impl<T: Element> Prepared<T> {
                 .map(|(name, why)| Entry::new(name, None, Outcome::Skipped(why.clone()))),
         );
         if let Some((size_bytes, count)) = case.smaller.filter(|_| !case.candidates.is_empty()) {
+            let (call, hooks) = smaller_call(ctx, case, count);
             entries.push(Entry {
                 smaller: Some(size_bytes),
-                ..Entry::new(
-                    &Smaller::name(size_bytes),
-                    Some(smaller_call(ctx, case, count)),
-                    Outcome::Measured,
-                )
+                hooks,
+                ..Entry::new(&Smaller::name(size_bytes), Some(call), Outcome::Measured)
             });
         }
         // A case whose buffers exceed --max-memory has no candidates left.
@@ -478,6 +474,7 @@ impl<T: Element> Prepared<T> {
         harness.calibrations.push(calibration::calibrate(ctx));
         self.send.move_randomly(&mut run.placement);
         self.recv.move_randomly(&mut run.placement);
+        self.rebind();
         // The calibration and the move are outside the slices: the round's
         // first slice keeps its whole share.
         harness.rebase();
@@ -514,7 +511,7 @@ impl<T: Element> Prepared<T> {
                 control,
                 harness,
                 call,
-                entry.switch.as_deref(),
+                entry.hooks.as_deref(),
                 &mut self.send,
                 &mut self.recv,
                 deadline,
@@ -539,6 +536,21 @@ impl<T: Element> Prepared<T> {
             harness.measuring_s += mpi::time() - slice_start;
         }
         true
+    }
+
+    /// Tells every verified candidate with hooks where the buffers moved
+    /// (a persistent request is initialised again there): on every rank,
+    /// in the entries' order, since that may be collective.
+    fn rebind(&mut self) {
+        let (send, recv) = (
+            self.send.as_ptr() as *const std::ffi::c_void,
+            self.recv.as_mut_ptr() as *mut std::ffi::c_void,
+        );
+        for entry in self.entries.iter().filter(|e| e.call.is_some()) {
+            if let Some(hooks) = &entry.hooks {
+                hooks.moved(send, recv);
+            }
+        }
     }
 
     fn finish(self, case: &Case) -> CaseData {
@@ -616,8 +628,13 @@ struct Rounds {
 }
 
 /// The library's call with `count` elements, on the first elements of the
-/// case's buffers (which are at least as long).
-fn smaller_call<T: Element>(ctx: &Context, case: &Case, count: usize) -> Call<T> {
+/// case's buffers (which are at least as long), and its hooks.
+#[allow(clippy::type_complexity)]
+fn smaller_call<T: Element>(
+    ctx: &Context,
+    case: &Case,
+    count: usize,
+) -> (Call<T>, Option<Rc<dyn Hooks>>) {
     let key = &case.key;
     let shape = Shape::new(
         key.operation.collective,
@@ -627,8 +644,9 @@ fn smaller_call<T: Element>(ctx: &Context, case: &Case, count: usize) -> Call<T>
         count,
     );
     let (send_len, recv_len) = (shape.send_len(), shape.recv_len());
-    let mut call = native::prepare_timed::<T>(&setup(ctx, case, &shape, key.op));
-    Box::new(move |send, recv| call(&send[..send_len], &mut recv[..recv_len]))
+    let (mut call, hooks) = native::prepare_timed_hooked::<T>(&setup(ctx, case, &shape, key.op));
+    let call: Call<T> = Box::new(move |send, recv| call(&send[..send_len], &mut recv[..recv_len]));
+    (call, hooks)
 }
 
 /// What candidates of a case are prepared with, for operator `op`.

@@ -4,7 +4,7 @@
 
 use super::verify::Check;
 use super::Harness;
-use crate::candidates::{Call, Switch};
+use crate::candidates::{Call, Hooks};
 use crate::control::Control;
 use crate::settings::{SyncMode, LATE_CAP};
 use crate::watchdog::{self, Phase};
@@ -176,7 +176,7 @@ pub(super) fn observe_until<T: crate::element::Element>(
     control: &Control,
     harness: &mut Harness,
     call: &mut Call<T>,
-    switch: Option<&dyn Switch>,
+    hooks: Option<&dyn Hooks>,
     send: &mut [T],
     recv: &mut [T],
     deadline: f64,
@@ -196,8 +196,8 @@ pub(super) fn observe_until<T: crate::element::Element>(
         local.reserve(3 * next as usize);
         // The candidate's switch (MPICH's algorithm variable) is set for
         // the chunk, not around each timed call.
-        if let Some(switch) = switch {
-            switch.enter();
+        if let Some(hooks) = hooks {
+            hooks.enter();
         }
         let first_call = *checked.calls + 1;
         watchdog::enter(
@@ -220,8 +220,8 @@ pub(super) fn observe_until<T: crate::element::Element>(
         // Every rank makes the chunk's extra call, wrong so far or not.
         let at_end = check_chunk(&mut checked, call, send, recv);
         let wrong = wrong.or(at_end);
-        if let Some(switch) = switch {
-            switch.leave();
+        if let Some(hooks) = hooks {
+            hooks.leave();
         }
         harness.calls += next as usize;
         late.clear();

@@ -7,7 +7,7 @@ use crate::case::CaseKey;
 use crate::config::{Config, InputError};
 use crate::element::{Datatype, Op};
 use crate::meta::Meta;
-use crate::operation::Operation;
+use crate::operation::{Form, Operation};
 use crate::reference;
 pub use crate::settings::REMEASURE_SHARE;
 use crate::settings::{Settings, TimedForms, UniversalMode};
@@ -233,6 +233,8 @@ pub struct World {
     pub processes: usize,
     /// Whether lane and hier candidates can run, or why not.
     pub topology: Result<(), String>,
+    /// Whether the library has persistent collectives, or what it lacks.
+    pub persistent: Result<(), String>,
     /// Bytes a process may hold at most: its resident set when planning
     /// and one case's [`Footprint`].
     pub max_memory: u64,
@@ -278,32 +280,8 @@ pub fn with_elements(
 pub fn from_config(config: &Config, settings: Settings, world: &World) -> Result<Plan, InputError> {
     let mut cases = Vec::new();
     for check in &config.checks {
-        if check.root >= world.processes {
-            return Err(config.error_at(
-                check.line,
-                &format!(
-                    "root {} is outside the communicator of {} processes",
-                    check.root, world.processes
-                ),
-            ));
-        }
-        // A per-process size makes buffers of p blocks; MPI counts them in an int.
-        if check.operation.size_is_per_process() {
-            let width = check.datatype.size() as u64;
-            if let Some(&s) = check
-                .sizes
-                .iter()
-                .find(|&&s| s / width * world.processes as u64 > crate::config::MAX_COUNT)
-            {
-                return Err(config.error_at(
-                    check.line,
-                    &format!(
-                        "size {s} per process makes buffers of {} × {} elements, more than an MPI count can hold",
-                        world.processes,
-                        s / width
-                    ),
-                ));
-            }
+        if let Some(why) = unfit(check, world) {
+            return Err(config.error_at(check.line, &why));
         }
         let names: Vec<&str> = match &check.competitors {
             Some(list) => candidates::select(check.operation, list),
@@ -351,6 +329,36 @@ pub fn from_config(config: &Config, settings: Settings, world: &World) -> Result
         resident_bytes: world.resident_bytes,
         processes: world.processes,
     })
+}
+
+/// Why `check` cannot run on `world`, if it cannot.
+fn unfit(check: &crate::config::Check, world: &World) -> Option<String> {
+    if check.root >= world.processes {
+        return Some(format!(
+            "root {} is outside the communicator of {} processes",
+            check.root, world.processes
+        ));
+    }
+    if let (Form::Persistent, Err(why)) = (check.operation.form, &world.persistent) {
+        return Some(format!("{} cannot be checked: {why}", check.operation));
+    }
+    // A per-process size makes buffers of p blocks; MPI counts them in an int.
+    if check.operation.size_is_per_process() {
+        let width = check.datatype.size() as u64;
+        let processes = world.processes as u64;
+        if let Some(&s) = check
+            .sizes
+            .iter()
+            .find(|&&s| s / width * processes > crate::config::MAX_COUNT)
+        {
+            return Some(format!(
+                "size {s} per process makes buffers of {} × {} elements, more than an MPI count can hold",
+                world.processes,
+                s / width
+            ));
+        }
+    }
+    None
 }
 
 /// One case; competitors that cannot run on this world are set aside.
@@ -507,6 +515,7 @@ mod tests {
         let world = World {
             processes: 4,
             topology: Ok(()),
+            persistent: Ok(()),
             max_memory: u64::MAX,
             resident_bytes: 0,
         };

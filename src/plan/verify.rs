@@ -7,7 +7,7 @@ use crate::candidates::{self, Family};
 use crate::collective::Collective;
 use crate::config::{self, Config};
 use crate::element::{Datatype, Op};
-use crate::operation::Operation;
+use crate::operation::{Form, Operation};
 use crate::settings::{CacheState, Settings, SyncRequest, UniversalMode};
 use std::time::Duration;
 
@@ -118,10 +118,16 @@ fn built_in(selection: &Selection, world: &World) -> Result<Vec<super::Case>, St
     };
     let mut cases = Vec::new();
     for operation in Operation::all() {
-        if !selection.collectives.is_empty()
-            && !selection.collectives.iter().any(|c| *c == operation.name())
-        {
+        let selected = selection.collectives.iter().any(|c| *c == operation.name());
+        if !selection.collectives.is_empty() && !selected {
             continue;
+        }
+        // Every operation by default, but those the library lacks.
+        if let (Form::Persistent, Err(why)) = (operation.form, &world.persistent) {
+            match selected {
+                true => return Err(format!("{operation} cannot be verified: {why}")),
+                false => continue,
+            }
         }
         let names: Vec<&str> = candidates::competitors_of(operation)
             .map(|c| c.name)

@@ -8,6 +8,7 @@ use super::model::{self, size_label, NoteKind};
 use crate::analyse::baseline::Transition;
 use crate::analyse::{Conclusion, NoiseVerdict, Results, Severity, Verdict};
 use crate::case::{cases, first_few};
+use crate::operation::Form;
 
 /// `allreduce`, or `bcast root 0`.
 pub fn collective_label(check: &Verdict) -> String {
@@ -242,18 +243,27 @@ fn next(results: &Results) -> String {
     if noisy(results) {
         return "run again with nothing else running on the machine.".into();
     }
-    if results
+    let violated: Vec<&Verdict> = results
         .checks
         .iter()
-        .any(|c| c.gated_severity() > Severity::Ok)
-    {
-        return match meta.library_algorithms.is_empty() {
-            true => "every candidate of the violated cases is in report.md (or `--details`); \
-                     `competitors: library` in the input also measures the library's own \
-                     algorithms, which `pgcheck tune` turns into its settings."
+        .filter(|c| c.gated_severity() > Severity::Ok)
+        .collect();
+    if !violated.is_empty() {
+        // `tune` selects the library's algorithms for its blocking calls.
+        let tunable = violated
+            .iter()
+            .any(|c| c.key.operation.form == Form::Blocking);
+        return match (tunable, meta.library_algorithms.is_empty()) {
+            (false, _) => "every candidate of the violated cases is in report.md (or \
+                           `--details`)."
                 .into(),
-            false => "`pgcheck tune DIR --output FILE` writes the library settings that select \
-                      its faster algorithms (DIR: this run's files)."
+            (true, true) => "every candidate of the violated cases is in report.md (or \
+                             `--details`); `competitors: library` in the input also measures \
+                             the library's own algorithms, which `pgcheck tune` turns into its \
+                             settings."
+                .into(),
+            (true, false) => "`pgcheck tune DIR --output FILE` writes the library settings \
+                              that select its faster algorithms (DIR: this run's files)."
                 .into(),
         };
     }
@@ -381,6 +391,12 @@ mod tests {
                 item: "linear".into(),
             });
         assert!(next_of(&results).contains("pgcheck tune"));
+        // `tune` selects algorithms of the blocking calls only.
+        let blocking = results.checks[2].key.operation;
+        results.checks[2].key.operation =
+            crate::operation::Operation::persistent(Collective::Gather);
+        assert!(!next_of(&results).contains("tune"), "{}", next_of(&results));
+        results.checks[2].key.operation = blocking;
         // A violation new in a state the baseline never had.
         let violation = results.checks[2].clone();
         let side = crate::analyse::baseline::Side {

@@ -91,9 +91,16 @@
  * Scatter with MPI_IN_PLACE. The byte offsets assume contiguous datatypes
  * (extent = size), which are all pgcheck uses.
  *
+ * MPI_Allreduce_init, the persistent allreduce, is interposed under both
+ * its names (MPI-4's, and MPIX_Allreduce_init of Open MPI 4.1's pcollreq
+ * extension), and selected as MPI_Allreduce_init either way. Only nowrite
+ * applies: the request is bound to a scratch buffer (kept for the
+ * request's life), so that no MPI_Start of it writes the caller's output.
+ *
  * A spec that cannot be parsed is reported on stderr, then MPI_Abort.
  */
-#define _POSIX_C_SOURCE 199309L
+#define _GNU_SOURCE /* RTLD_NEXT */
+#include <dlfcn.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,7 +140,7 @@ static const char *const supported[] = {
     "MPI_Allreduce", "MPI_Reduce",  "MPI_Bcast",   "MPI_Allgather",
     "MPI_Allgatherv", "MPI_Gather", "MPI_Gatherv", "MPI_Reduce_scatter_block",
     "MPI_Reduce_scatter", "MPI_Scan", "MPI_Exscan", "MPI_Alltoall",
-    "MPI_Scatter", "MPI_Barrier", NULL,
+    "MPI_Scatter", "MPI_Barrier", "MPI_Allreduce_init", NULL,
 };
 
 static void bad_spec(const char *spec, const char *why)
@@ -768,4 +775,41 @@ int MPI_Barrier(MPI_Comm comm)
     int rc = PMPI_Barrier(comm);
     end(&c);
     return rc;
+}
+
+typedef int (*allreduce_init_fn)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm,
+                                 MPI_Info, MPI_Request *);
+
+/* The persistent allreduce under either name: the real one is the next
+ * definition of MPI-4's name, else of the MPIX_ one. The scratch of
+ * nowrite is never freed: a request may be started until it is freed,
+ * and a test makes few. */
+static int allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
+                          MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    allreduce_init_fn real = (allreduce_init_fn)dlsym(RTLD_NEXT, "MPI_Allreduce_init");
+    if (real == NULL)
+        real = (allreduce_init_fn)dlsym(RTLD_NEXT, "MPIX_Allreduce_init");
+    if (real == NULL) {
+        fprintf(stderr, "pmpi_faults: the library has no persistent allreduce\n");
+        PMPI_Abort(MPI_COMM_WORLD, 4);
+    }
+    struct call c = {single(recvbuf, count, type, count * type_size(type)), 0, NULL};
+    c.op = op;
+    c.in_place = sendbuf == MPI_IN_PLACE;
+    parse();
+    void *out = fault.kind == NOWRITE ? begin(&c, "MPI_Allreduce_init", comm) : recvbuf;
+    return real(sendbuf, out, count, type, op, comm, info, request);
+}
+
+int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
+                       MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    return allreduce_init(sendbuf, recvbuf, count, type, op, comm, info, request);
+}
+
+int MPIX_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
+                        MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    return allreduce_init(sendbuf, recvbuf, count, type, op, comm, info, request);
 }

@@ -25,6 +25,10 @@ pub fn render_at(width: usize) -> String {
                 "the library's own {}, then MPI_Wait at once",
                 operation.mpi_name()
             ),
+            Form::Persistent => format!(
+                "the library's own {} once per case, then MPI_Start and MPI_Wait",
+                operation.mpi_name()
+            ),
         };
         let mut lines = vec![(DEFAULT.to_string(), own)];
         if operation.has_in_place() {
