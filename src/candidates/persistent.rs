@@ -9,9 +9,7 @@ use super::native;
 competitors! {
     family: Persistent,
     form: Persistent,
-    prepare<T>(name, setup) {
-        let _ = name;
-    }
+    prepare<T>(name, setup) {}
     "allgatherinit_as_allgather" for Allgather {
         guideline: "Allgather_init + Start + Wait ⪯ Allgather",
         description: "the library's blocking MPI_Allgather",

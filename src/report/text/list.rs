@@ -26,7 +26,7 @@ pub fn render_at(width: usize) -> String {
                 operation.mpi_name()
             ),
             Form::Persistent => format!(
-                "the library's own {} once per case, then MPI_Start and MPI_Wait",
+                "the library's own {} outside the timed calls, then MPI_Start and MPI_Wait",
                 operation.mpi_name()
             ),
         };
