@@ -51,6 +51,7 @@ fn cases() -> Vec<CaseData> {
             let size_bytes = 8u64 << i;
             let floor = 1e-6 + size_bytes as f64 * 1e-10;
             cases.push(CaseData {
+                overlapped: None,
                 key: CaseKey {
                     operation: Collective::Allreduce.into(),
                     size_bytes,

@@ -166,6 +166,9 @@ pub struct CaseData {
     /// With `--universal shared`, the library's call at the next smaller
     /// size of the series, measured in this case's rounds.
     pub smaller: Option<Smaller>,
+    /// A nonblocking case's: the library's call with computation between
+    /// its start and its wait, measured in this case's rounds.
+    pub overlapped: Option<Overlapped>,
 }
 
 /// The library's call at a smaller size, timed beside a case's candidates
@@ -191,6 +194,47 @@ impl Smaller {
     }
 }
 
+/// The library's nonblocking call with `compute_s` of computation (no MPI
+/// call) between its start and its wait, timed beside the case's
+/// candidates: what of the call the library overlaps with computation
+/// (IMB-NBC's measure, [`Overlapped::overlap`]).
+#[derive(Clone, Debug)]
+pub struct Overlapped {
+    pub compute_s: f64,
+    pub sample: Sample,
+}
+
+impl Overlapped {
+    /// Its name in the raw observations and in progress:
+    /// `default+compute@1250ns`.
+    pub fn name(compute_s: f64) -> String {
+        format!("default+compute@{}ns", (compute_s * 1e9).round() as u64)
+    }
+
+    /// The computation a raw observation's candidate name gives, if it
+    /// names one.
+    pub fn compute_of(name: &str) -> Option<f64> {
+        let ns: u64 = name
+            .strip_prefix("default+compute@")?
+            .strip_suffix("ns")?
+            .parse()
+            .ok()?;
+        Some(ns as f64 * 1e-9)
+    }
+
+    /// The share of the shorter of the call (`pure_s`) and the computation
+    /// (`compute_s`) that ran at the same time, when both together took
+    /// `overlapped_s`: 1 when they took the longer one's time, 0 when
+    /// they took their sum or more. IMB-NBC's overlap.
+    pub fn overlap(pure_s: f64, compute_s: f64, overlapped_s: f64) -> f64 {
+        let shorter = pure_s.min(compute_s);
+        if shorter <= 0.0 {
+            return 0.0;
+        }
+        ((pure_s + compute_s - overlapped_s) / shorter).clamp(0.0, 1.0)
+    }
+}
+
 /// Where measuring is, sent by `measure` to whoever draws progress (rank 0
 /// only).
 #[derive(Clone, Debug)]
@@ -207,4 +251,32 @@ pub struct Event {
     /// Seconds since measuring started, and of the plan booked so far.
     pub elapsed_s: f64,
     pub planned_s: f64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Overlapped;
+
+    #[test]
+    fn overlap_is_imb_nbc_s_share_of_the_shorter_clamped() {
+        // Call 10, computation 10: 10 together is all of it, 20 nothing.
+        assert_eq!(Overlapped::overlap(10.0, 10.0, 10.0), 1.0);
+        assert_eq!(Overlapped::overlap(10.0, 10.0, 20.0), 0.0);
+        assert_eq!(Overlapped::overlap(10.0, 10.0, 15.0), 0.5);
+        // Faster than the longer alone, or slower than the sum: clamped.
+        assert_eq!(Overlapped::overlap(10.0, 4.0, 8.0), 1.0);
+        assert_eq!(Overlapped::overlap(10.0, 4.0, 30.0), 0.0);
+        // The shorter is the computation: 2 of its 4 ran alongside.
+        assert_eq!(Overlapped::overlap(10.0, 4.0, 12.0), 0.5);
+        assert_eq!(Overlapped::overlap(0.0, 4.0, 4.0), 0.0);
+    }
+
+    #[test]
+    fn an_overlapped_name_gives_its_computation_back() {
+        let name = Overlapped::name(1.25e-6);
+        assert_eq!(name, "default+compute@1250ns");
+        assert!((Overlapped::compute_of(&name).unwrap() - 1.25e-6).abs() < 1e-15);
+        assert_eq!(Overlapped::compute_of("default@64B"), None);
+        assert_eq!(Overlapped::compute_of("default"), None);
+    }
 }

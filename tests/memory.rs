@@ -49,6 +49,7 @@ fn case(size_bytes: u64, n: usize) -> CaseData {
         ..Sample::measured(name)
     };
     CaseData {
+        overlapped: None,
         key: CaseKey {
             operation: Collective::Allreduce.into(),
             size_bytes,

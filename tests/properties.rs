@@ -253,6 +253,7 @@ fn case() -> impl Strategy<Value = CaseData> {
     )
         .prop_map(
             |(collective, size_bytes, count, datatype, op, root, samples, smaller)| CaseData {
+                overlapped: None,
                 key: CaseKey {
                     operation: collective,
                     size_bytes,
@@ -345,6 +346,7 @@ proptest! {
     ) {
         let dir = scratch();
         let case = CaseData {
+            overlapped: None,
             key: CaseKey {
                 operation: Collective::Allreduce.into(),
                 size_bytes: 8,

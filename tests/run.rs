@@ -766,6 +766,77 @@ fn a_library_without_persistent_collectives_is_refused_at_start_up() {
     assert!(!out.stdout.contains("allreduce_init"), "{}", out.text());
 }
 
+/// A nonblocking case measures the overlap its call achieves with
+/// computation (IMB-NBC's measure), in results.json, the report and again
+/// from raw/ by `analyze`; a library that completes `MPI_Iallreduce`
+/// before it returns (the PMPI fault `blocking`) overlaps nothing, which
+/// the report names. Only that known truth is asserted of the numbers.
+#[test]
+fn a_nonblocking_call_s_overlap_is_measured_and_none_is_named() {
+    let dir = scratch("overlap");
+    for fault in [None, Some("MPI_Iallreduce:blocking")] {
+        let out_dir = dir.join(if fault.is_some() {
+            "blocking"
+        } else {
+            "library"
+        });
+        let out = Launch::new(
+            2,
+            &[
+                "run",
+                "--collective",
+                "iallreduce",
+                "--sizes",
+                "8,4K",
+                "--budget",
+                "60ms",
+                "--rounds",
+                "6",
+                "--fail-on",
+                "none",
+                "--allow-undecided",
+                "--output",
+                out_dir.to_str().unwrap(),
+            ],
+        )
+        .fault_if(fault)
+        .run();
+        assert_eq!(out.code, Some(0), "{}", out.text());
+        let r = results(&out_dir);
+        let overlaps: Vec<&serde_json::Value> = r["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| &c["overlap"])
+            .collect();
+        assert_eq!(overlaps.len(), 2, "{r}");
+        for o in &overlaps {
+            assert!(o["compute_s"].as_f64().unwrap() > 0.0, "{o}");
+            let percent = o["percent"].as_f64().unwrap();
+            assert!((0.0..=100.0).contains(&percent), "{o}");
+            if fault.is_some() {
+                assert!(
+                    percent < 50.0,
+                    "a call done at its start overlaps nothing: {o}"
+                );
+            }
+        }
+        out.expect_in_stdout("Overlap with computation", "the report says it");
+        if fault.is_some() {
+            out.expect_in_stdout("hardly runs alongside the call", "and names none");
+        }
+        let (again, _) = reanalysed(&out_dir);
+        // raw/ keeps whole picoseconds.
+        for (check, o) in again["checks"].as_array().unwrap().iter().zip(&overlaps) {
+            for field in ["compute_s", "overlapped_median_s", "percent"] {
+                let (was, again) = (o[field].as_f64().unwrap(), &check["overlap"]);
+                let off = (again[field].as_f64().unwrap() - was).abs();
+                assert!(off <= 1e-6 * was + 1e-12, "{field} from raw/: {o}, {again}");
+            }
+        }
+    }
+}
+
 /// The plots of a run of allreduce at 512 B and 8 KiB, `default` against
 /// one competitor: the latency plot draws both with a ring at each
 /// violated size; each case's rounds plot draws every round's median

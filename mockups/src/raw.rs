@@ -67,6 +67,25 @@ where
     T: Equivalence,
     O: Operation,
 {
+    ireduce_scatter_overlapped(comm, send, recv, counts, op, || {})
+}
+
+/// [`ireduce_scatter_wait`] with `work` between the start and the wait.
+///
+/// # Panics
+/// As [`reduce_scatter`].
+pub fn ireduce_scatter_overlapped<C, T, O>(
+    comm: &C,
+    send: &[T],
+    recv: &mut [T],
+    counts: &[i32],
+    op: O,
+    work: impl FnOnce(),
+) where
+    C: Communicator,
+    T: Equivalence,
+    O: Operation,
+{
     check_reduce_scatter(comm, send, recv, counts);
     // SAFETY: as in `reduce_scatter`; the buffers and `counts` outlive the
     // request, which is waited for before they are released.
@@ -81,6 +100,7 @@ where
             comm.as_raw(),
             &mut request,
         );
+        work();
         ffi::MPI_Wait(&mut request, ffi::RSMPI_STATUS_IGNORE);
     }
 }

@@ -58,14 +58,34 @@ where
     T: Equivalence,
     O: Operation,
 {
+    ireduce_overlapped(comm, root, send, recv, op, || {})
+}
+
+/// [`ireduce_wait`] with `work` between the start and the wait.
+pub fn ireduce_overlapped<C, T, O>(
+    comm: &C,
+    root: usize,
+    send: &[T],
+    recv: &mut [T],
+    op: O,
+    work: impl FnOnce(),
+) where
+    C: Communicator,
+    T: Equivalence,
+    O: Operation,
+{
     let root_process = comm.process_at_rank(root as i32);
     scope(|sc| match comm.rank() as usize == root {
-        true => root_process
-            .immediate_reduce_into_root(sc, send, recv, op)
-            .wait_without_status(),
-        false => root_process
-            .immediate_reduce_into(sc, send, op)
-            .wait_without_status(),
+        true => {
+            let request = root_process.immediate_reduce_into_root(sc, send, recv, op);
+            work();
+            request.wait_without_status()
+        }
+        false => {
+            let request = root_process.immediate_reduce_into(sc, send, op);
+            work();
+            request.wait_without_status()
+        }
     })
 }
 
@@ -76,14 +96,32 @@ where
     C: Communicator,
     T: Equivalence,
 {
+    igather_overlapped(comm, root, send, recv, || {})
+}
+
+/// [`igather_wait`] with `work` between the start and the wait.
+pub fn igather_overlapped<C, T>(
+    comm: &C,
+    root: usize,
+    send: &[T],
+    recv: &mut [T],
+    work: impl FnOnce(),
+) where
+    C: Communicator,
+    T: Equivalence,
+{
     let root_process = comm.process_at_rank(root as i32);
     scope(|sc| match comm.rank() as usize == root {
-        true => root_process
-            .immediate_gather_into_root(sc, send, recv)
-            .wait_without_status(),
-        false => root_process
-            .immediate_gather_into(sc, send)
-            .wait_without_status(),
+        true => {
+            let request = root_process.immediate_gather_into_root(sc, send, recv);
+            work();
+            request.wait_without_status()
+        }
+        false => {
+            let request = root_process.immediate_gather_into(sc, send);
+            work();
+            request.wait_without_status()
+        }
     })
 }
 
@@ -93,11 +131,20 @@ where
     C: Communicator,
     T: Equivalence,
 {
+    ibcast_overlapped(comm, root, buffer, || {})
+}
+
+/// [`ibcast_wait`] with `work` between the start and the wait.
+pub fn ibcast_overlapped<C, T>(comm: &C, root: usize, buffer: &mut [T], work: impl FnOnce())
+where
+    C: Communicator,
+    T: Equivalence,
+{
     let root_process = comm.process_at_rank(root as i32);
     scope(|sc| {
-        root_process
-            .immediate_broadcast_into(sc, buffer)
-            .wait_without_status()
+        let request = root_process.immediate_broadcast_into(sc, buffer);
+        work();
+        request.wait_without_status()
     })
 }
 
@@ -108,13 +155,31 @@ where
     C: Communicator,
     T: Equivalence,
 {
+    iscatter_overlapped(comm, root, send, recv, || {})
+}
+
+/// [`iscatter_wait`] with `work` between the start and the wait.
+pub fn iscatter_overlapped<C, T>(
+    comm: &C,
+    root: usize,
+    send: &[T],
+    recv: &mut [T],
+    work: impl FnOnce(),
+) where
+    C: Communicator,
+    T: Equivalence,
+{
     let root_process = comm.process_at_rank(root as i32);
     scope(|sc| match comm.rank() as usize == root {
-        true => root_process
-            .immediate_scatter_into_root(sc, send, recv)
-            .wait_without_status(),
-        false => root_process
-            .immediate_scatter_into(sc, recv)
-            .wait_without_status(),
+        true => {
+            let request = root_process.immediate_scatter_into_root(sc, send, recv);
+            work();
+            request.wait_without_status()
+        }
+        false => {
+            let request = root_process.immediate_scatter_into(sc, recv);
+            work();
+            request.wait_without_status()
+        }
     })
 }

@@ -190,6 +190,7 @@ impl Defaults for Spilled {
                 size_bytes: *size_bytes,
                 sample: self.read(s),
             }),
+            overlapped: None,
         })
     }
 }
@@ -247,6 +248,7 @@ mod tests {
             invalid_rounds: vec![3, 9],
         };
         CaseData {
+            overlapped: None,
             key: CaseKey::allreduce_bytes(size),
             samples: vec![sample(DEFAULT, 1e-6), sample("other", 2e-6)],
             smaller: with_smaller.then(|| Smaller {

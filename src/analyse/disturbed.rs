@@ -119,7 +119,7 @@ fn disturbed_rounds(measured: &[&RoundMedians]) -> Vec<(u32, f64)> {
 }
 
 /// The case without its disturbed rounds (every candidate's, the smaller
-/// size's too, so that rounds stay paired), and what was set aside; the
+/// size's and the overlapped call's too, so that rounds stay paired), and what was set aside; the
 /// case itself when no round was disturbed. `rounds`: the rounds of the
 /// case's samples, in their order.
 pub fn set_aside<'a>(
@@ -151,7 +151,8 @@ pub fn set_aside<'a>(
     let samples = kept
         .samples
         .iter_mut()
-        .chain(kept.smaller.as_mut().map(|s| &mut s.sample));
+        .chain(kept.smaller.as_mut().map(|s| &mut s.sample))
+        .chain(kept.overlapped.as_mut().map(|o| &mut o.sample));
     for sample in samples {
         let (n, s) = drop_rounds(sample, &rounds);
         observations += n;
@@ -215,6 +216,7 @@ mod tests {
 
     fn case(samples: Vec<Sample>) -> CaseData {
         CaseData {
+            overlapped: None,
             key: CaseKey::allreduce_bytes(4096),
             samples,
             smaller: None,

@@ -326,6 +326,7 @@ mod tests {
 
     fn case(size: u64, seconds: Vec<f64>) -> CaseData {
         CaseData {
+            overlapped: None,
             key: CaseKey {
                 operation: Collective::Bcast.into(),
                 size_bytes: size,

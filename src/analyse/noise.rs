@@ -273,6 +273,7 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         (0..5)
             .map(|i| CaseData {
+                overlapped: None,
                 key: CaseKey::allreduce_bytes(8 << i),
                 samples: vec![
                     sample(&mut rng, DEFAULT, 12e-6, round_sigma, delayed),

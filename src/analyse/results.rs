@@ -201,6 +201,29 @@ pub struct Verdict {
     /// than usual (a disturbance of the machine); null when none were.
     #[serde(default)]
     pub disturbed: Option<Disturbance>,
+    /// A nonblocking case's: what of the call the library overlapped with
+    /// computation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overlap: Option<Overlap>,
+}
+
+/// What of a nonblocking call the library overlaps with independent
+/// computation between its start and its wait (IMB-NBC's measure): the
+/// call alone took `default`'s median, the computation alone
+/// `compute_s`, both together `overlapped_median_s`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Overlap {
+    pub compute_s: f64,
+    /// The median of per-round medians of the call with the computation.
+    pub overlapped_median_s: f64,
+    /// The share of the shorter of call and computation that ran at the
+    /// same time, in percent ([`crate::case::Overlapped::overlap`]).
+    pub percent: f64,
+}
+
+impl Overlap {
+    /// Below this, the library hardly overlaps: a finding the report names.
+    pub const LITTLE_PERCENT: f64 = 10.0;
 }
 
 impl Verdict {

@@ -126,6 +126,7 @@ mod tests {
 
     fn case(samples: Vec<Sample>) -> CaseData {
         CaseData {
+            overlapped: None,
             key: CaseKey::allreduce_bytes(8),
             samples,
             smaller: None,

@@ -4,6 +4,7 @@
 use super::rounds::{Middles, Shape};
 use super::*;
 use crate::candidates::native::DEFAULT;
+use crate::case::Overlapped;
 use crate::stats::describe::{self, Selected, Statistic};
 use crate::stats::{self, correction, mann_whitney, power, Alternative};
 use std::borrow::Cow;
@@ -156,7 +157,23 @@ pub(super) fn decide<'a>(
     let rounds = disturbance.is_none().then_some(rounds);
     let (mut verdict, shape) = verdict_and_default_shape(&kept, options, rounds);
     verdict.disturbed = disturbance;
+    verdict.overlap = overlap(&kept, &verdict);
     (verdict, shape, kept)
+}
+
+/// A nonblocking case's overlap: `default`'s median against the overlapped
+/// call's (each the median of its per-round medians), with the computation
+/// between them.
+fn overlap(case: &CaseData, verdict: &Verdict) -> Option<Overlap> {
+    let overlapped = case.overlapped.as_ref()?;
+    let pure_s = verdict.default_candidate()?.round_median_s?;
+    let overlapped_median_s = RoundMedians::of(&overlapped.sample).weighted_median()?;
+    let share = Overlapped::overlap(pure_s, overlapped.compute_s, overlapped_median_s);
+    Some(Overlap {
+        compute_s: overlapped.compute_s,
+        overlapped_median_s,
+        percent: 100.0 * share,
+    })
 }
 
 /// The verdict of `case` as it is (`rounds`: its samples' rounds, if
@@ -222,6 +239,7 @@ fn verdict_and_default_shape(
         powerless: false,
         timer_bound,
         disturbed: None,
+        overlap: None,
     };
     settle(&mut verdict, options);
     let default_shape = case
@@ -586,6 +604,7 @@ mod tests {
 
     fn case(default: Vec<f64>, competitor: Vec<f64>) -> CaseData {
         CaseData {
+            overlapped: None,
             key: CaseKey::allreduce_bytes(8),
             samples: vec![
                 sample(DEFAULT, default, 10),
@@ -679,6 +698,7 @@ mod tests {
         empty.invalid_rounds = vec![0, 1];
         let v = &verdicts(
             &[CaseData {
+                overlapped: None,
                 key: CaseKey::allreduce_bytes(8),
                 samples: vec![default, empty],
                 smaller: None,

@@ -152,51 +152,55 @@ pub fn prepare_blocking<T: Element>(setup: &Setup) -> Call<T> {
 /// The library's own nonblocking collective for `setup.shape`, waited for
 /// at once: `MPI_Ixxx` then `MPI_Wait`, nothing in between.
 pub fn prepare_nonblocking<T: Element>(setup: &Setup) -> Call<T> {
+    prepare_overlapped(setup, || {})
+}
+
+/// The library's own nonblocking collective for `setup.shape` with `work`
+/// between `MPI_Ixxx` and `MPI_Wait`: what of the call the library
+/// overlaps with computation.
+pub fn prepare_overlapped<T: Element>(setup: &Setup, work: impl Fn() + Clone + 'static) -> Call<T> {
     let comm = setup.comm.clone();
     let op = setup.op;
     let shape = &setup.shape;
     let root = shape.root;
+    // The start and the wait around `work`, in a scope that ends with them.
+    macro_rules! around {
+        ($start:expr) => {
+            Box::new(move |s, r| {
+                scope(|sc| {
+                    let request = $start(sc, s, r);
+                    work();
+                    request.wait_without_status()
+                })
+            })
+        };
+    }
     match shape.collective {
-        Collective::Allgather => Box::new(move |s, r| {
-            scope(|sc| {
-                comm.immediate_all_gather_into(sc, s, r)
-                    .wait_without_status()
-            })
-        }),
-        Collective::Allreduce => Box::new(move |s, r| {
-            scope(|sc| {
-                comm.immediate_all_reduce_into(sc, s, r, op)
-                    .wait_without_status()
-            })
-        }),
-        Collective::Alltoall => Box::new(move |s, r| {
-            scope(|sc| {
-                comm.immediate_all_to_all_into(sc, s, r)
-                    .wait_without_status()
-            })
-        }),
-        Collective::Bcast => Box::new(move |_, r| rooted::ibcast_wait(&*comm, root, r)),
-        Collective::Gather => Box::new(move |s, r| rooted::igather_wait(&*comm, root, s, r)),
-        Collective::Reduce => Box::new(move |s, r| rooted::ireduce_wait(&*comm, root, s, r, op)),
-        Collective::ReduceScatterBlock => Box::new(move |s, r| {
-            scope(|sc| {
-                comm.immediate_reduce_scatter_block_into(sc, s, r, op)
-                    .wait_without_status()
-            })
-        }),
+        Collective::Allgather => around!(|sc, s, r| comm.immediate_all_gather_into(sc, s, r)),
+        Collective::Allreduce => around!(|sc, s, r| comm.immediate_all_reduce_into(sc, s, r, op)),
+        Collective::Alltoall => around!(|sc, s, r| comm.immediate_all_to_all_into(sc, s, r)),
+        Collective::Bcast => {
+            Box::new(move |_, r| rooted::ibcast_overlapped(&*comm, root, r, &work))
+        }
+        Collective::Gather => {
+            Box::new(move |s, r| rooted::igather_overlapped(&*comm, root, s, r, &work))
+        }
+        Collective::Reduce => {
+            Box::new(move |s, r| rooted::ireduce_overlapped(&*comm, root, s, r, op, &work))
+        }
+        Collective::ReduceScatterBlock => {
+            around!(|sc, s, r| comm.immediate_reduce_scatter_block_into(sc, s, r, op))
+        }
         Collective::ReduceScatter => {
             let counts: Vec<i32> = shape.counts.iter().map(|&c| c as i32).collect();
-            Box::new(move |s, r| mockups::raw::ireduce_scatter_wait(&*comm, s, r, &counts, op))
-        }
-        Collective::Scan => Box::new(move |s, r| {
-            scope(|sc| comm.immediate_scan_into(sc, s, r, op).wait_without_status())
-        }),
-        Collective::Exscan => Box::new(move |s, r| {
-            scope(|sc| {
-                comm.immediate_exclusive_scan_into(sc, s, r, op)
-                    .wait_without_status()
+            Box::new(move |s, r| {
+                mockups::raw::ireduce_scatter_overlapped(&*comm, s, r, &counts, op, &work)
             })
-        }),
-        Collective::Scatter => Box::new(move |s, r| rooted::iscatter_wait(&*comm, root, s, r)),
+        }
+        Collective::Scan => around!(|sc, s, r| comm.immediate_scan_into(sc, s, r, op)),
+        Collective::Exscan => around!(|sc, s, r| comm.immediate_exclusive_scan_into(sc, s, r, op)),
+        Collective::Scatter => {
+            Box::new(move |s, r| rooted::iscatter_overlapped(&*comm, root, s, r, &work))
+        }
     }
 }

@@ -26,10 +26,11 @@ use verify::{agree_on_failure, Check};
 
 use crate::analyse::disturbed;
 use crate::candidates::{self, native, Call, Hooks, NotApplicable, Setup, Tuning};
-use crate::case::{CaseData, CaseKey, Event, Outcome, Sample, Smaller};
+use crate::case::{CaseData, CaseKey, Event, Outcome, Overlapped, Sample, Smaller};
 use crate::collective::Shape;
 use crate::control::Control;
 use crate::element::{Element, Op};
+use crate::operation::Form;
 use crate::plan::Case;
 use crate::reference::{self, Inputs};
 use crate::settings::{Settings, TimedForms};
@@ -40,6 +41,7 @@ use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
+use std::cell::Cell;
 use std::rc::Rc;
 
 /// Where to send [`Event`]s (none off rank 0 and off a terminal) and which
@@ -129,6 +131,9 @@ struct Entry<T> {
     /// The size of the library's call at a smaller size ([`Smaller`]):
     /// timed with the others, verified in its own case.
     smaller: Option<u64>,
+    /// The computation of the library's nonblocking call with computation
+    /// between start and wait ([`Overlapped`]), set before the rounds.
+    overlapped: Option<Rc<Cell<f64>>>,
     /// The candidate's calls in this case so far: verification, warm-up,
     /// timed calls and the checks between them.
     calls: u64,
@@ -150,6 +155,7 @@ impl<T> Entry<T> {
                 ..Sample::measured(name)
             },
             smaller: None,
+            overlapped: None,
             calls: 0,
             sampler: Sampler::new(name.bytes().fold(0x9e37_79b9_7f4a_7c15, |h, b| {
                 (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
@@ -229,6 +235,15 @@ impl<T: Element> Prepared<T> {
                 ..Entry::new(&Smaller::name(size_bytes), Some(call), Outcome::Measured)
             });
         }
+        if key.operation.form == Form::Nonblocking && !case.candidates.is_empty() {
+            let compute = Rc::new(Cell::new(0.0));
+            let work = Rc::clone(&compute);
+            let call = native::prepare_overlapped(&setup, move || spin_for(work.get()));
+            entries.push(Entry {
+                overlapped: Some(compute),
+                ..Entry::new(&Overlapped::name(0.0), Some(call), Outcome::Measured)
+            });
+        }
         // A case whose buffers exceed --max-memory has no candidates left.
         let (send_len, recv_len) = match case.candidates.is_empty() {
             true => (0, 0),
@@ -276,7 +291,8 @@ impl<T: Element> Prepared<T> {
                 (op, Check::new(ctx, &self.shape, inputs, send))
             });
         for e in 0..self.entries.len() {
-            if self.entries[e].smaller.is_some() {
+            // Their library call is verified as `default`.
+            if self.entries[e].smaller.is_some() || self.entries[e].overlapped.is_some() {
                 continue;
             }
             let Some(mut call) = self.entries[e].call.take() else {
@@ -413,6 +429,7 @@ impl<T: Element> Prepared<T> {
                 watchdog::enter(Phase::Idle, 0.0);
             }
         }
+        self.calibrate_overlap(ctx);
         // Rank 0's schedule decides every chunk (see `observe_until`).
         harness.rebase();
         let rounds = settings.rounds_for(case.call_s);
@@ -538,6 +555,52 @@ impl<T: Element> Prepared<T> {
         true
     }
 
+    /// Sets the computation of the overlapped call to `default`'s own
+    /// time, as IMB-NBC does: the median of a few calls on each rank, the
+    /// longest over ranks, so that every rank computes alike. Without a
+    /// verified `default` there is nothing to overlap: it is not measured.
+    fn calibrate_overlap(&mut self, ctx: &Context) {
+        let Some(o) = self.entries.iter().position(|e| e.overlapped.is_some()) else {
+            return;
+        };
+        let default = self
+            .entries
+            .iter()
+            .position(|e| e.sample.name == native::DEFAULT && e.call.is_some());
+        let Some(d) = default else {
+            self.entries[o].call = None;
+            self.entries[o].sample.outcome =
+                Outcome::Skipped(format!("{} is not measured", native::DEFAULT));
+            return;
+        };
+        let mut took = Vec::with_capacity(OVERLAP_CALIBRATION_CALLS);
+        let entry = &mut self.entries[d];
+        let call = entry.call.as_mut().expect("verified");
+        watchdog::at(&self.label, &entry.sample.name);
+        for _ in 0..OVERLAP_CALIBRATION_CALLS {
+            ctx.control.barrier();
+            entry.calls += 1;
+            watchdog::call(entry.calls);
+            watchdog::enter(Phase::Calling, self.longest_call_s);
+            let start = mpi::time();
+            call(&self.send, &mut self.recv);
+            took.push(mpi::time() - start);
+            watchdog::enter(Phase::Idle, 0.0);
+        }
+        took.sort_by(f64::total_cmp);
+        let mut compute = [took[took.len() / 2]];
+        ctx.control.max(&mut compute);
+        // Whole nanoseconds, as its name in raw/ gives it back to `analyze`.
+        compute[0] = (compute[0] * 1e9).round() * 1e-9;
+        let overlapped = &mut self.entries[o];
+        overlapped
+            .overlapped
+            .as_ref()
+            .expect("found")
+            .set(compute[0]);
+        overlapped.sample.name = Overlapped::name(compute[0]);
+    }
+
     /// Tells every verified candidate with hooks where the buffers moved
     /// (a persistent request is initialised again there): on every rank,
     /// in the entries' order, since that may be collective.
@@ -554,8 +617,12 @@ impl<T: Element> Prepared<T> {
     }
 
     fn finish(self, case: &Case) -> CaseData {
+        let (overlapped, entries): (Vec<_>, Vec<_>) = self
+            .entries
+            .into_iter()
+            .partition(|e| e.overlapped.is_some());
         let (smaller, entries): (Vec<_>, Vec<_>) =
-            self.entries.into_iter().partition(|e| e.smaller.is_some());
+            entries.into_iter().partition(|e| e.smaller.is_some());
         CaseData {
             key: case.key.clone(),
             samples: entries.into_iter().map(|e| e.sample).collect(),
@@ -565,6 +632,10 @@ impl<T: Element> Prepared<T> {
                     size_bytes,
                     sample: e.sample,
                 })
+            }),
+            overlapped: overlapped.into_iter().next().map(|e| Overlapped {
+                compute_s: e.overlapped.expect("partitioned").get(),
+                sample: e.sample,
             }),
         }
     }
@@ -625,6 +696,18 @@ struct Rounds {
     slice: f64,
     planned: usize,
     local: Vec<f64>,
+}
+
+/// Calls of `default` that set the overlapped call's computation.
+const OVERLAP_CALIBRATION_CALLS: usize = 7;
+
+/// Computes (spins, with no MPI call) for `seconds`: the independent
+/// computation between a nonblocking call's start and its wait.
+fn spin_for(seconds: f64) {
+    let end = std::time::Instant::now() + std::time::Duration::from_secs_f64(seconds);
+    while std::time::Instant::now() < end {
+        std::hint::spin_loop();
+    }
 }
 
 /// The library's call with `count` elements, on the first elements of the

@@ -53,10 +53,13 @@ impl Case {
     }
 
     /// Candidate measurements of the case (with the library's call at a
-    /// smaller size, where the case times it too).
+    /// smaller size, where the case times it too, and a nonblocking
+    /// call's with computation between start and wait).
     pub fn measurements(&self) -> usize {
-        let smaller = usize::from(self.smaller.is_some() && !self.candidates.is_empty());
-        self.candidates.len() + smaller
+        let measured = !self.candidates.is_empty();
+        let smaller = usize::from(self.smaller.is_some() && measured);
+        let overlapped = usize::from(self.key.operation.form == Form::Nonblocking && measured);
+        self.candidates.len() + smaller + overlapped
     }
 
     /// Calls each candidate makes outside its slices: warm-up and one per

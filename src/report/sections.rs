@@ -9,7 +9,9 @@ use super::answer;
 use super::document::{Align, Block, Icon, Line, Table};
 use super::model::{self, seconds, size_label, Mark, Universal, LEGEND};
 use crate::analyse::baseline::{Comparison, Transition};
-use crate::analyse::{CaseKey, Conclusion, ExitStatus, NoiseVerdict, Results, Severity, Verdict};
+use crate::analyse::{
+    CaseKey, Conclusion, ExitStatus, NoiseVerdict, Overlap, Results, Severity, Verdict,
+};
 use crate::meta::Meta;
 use crate::operation::Operation;
 
@@ -34,6 +36,7 @@ pub fn markdown(results: &Results) -> impl Iterator<Item = Block> + '_ {
         true => [
             violations(results),
             universal_guidelines(results),
+            overlap(results),
             baseline(results),
         ]
         .concat(),
@@ -84,6 +87,7 @@ pub fn terminal(results: &Results, details: bool) -> Vec<Block> {
         }
     }
     blocks.extend(universal_guidelines(results));
+    blocks.extend(overlap(results));
     blocks.extend(baseline(results));
     if details && measured {
         for check in &results.checks {
@@ -477,6 +481,10 @@ fn collective_section(results: &Results, collective: Operation, checks: &[&Verdi
         ("p-value", Align::Right),
         ("verdict", Align::Left),
     ]);
+    let overlaps = checks.iter().any(|c| c.overlap.is_some());
+    if overlaps {
+        columns.push(("overlap", Align::Right));
+    }
     let mut table = Table::new(columns);
     for check in checks {
         let mut row = Vec::new();
@@ -488,6 +496,11 @@ fn collective_section(results: &Results, collective: Operation, checks: &[&Verdi
             row.push(Line::plain(check.key.count.to_string()));
         }
         row.extend(figure2_row(check));
+        if overlaps {
+            row.push(Line::plain(
+                check.overlap.as_ref().map_or("—".into(), percent),
+            ));
+        }
         table.push(row);
     }
     let root = match roots.as_slice() {
@@ -654,6 +667,64 @@ fn universal_guidelines(results: &Results) -> Vec<Block> {
     blocks.push(Block::Table(table));
     blocks.push(Block::Paragraph(model::FINDING_ROUNDS.into()));
     blocks
+}
+
+/// What of its nonblocking calls the library overlapped with computation
+/// (IMB-NBC's measure), a line per operation; named a finding where it
+/// overlapped less than [`Overlap::LITTLE_PERCENT`] at most sizes. It is
+/// no guideline and no verdict: a call that overlaps nothing may still be
+/// as fast as the blocking one, but a program that moved to it to compute
+/// meanwhile gains nothing.
+fn overlap(results: &Results) -> Vec<Block> {
+    let mut lines = Vec::new();
+    for (operation, checks) in model::by_operation(results) {
+        let measured: Vec<(&Verdict, &Overlap)> = checks
+            .iter()
+            .filter_map(|&c| Some((c, c.overlap.as_ref()?)))
+            .collect();
+        if measured.is_empty() {
+            continue;
+        }
+        let sizes: Vec<String> = measured
+            .iter()
+            .map(|(c, o)| format!("{} {}", size_label(c.key.size_bytes), percent(o)))
+            .collect();
+        let little = measured
+            .iter()
+            .filter(|(_, o)| o.percent < Overlap::LITTLE_PERCENT)
+            .count();
+        let finding = match 2 * little > measured.len() {
+            true => format!(
+                "; below {:.0} % at {little} of {} sizes: computation between {} and MPI_Wait \
+                 hardly runs alongside the call, which the library progresses mostly inside \
+                 MPI_Wait",
+                Overlap::LITTLE_PERCENT,
+                measured.len(),
+                operation.mpi_name()
+            ),
+            false => String::new(),
+        };
+        lines.push(Line::plain(format!(
+            "{operation}: {}{finding}.",
+            sizes.join(", ")
+        )));
+    }
+    if lines.is_empty() {
+        return Vec::new();
+    }
+    vec![
+        Block::Paragraph(Line::plain(
+            "Overlap with computation (IMB-NBC's measure: the share of the shorter of call and \
+             computation that ran at the same time, with as much computation as the call takes \
+             alone):",
+        )),
+        Block::List(lines),
+    ]
+}
+
+/// "12 %".
+fn percent(overlap: &Overlap) -> String {
+    format!("{:.0} %", overlap.percent)
 }
 
 /// The comparison with `--baseline`: regressions of `default`, the

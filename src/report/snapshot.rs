@@ -66,6 +66,7 @@ fn verification() -> Vec<CaseData> {
     library_wrong.outcome = Outcome::Wrong("rank 0: element 0 is 1, expected 2".into());
     vec![
         CaseData {
+            overlapped: None,
             key: CaseKey::allreduce_bytes(64),
             samples: vec![
                 Sample::measured(DEFAULT),
@@ -76,11 +77,13 @@ fn verification() -> Vec<CaseData> {
             smaller: None,
         },
         CaseData {
+            overlapped: None,
             key: CaseKey::allreduce_bytes(8),
             samples: vec![Sample::measured(DEFAULT), wrong],
             smaller: None,
         },
         CaseData {
+            overlapped: None,
             key: CaseKey::allreduce_bytes(8192),
             samples: vec![library_wrong],
             smaller: None,

@@ -271,6 +271,7 @@ pub(crate) mod tests {
             powerless: false,
             timer_bound: false,
             disturbed: None,
+            overlap: None,
         }
     }
 

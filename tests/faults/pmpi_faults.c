@@ -29,6 +29,10 @@
  *                       Give it one rank (rank=0): on every rank, a rank's
  *                       call would include its wait for another's spin and
  *                       stretch that too, and the factors would compound
+ *             blocking  MPI_Iallreduce only: the whole allreduce at the
+ *                       start (PMPI_Allreduce), and a request that is
+ *                       already complete (MPI_REQUEST_NULL): a library that
+ *                       overlaps nothing with computation before MPI_Wait
  *             twice     MPI_Allreduce only: after the real call, combine the
  *                       output once more with this rank's own input
  *                       (MPI_Reduce_local with the call's operator): a rank
@@ -107,7 +111,7 @@
 #include <string.h>
 #include <time.h>
 
-enum kind { FLIP, SATURATE, NOWRITE, DELAY, SCALE, TWICE, HANG, EXIT, ABORT };
+enum kind { FLIP, SATURATE, NOWRITE, DELAY, SCALE, TWICE, BLOCKING, HANG, EXIT, ABORT };
 
 #define MAX_BYTES 8
 
@@ -140,7 +144,7 @@ static const char *const supported[] = {
     "MPI_Allreduce", "MPI_Reduce",  "MPI_Bcast",   "MPI_Allgather",
     "MPI_Allgatherv", "MPI_Gather", "MPI_Gatherv", "MPI_Reduce_scatter_block",
     "MPI_Reduce_scatter", "MPI_Scan", "MPI_Exscan", "MPI_Alltoall",
-    "MPI_Scatter", "MPI_Barrier", "MPI_Allreduce_init", NULL,
+    "MPI_Scatter", "MPI_Barrier", "MPI_Allreduce_init", "MPI_Iallreduce", NULL,
 };
 
 static void bad_spec(const char *spec, const char *why)
@@ -216,6 +220,8 @@ static void parse(void)
         fault.kind = NOWRITE;
     else if (strcmp(kind, "twice") == 0)
         fault.kind = TWICE;
+    else if (strcmp(kind, "blocking") == 0)
+        fault.kind = BLOCKING;
     else if (strcmp(kind, "hang") == 0)
         fault.kind = HANG;
     else if (strcmp(kind, "abort") == 0)
@@ -231,8 +237,8 @@ static void parse(void)
         fault.kind = SCALE;
         fault.scale_percent = (long)value;
     } else
-        bad_spec(spec, "kind must be flip, saturate, nowrite, twice, delay=US, scale=P (P >= 100), "
-                       "hang, exit=S or abort");
+        bad_spec(spec, "kind must be flip, saturate, nowrite, twice, blocking, delay=US, "
+                       "scale=P (P >= 100), hang, exit=S or abort");
 
     for (char *opt = strtok_r(NULL, ",", &save); opt != NULL; opt = strtok_r(NULL, ",", &save)) {
         if (strcmp(opt, "inplace") == 0) {
@@ -812,4 +818,16 @@ int MPIX_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datat
                         MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     return allreduce_init(sendbuf, recvbuf, count, type, op, comm, info, request);
+}
+
+/* MPI_Iallreduce: with blocking, done before it returns. */
+int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    parse();
+    if (fault.active && fault.kind == BLOCKING && strcmp(fault.function, "MPI_Iallreduce") == 0) {
+        *request = MPI_REQUEST_NULL;
+        return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
+    }
+    return PMPI_Iallreduce(sendbuf, recvbuf, count, type, op, comm, request);
 }

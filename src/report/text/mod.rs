@@ -489,6 +489,7 @@ mod tests {
 
     fn case(size_bytes: u64, samples: Vec<Sample>) -> CaseData {
         CaseData {
+            overlapped: None,
             key: CaseKey::allreduce_bytes(size_bytes),
             samples,
             smaller: None,

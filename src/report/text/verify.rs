@@ -167,6 +167,7 @@ mod tests {
         let mut wrong = Sample::measured("allreduce_as_reducescatterblock_allgather");
         wrong.outcome = Outcome::Wrong("rank 1: element 3 is 4, expected 5".into());
         vec![CaseData {
+            overlapped: None,
             key: CaseKey::allreduce_bytes(64),
             samples: vec![Sample::measured(DEFAULT), wrong],
             smaller: None,
@@ -198,6 +199,7 @@ mod tests {
         let mut wrong = Sample::measured(DEFAULT);
         wrong.outcome = Outcome::Wrong("rank 1: element 3 is 4, expected 5".into());
         let run = CaseData {
+            overlapped: None,
             key: CaseKey::allreduce_bytes(64),
             samples: vec![wrong],
             smaller: None,
@@ -233,6 +235,7 @@ mod tests {
         let mut key = CaseKey::allreduce_bytes(64);
         key.operation = longest.0;
         let run = CaseData {
+            overlapped: None,
             key,
             samples: vec![Sample::measured(DEFAULT), Sample::measured(longest.1)],
             smaller: None,

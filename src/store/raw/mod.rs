@@ -26,7 +26,7 @@ mod thrift;
 
 use crate::analyse::Results;
 use crate::candidates::native::DEFAULT;
-use crate::case::{CaseData, CaseKey, Outcome, Sample, Smaller};
+use crate::case::{CaseData, CaseKey, Outcome, Overlapped, Sample, Smaller};
 use crate::element::{Datatype, Op};
 use crate::operation::Operation;
 use serde::{Deserialize, Serialize};
@@ -189,11 +189,13 @@ pub fn append(
     }
 }
 
-/// The samples of `case`, the smaller size's last.
+/// The samples of `case`, the smaller size's and the overlapped call's
+/// last.
 fn samples(case: &CaseData) -> impl Iterator<Item = &Sample> {
     case.samples
         .iter()
         .chain(case.smaller.as_ref().map(|s| &s.sample))
+        .chain(case.overlapped.as_ref().map(|o| &o.sample))
 }
 
 /// Every observation of `sample`: its round and its time, or None for one
@@ -275,7 +277,7 @@ struct Cases {
     /// Rows added so far, for the line numbers of errors.
     rows: usize,
     /// The case and sample of the last row: the next is mostly of the same.
-    last: Option<(usize, Option<usize>)>,
+    last: Option<(usize, Slot)>,
 }
 
 impl Cases {
@@ -290,6 +292,7 @@ impl Cases {
                 key: v.key.clone(),
                 samples: Vec::new(),
                 smaller: None,
+                overlapped: None,
             })
             .collect();
         Cases {
@@ -351,6 +354,7 @@ impl Cases {
                     key: key.clone(),
                     samples: Vec::new(),
                     smaller: None,
+                    overlapped: None,
                 });
                 self.cases.len() - 1
             }
@@ -390,17 +394,32 @@ impl Cases {
     }
 }
 
-/// Where `candidate`'s sample is in `case`, made if new: the smaller
-/// size's (None) or the i-th.
-fn slot_of(case: &mut CaseData, candidate: &str) -> Option<usize> {
+/// Where a sample is in a case.
+#[derive(Clone, Copy, PartialEq)]
+enum Slot {
+    /// The i-th candidate's.
+    Candidate(usize),
+    Smaller,
+    Overlapped,
+}
+
+/// Where `candidate`'s sample is in `case`, made if new.
+fn slot_of(case: &mut CaseData, candidate: &str) -> Slot {
     if let Some(size_bytes) = Smaller::size_of(candidate) {
         case.smaller.get_or_insert_with(|| Smaller {
             size_bytes,
             sample: Sample::measured(candidate),
         });
-        return None;
+        return Slot::Smaller;
     }
-    Some(
+    if let Some(compute_s) = Overlapped::compute_of(candidate) {
+        case.overlapped.get_or_insert_with(|| Overlapped {
+            compute_s,
+            sample: Sample::measured(candidate),
+        });
+        return Slot::Overlapped;
+    }
+    Slot::Candidate(
         match case.samples.iter().position(|s| s.name == candidate) {
             Some(s) => s,
             None => {
@@ -412,18 +431,32 @@ fn slot_of(case: &mut CaseData, candidate: &str) -> Option<usize> {
 }
 
 /// The sample at a slot of [`slot_of`].
-fn sample_at(case: &CaseData, slot: Option<usize>) -> &Sample {
+fn sample_at(case: &CaseData, slot: Slot) -> &Sample {
     match slot {
-        Some(s) => &case.samples[s],
-        None => &case.smaller.as_ref().expect("a smaller sample").sample,
+        Slot::Candidate(s) => &case.samples[s],
+        Slot::Smaller => &case.smaller.as_ref().expect("a smaller sample").sample,
+        Slot::Overlapped => {
+            &case
+                .overlapped
+                .as_ref()
+                .expect("an overlapped sample")
+                .sample
+        }
     }
 }
 
 /// [`sample_at`], to add to.
-fn sample_at_mut(case: &mut CaseData, slot: Option<usize>) -> &mut Sample {
+fn sample_at_mut(case: &mut CaseData, slot: Slot) -> &mut Sample {
     match slot {
-        Some(s) => &mut case.samples[s],
-        None => &mut case.smaller.as_mut().expect("a smaller sample").sample,
+        Slot::Candidate(s) => &mut case.samples[s],
+        Slot::Smaller => &mut case.smaller.as_mut().expect("a smaller sample").sample,
+        Slot::Overlapped => {
+            &mut case
+                .overlapped
+                .as_mut()
+                .expect("an overlapped sample")
+                .sample
+        }
     }
 }
 
@@ -452,6 +485,7 @@ mod tests {
         };
         (0..20u64)
             .map(|i| CaseData {
+                overlapped: None,
                 key: CaseKey {
                     operation: crate::collective::Collective::Allreduce.into(),
                     size_bytes: 8 << i,

@@ -737,6 +737,7 @@ mod tests {
         ];
         measured.extend((0..300).map(|i| sample(&format!("c{i}"), &[i], &[0], &[])));
         let case = CaseData {
+            overlapped: None,
             key: CaseKey {
                 operation: crate::collective::Collective::ReduceScatterBlock.into(),
                 size_bytes: 1 << 40,
@@ -775,6 +776,7 @@ mod tests {
     fn a_case_without_observations_has_no_file() {
         let dir = scratch("empty");
         let mut case = CaseData {
+            overlapped: None,
             key: CaseKey {
                 operation: crate::collective::Collective::Bcast.into(),
                 size_bytes: 8,
