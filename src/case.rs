@@ -46,6 +46,9 @@ impl CaseKey {
             true => format!(", root {}", self.root),
             false => String::new(),
         };
+        if !self.operation.collective.has_size() {
+            return self.operation.mpi_name();
+        }
         format!(
             "{} {} B ({} × {} {}{root})",
             self.operation.mpi_name(),

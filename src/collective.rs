@@ -1,4 +1,4 @@
-//! The eleven collectives pgcheck checks and the shape of their buffers.
+//! The twelve collectives pgcheck checks and the shape of their buffers.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -18,11 +18,13 @@ pub enum Collective {
     Scan,
     Exscan,
     Scatter,
+    /// Moves no data: a barrier case has no size ([`Collective::has_size`]).
+    Barrier,
 }
 
 impl Collective {
     /// All collectives, in the order reports list them.
-    pub const ALL: [Collective; 11] = [
+    pub const ALL: [Collective; 12] = [
         Collective::Allgather,
         Collective::Allreduce,
         Collective::Alltoall,
@@ -34,6 +36,7 @@ impl Collective {
         Collective::Scan,
         Collective::Exscan,
         Collective::Scatter,
+        Collective::Barrier,
     ];
 
     /// The name used in inputs and reports (`reduce_scatter_block`).
@@ -50,6 +53,7 @@ impl Collective {
             Collective::Scan => "scan",
             Collective::Exscan => "exscan",
             Collective::Scatter => "scatter",
+            Collective::Barrier => "barrier",
         }
     }
 
@@ -95,9 +99,16 @@ impl Collective {
     }
 
     /// Whether MPI defines an in-place form (`MPI_IN_PLACE`): every
-    /// collective here but bcast, which works in one buffer anyway.
+    /// collective here but bcast, which works in one buffer anyway, and
+    /// barrier, which has none.
     pub fn has_in_place(self) -> bool {
-        self != Collective::Bcast
+        !matches!(self, Collective::Bcast | Collective::Barrier)
+    }
+
+    /// Whether its cases have a size: every collective's but barrier's,
+    /// which is checked once whatever sizes a check names.
+    pub fn has_size(self) -> bool {
+        self != Collective::Barrier
     }
 
     /// Whether the collective combines data with a reduction operator.

@@ -298,3 +298,23 @@ fn quoted_report_tables_fit_100_columns() {
         problems.join("\n")
     );
 }
+
+/// results.json's schema names every operation pgcheck checks, and no
+/// other.
+#[test]
+fn the_schema_names_every_operation() {
+    let schema: serde_json::Value =
+        serde_json::from_str(&read(&root().join("docs/results.schema.json"))).unwrap();
+    let mut names: Vec<String> = pgcheck::operation::Operation::all()
+        .map(|o| o.name())
+        .collect();
+    let mut listed: Vec<String> = schema["$defs"]["collective"]["enum"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no $defs.collective.enum in the schema"))
+        .iter()
+        .map(|n| n.as_str().unwrap().to_string())
+        .collect();
+    names.sort();
+    listed.sort();
+    assert_eq!(listed, names);
+}

@@ -837,6 +837,55 @@ fn a_nonblocking_call_s_overlap_is_measured_and_none_is_named() {
     }
 }
 
+/// A barrier has no size: one case whatever the check's sizes, shown
+/// without one, measured against its competitors; results.json holds it
+/// at size 0 and its schema accepts it.
+#[test]
+fn a_barrier_is_one_case_without_a_size() {
+    let out_dir = scratch("barrier").join("out");
+    let out = Launch::new(
+        2,
+        &[
+            "run",
+            "--collective",
+            "barrier",
+            "--sizes",
+            "8,1K",
+            "--budget",
+            "40ms",
+            "--rounds",
+            "8",
+            "--fail-on",
+            "none",
+            "--allow-undecided",
+            "--output",
+            out_dir.to_str().unwrap(),
+        ],
+    )
+    .run();
+    assert_eq!(out.code, Some(0), "{}", out.text());
+    let r = results(&out_dir);
+    let checks = r["checks"].as_array().unwrap();
+    assert_eq!(checks.len(), 1, "{r}");
+    assert_eq!(checks[0]["collective"], "barrier");
+    assert_eq!(checks[0]["size_bytes"], 0);
+    let measured: Vec<&str> = checks[0]["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["status"] == "measured")
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    for name in [
+        "default",
+        "barrier_as_allreduce",
+        "barrier_as_dissemination_p2p",
+    ] {
+        assert!(measured.contains(&name), "{name}: {measured:?}");
+    }
+    out.expect_in_stdout("barrier      —", "the table shows no size");
+}
+
 /// The plots of a run of allreduce at 512 B and 8 KiB, `default` against
 /// one competitor: the latency plot draws both with a ring at each
 /// violated size; each case's rounds plot draws every round's median

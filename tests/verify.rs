@@ -311,3 +311,72 @@ fn a_persistent_request_that_never_writes_the_output_is_caught() {
         out.text()
     );
 }
+
+/// `MPI_Barrier`, `MPI_Ibarrier` and the persistent barrier with their
+/// competitors on 1 to 9 processes: the check is that no rank leaves
+/// before a late one entered.
+#[test]
+fn barriers_match_on_one_to_nine_processes() {
+    for np in [1, 2, 3, 5, 8, 9] {
+        let out = assert_verifies(
+            np,
+            &[
+                "--collective",
+                "barrier,ibarrier,barrier_init",
+                "--family",
+                "mockup,p2p,communicator,nonblocking,persistent",
+            ],
+        );
+        let counts = VerifyCounts::of(&out);
+        for (operation, name) in [
+            ("barrier", "barrier_as_dissemination_p2p"),
+            ("barrier", "barrier_as_permuted_comm"),
+            ("ibarrier", "default"),
+            ("barrier_init", "default"),
+        ] {
+            let key = (operation.to_string(), name.to_string());
+            assert_eq!(counts.rows[&key].0, 1, "{key:?}\n{}", out.text());
+        }
+    }
+}
+
+/// A barrier that returns at once (PMPI `noop`) is caught wherever
+/// `MPI_Barrier` is called, and only there: the library's call, on the
+/// permuted and duplicated communicators and as the nonblocking call's
+/// competitor; not the dissemination barrier, the allreduce of one
+/// integer nor `MPI_Ibarrier`.
+#[test]
+fn a_barrier_that_does_not_synchronise_is_caught() {
+    let out = Launch::new(
+        4,
+        &[
+            "verify",
+            "--collective",
+            "barrier,ibarrier",
+            "--family",
+            "mockup,p2p,communicator,nonblocking",
+        ],
+    )
+    .fault("MPI_Barrier:noop")
+    .run();
+    assert_eq!(out.code, Some(3), "{}", out.text());
+    let counts = VerifyCounts::of(&out);
+    let row = |operation: &str, name: &str| counts.rows[&(operation.to_string(), name.to_string())];
+    for name in ["default", "barrier_as_permuted_comm", "barrier_as_dup_comm"] {
+        assert_eq!(row("barrier", name), (0, 1, 0), "{name}\n{}", out.text());
+    }
+    assert_eq!(
+        row("ibarrier", "ibarrier_as_barrier"),
+        (0, 1, 0),
+        "{}",
+        out.text()
+    );
+    for (operation, name) in [
+        ("barrier", "barrier_as_dissemination_p2p"),
+        ("barrier", "barrier_as_allreduce"),
+        ("ibarrier", "default"),
+    ] {
+        assert_eq!(row(operation, name), (1, 0, 0), "{name}\n{}", out.text());
+    }
+    out.expect_in_stdout("left the barrier", "the reason names what was wrong");
+}

@@ -29,6 +29,7 @@ pub mod user_op;
 pub mod allgather;
 pub mod allreduce;
 pub mod alltoall;
+pub mod barrier;
 pub mod bcast;
 pub mod communicator;
 pub mod exscan;

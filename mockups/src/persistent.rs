@@ -39,10 +39,11 @@ pub fn find(call: &str) -> Option<Init> {
 }
 
 /// Every collective whose persistent form [`find`] looks up.
-pub const CALLS: [&str; 11] = [
+pub const CALLS: [&str; 12] = [
     "Allgather",
     "Allreduce",
     "Alltoall",
+    "Barrier",
     "Bcast",
     "Exscan",
     "Gather",
@@ -297,6 +298,19 @@ where
             info_null(),
             &mut request,
         );
+    }
+    Request(request)
+}
+
+type BarrierInit = unsafe extern "C" fn(Comm, Info, Req) -> c_int;
+
+/// A persistent barrier.
+pub fn barrier<C: Communicator>(comm: &C) -> Request {
+    let mut request = null_request();
+    // SAFETY: a barrier holds no buffer; `find` has it (callers check).
+    unsafe {
+        let init: BarrierInit = init_of("Barrier");
+        init(comm.as_raw(), info_null(), &mut request);
     }
     Request(request)
 }

@@ -55,6 +55,17 @@ competitors! {
         description: "MPI_Alltoall on MPI_Comm_dup of the communicator",
         call: { let c = duplicate(comm); Box::new(move |s, r| c.all_to_all_into(s, r)) },
     }
+    "barrier_as_permuted_comm" for Barrier {
+        guideline: "Träff et al. 2007 (20): Barrier{c} ≈ Barrier{c′}",
+        description: "MPI_Barrier on MPI_Comm_split with the ranks randomly permuted (seeded); \
+                      faster: the original's rank order is poor; slower: no violation",
+        call: { let c = permuted(comm); Box::new(move |_, _| c.barrier()) },
+    }
+    "barrier_as_dup_comm" for Barrier {
+        guideline: "Träff et al. 2007 (20): Barrier{c} ≈ Barrier{dup(c)}",
+        description: "MPI_Barrier on MPI_Comm_dup of the communicator",
+        call: { let c = duplicate(comm); Box::new(move |_, _| c.barrier()) },
+    }
     "allreduce_as_dup_comm" for Allreduce {
         guideline: "Träff et al. 2007 (20): Allreduce{c} ≈ Allreduce{dup(c)}",
         description: "MPI_Allreduce on MPI_Comm_dup of the communicator",

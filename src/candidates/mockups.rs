@@ -12,7 +12,7 @@ use super::{NotApplicable, Setup};
 use crate::element::Element;
 use mockups::user_op::{Builtin, UserOp};
 use mockups::{
-    allgather, allreduce, alltoall, bcast, exscan, gather, reduce, reduce_scatter,
+    allgather, allreduce, alltoall, barrier, bcast, exscan, gather, reduce, reduce_scatter,
     reduce_scatter_block, scan, scatter,
 };
 
@@ -53,6 +53,11 @@ competitors! {
         guideline: "GL11: Allgather ⪯ Gather + Bcast",
         description: "MPI_Gather to rank 0, then MPI_Bcast of all blocks",
         call: call!(setup.comm, allgather::GatherBcast::new(comm, m)),
+    }
+    "barrier_as_allreduce" for Barrier {
+        guideline: "Barrier ⪯ Allreduce of one integer",
+        description: "MPI_Allreduce of one int (MPI_SUM): none has the sum before all entered",
+        call: { let (comm, mut barrier) = (setup.comm.clone(), barrier::Allreduce); Box::new(move |_, _| barrier.run(&*comm)) },
     }
     "allreduce_as_reduce_bcast" for Allreduce {
         guideline: "GL12: Allreduce ⪯ Reduce + Bcast",

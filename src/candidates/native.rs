@@ -69,7 +69,7 @@ pub fn prepare_in_place<T: Element>(setup: &Setup) -> Option<InPlaceCall<T>> {
     let root = shape.root as i32;
     let is_root = shape.is_root();
     let call: InPlaceCall<T> = match shape.collective {
-        Collective::Bcast => return None,
+        Collective::Bcast | Collective::Barrier => return None,
         Collective::Allgather => Box::new(move |b| in_place::allgather(&*comm, b)),
         Collective::Allreduce => Box::new(move |b| in_place::allreduce(&*comm, b, op)),
         Collective::Alltoall => Box::new(move |b| in_place::alltoall(&*comm, b)),
@@ -138,6 +138,7 @@ pub fn prepare_blocking<T: Element>(setup: &Setup) -> Call<T> {
         }
         Collective::Scan => Box::new(move |s, r| comm.scan_into(s, r, op)),
         Collective::Exscan => Box::new(move |s, r| comm.exclusive_scan_into(s, r, op)),
+        Collective::Barrier => Box::new(move |_, _| comm.barrier()),
         Collective::Scatter => Box::new(move |s, r| {
             let root = comm.process_at_rank(root);
             if is_root {
@@ -202,5 +203,10 @@ pub fn prepare_overlapped<T: Element>(setup: &Setup, work: impl Fn() + Clone + '
         Collective::Scatter => {
             Box::new(move |s, r| rooted::iscatter_overlapped(&*comm, root, s, r, &work))
         }
+        Collective::Barrier => Box::new(move |_, _| {
+            let request = comm.immediate_barrier();
+            work();
+            request.wait_without_status()
+        }),
     }
 }

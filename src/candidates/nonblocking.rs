@@ -39,6 +39,11 @@ competitors! {
         description: "the library's blocking MPI_Alltoall",
         call: native::prepare_blocking(setup),
     }
+    "ibarrier_as_barrier" for Barrier {
+        guideline: "Ibarrier + Wait ⪯ Barrier",
+        description: "the library's blocking MPI_Barrier",
+        call: native::prepare_blocking(setup),
+    }
     "ibcast_as_bcast" for Bcast {
         guideline: "Ibcast + Wait ⪯ Bcast",
         description: "the library's blocking MPI_Bcast",

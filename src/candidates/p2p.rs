@@ -32,4 +32,9 @@ competitors! {
         description: "MPI_Recv from each child and MPI_Reduce_local in rank order, then MPI_Send to the parent: ⌈log2 p⌉ rounds",
         call: call!(setup.comm, p2p::Reduce::new(comm, m, root), op),
     }
+    "barrier_as_dissemination_p2p" for Barrier {
+        guideline: "Träff et al. 2007 (19): Barrier ⪯ dissemination barrier from point-to-point",
+        description: "⌈log2 p⌉ rounds of MPI_Sendrecv of an empty message to r + 2^k, from r − 2^k",
+        call: { let (comm, mut barrier) = (setup.comm.clone(), p2p::Barrier); Box::new(move |_, _| barrier.run(&*comm)) },
+    }
 }

@@ -40,6 +40,16 @@ competitors! {
         description: "the library's nonblocking MPI_Ialltoall, then MPI_Wait",
         call: native::prepare_nonblocking(setup),
     }
+    "barrierinit_as_barrier" for Barrier {
+        guideline: "Barrier_init + Start + Wait ⪯ Barrier",
+        description: "the library's blocking MPI_Barrier",
+        call: native::prepare_blocking(setup),
+    }
+    "barrierinit_as_ibarrier" for Barrier {
+        guideline: "Barrier_init + Start + Wait ⪯ Ibarrier + Wait",
+        description: "the library's nonblocking MPI_Ibarrier, then MPI_Wait",
+        call: native::prepare_nonblocking(setup),
+    }
     "bcastinit_as_bcast" for Bcast {
         guideline: "Bcast_init + Start + Wait ⪯ Bcast",
         description: "the library's blocking MPI_Bcast",

@@ -135,6 +135,7 @@ fn initialiser<T: Element>(setup: &Setup) -> Initialiser {
                 Collective::Bcast => persistent::bcast(comm, r, m, root),
                 Collective::Reduce => persistent::reduce(comm, s, r, m, op, root),
                 Collective::ReduceScatter => persistent::reduce_scatter(comm, s, r, &counts, op),
+                Collective::Barrier => persistent::barrier(comm),
             }
         }
     })

@@ -22,12 +22,12 @@ pub use harness::Harness;
 pub use machine::machine;
 use observe::{assemble, observe_until, Checked, Pace, Sampler};
 pub use probe::{cold_cache_bytes, largest_peak_rss_bytes, probe_cases, resident_bytes};
-use verify::{agree_on_failure, Check};
+use verify::{agree_on_failure, verify_barrier, Check};
 
 use crate::analyse::disturbed;
 use crate::candidates::{self, native, Call, Hooks, NotApplicable, Setup, Tuning};
 use crate::case::{CaseData, CaseKey, Event, Outcome, Overlapped, Sample, Smaller};
-use crate::collective::Shape;
+use crate::collective::{Collective, Shape};
 use crate::control::Control;
 use crate::element::{Element, Op};
 use crate::operation::Form;
@@ -304,17 +304,9 @@ impl<T: Element> Prepared<T> {
             let second = second_mine.as_ref().or(second.as_ref());
             watchdog::at(&self.label, &name);
             watchdog::enter(Phase::Verifying, 0.0);
-            // The library's call is verified in both forms, whichever is
-            // timed: the usual form here, the in-place one below.
             let in_place_only = name == native::DEFAULT_IN_PLACE;
-            let mut usual = (name == native::DEFAULT && runs_in_place(&name, &self.setup))
-                .then(|| native::prepare::<T>(&self.setup));
             let start = mpi::time();
-            let local = match (in_place_only, usual.as_mut()) {
-                (true, _) => None,
-                (false, Some(usual)) => primary.verify(usual, &mut self.send, &mut self.recv),
-                (false, None) => primary.verify(&mut call, &mut self.send, &mut self.recv),
-            };
+            let local = self.first_check(ctx, &name, &mut call, primary);
             self.longest_call_s = self.longest_call_s.max(mpi::time() - start);
             self.entries[e].calls += 1;
             // Every rank must agree before the second check: preparing a
@@ -349,6 +341,30 @@ impl<T: Element> Prepared<T> {
         }
         watchdog::enter(Phase::Idle, 0.0);
         self.check = Some(primary);
+    }
+
+    /// Candidate `name`'s first check, with the measured operator: what
+    /// this rank saw wrong. The library's call is verified in both forms,
+    /// whichever is timed: the usual form here, the in-place one after;
+    /// a barrier, which has no output, by [`verify_barrier`].
+    fn first_check(
+        &mut self,
+        ctx: &Context,
+        name: &str,
+        call: &mut Call<T>,
+        primary: &Check<T>,
+    ) -> Option<String> {
+        if name == native::DEFAULT_IN_PLACE {
+            return None;
+        }
+        let (send, recv) = (&mut self.send, &mut self.recv);
+        if name == native::DEFAULT && runs_in_place(name, &self.setup) {
+            return primary.verify(&mut native::prepare::<T>(&self.setup), send, recv);
+        }
+        match self.shape.collective {
+            Collective::Barrier => verify_barrier(ctx, call, send, recv),
+            _ => primary.verify(call, send, recv),
+        }
     }
 
     /// Verifies the library's call in place with the measured operator

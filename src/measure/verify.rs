@@ -210,3 +210,63 @@ pub(super) fn agree_on_failure(ctx: &Context, local: Option<String>) -> Option<S
     };
     Some(format!("rank {first}, {reason}{others}"))
 }
+
+/// How late the late rank of a barrier's check enters it.
+const BARRIER_LATE_S: f64 = 0.03;
+
+/// A barrier's check, which no output can give: in turn the first, middle
+/// and last rank enter [`BARRIER_LATE_S`] late, after a synchronisation
+/// over the control plane (which never uses the library's collectives);
+/// every other rank must spend at least a third of that in the call, or
+/// it left before the late rank entered. A rank descheduled that long
+/// after the synchronisation would look early too, so a failure is tried
+/// once more before it counts. What this rank saw wrong, if anything;
+/// every rank returns at the same point.
+pub(super) fn verify_barrier<T: Element>(
+    ctx: &Context,
+    call: &mut Call<T>,
+    send: &[T],
+    recv: &mut [T],
+) -> Option<String> {
+    let (p, me) = (ctx.size(), ctx.rank());
+    if p == 1 {
+        call(send, recv);
+        return None;
+    }
+    let mut late_ranks = vec![0, p / 2, p - 1];
+    late_ranks.dedup();
+    for late in late_ranks {
+        let mut early = None;
+        for _ in 0..2 {
+            ctx.control.barrier();
+            early = None;
+            if me == late {
+                std::thread::sleep(std::time::Duration::from_secs_f64(BARRIER_LATE_S));
+                call(send, recv);
+            } else {
+                let start = mpi::time();
+                call(send, recv);
+                let waited = mpi::time() - start;
+                if waited < BARRIER_LATE_S / 3.0 {
+                    early = Some(format!(
+                        "left the barrier {:.2} ms after entering it, while rank {late} \
+                         entered {:.0} ms after the others",
+                        waited * 1e3,
+                        BARRIER_LATE_S * 1e3
+                    ));
+                }
+            }
+            let mut any = [f64::from(u8::from(early.is_some()))];
+            ctx.control.max(&mut any);
+            if any[0] == 0.0 {
+                break;
+            }
+        }
+        let mut any = [f64::from(u8::from(early.is_some()))];
+        ctx.control.max(&mut any);
+        if any[0] != 0.0 {
+            return early;
+        }
+    }
+    None
+}

@@ -292,7 +292,12 @@ pub fn from_config(config: &Config, settings: Settings, world: &World) -> Result
                 .map(|c| c.name)
                 .collect(),
         };
-        for &size in &check.sizes {
+        // A barrier has no size: one case, whatever the check's sizes.
+        let sizes = match check.operation.collective.has_size() {
+            true => check.sizes.clone(),
+            false => vec![0],
+        };
+        for &size in &sizes {
             cases.push(case(
                 check.operation,
                 size,
@@ -304,7 +309,7 @@ pub fn from_config(config: &Config, settings: Settings, world: &World) -> Result
                 world,
             ));
         }
-        let first = cases.len() - check.sizes.len();
+        let first = cases.len() - sizes.len();
         cases[first..]
             .iter_mut()
             .for_each(|c| c.time(check.in_place));

@@ -138,7 +138,11 @@ fn built_in(selection: &Selection, world: &World) -> Result<Vec<super::Case>, St
             vec![0]
         };
         for &root in &roots {
-            for &count in &counts {
+            let counts = match operation.collective.has_size() {
+                true => &counts[..],
+                false => &[0][..],
+            };
+            for &count in counts {
                 let size_bytes = (count * datatype.size()) as u64;
                 cases.push(case(
                     operation, size_bytes, datatype, op, root, &names, None, world,

@@ -4,7 +4,7 @@
 //! stays in report.md and under `--details`.
 
 use super::document::{Block, Line};
-use super::model::{self, size_label, NoteKind};
+use super::model::{self, NoteKind};
 use crate::analyse::baseline::Transition;
 use crate::analyse::{Conclusion, NoiseVerdict, Results, Severity, Verdict};
 use crate::case::{cases, first_few};
@@ -24,7 +24,7 @@ fn case_label(check: &Verdict) -> String {
     format!(
         "{} {}",
         collective_label(check),
-        size_label(check.key.size_bytes)
+        model::case_size_label(&check.key)
     )
 }
 

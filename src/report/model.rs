@@ -280,6 +280,15 @@ pub fn by_operation(results: &Results) -> Vec<(Operation, Vec<&Verdict>)> {
         .collect()
 }
 
+/// A case's size as reports show it: `—` where its operation has none
+/// (barrier), else [`size_label`].
+pub fn case_size_label(key: &crate::case::CaseKey) -> String {
+    match key.operation.collective.has_size() {
+        true => size_label(key.size_bytes),
+        false => "—".into(),
+    }
+}
+
 /// A size as people write it: `8 B`, `1000 B`, `8 KiB`, `10 kB`, `1 MiB`.
 /// Exact only: a size that is no whole multiple of a unit stays in bytes.
 pub fn size_label(bytes: u64) -> String {

@@ -117,7 +117,7 @@ pub fn cases_table(results: &Results) -> Table {
     for (_, checks) in model::by_operation(results) {
         for check in checks {
             let mut row = vec![Line::plain(answer::collective_label(check))];
-            row.push(Line::plain(size_label(check.key.size_bytes)));
+            row.push(Line::plain(model::case_size_label(&check.key)));
             let mut figure2 = figure2_row(check);
             figure2.remove(4);
             row.extend(figure2.into_iter().skip(1));

@@ -114,7 +114,11 @@ fn size_condition(
             Some(("total_msg_size", size_bytes * processes))
         }
         Collective::ReduceScatter => Some(("total_msg_size", size_bytes)),
-        Collective::Gather | Collective::Scatter | Collective::Scan | Collective::Exscan => None,
+        Collective::Gather
+        | Collective::Scatter
+        | Collective::Scan
+        | Collective::Exscan
+        | Collective::Barrier => None,
     }
 }
 

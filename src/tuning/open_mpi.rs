@@ -16,6 +16,7 @@ pub fn collective_id(collective: Collective) -> u32 {
         Collective::Allgather => 0,
         Collective::Allreduce => 2,
         Collective::Alltoall => 3,
+        Collective::Barrier => 6,
         Collective::Bcast => 7,
         Collective::Exscan => 8,
         Collective::Gather => 9,
@@ -43,6 +44,8 @@ pub fn message_size(key: &CaseKey, processes: usize) -> u64 {
         | Collective::ReduceScatterBlock => key.size_bytes * p,
         // coll_tuned uses the element size times the processes: one rule.
         Collective::Scan | Collective::Exscan => element * p,
+        // A barrier moves no data.
+        Collective::Barrier => 0,
     }
 }
 

@@ -29,6 +29,8 @@
  *                       Give it one rank (rank=0): on every rank, a rank's
  *                       call would include its wait for another's spin and
  *                       stretch that too, and the factors would compound
+ *             noop      MPI_Barrier only: return at once, without the
+ *                       call: a barrier that does not synchronise
  *             blocking  MPI_Iallreduce only: the whole allreduce at the
  *                       start (PMPI_Allreduce), and a request that is
  *                       already complete (MPI_REQUEST_NULL): a library that
@@ -111,7 +113,7 @@
 #include <string.h>
 #include <time.h>
 
-enum kind { FLIP, SATURATE, NOWRITE, DELAY, SCALE, TWICE, BLOCKING, HANG, EXIT, ABORT };
+enum kind { FLIP, SATURATE, NOWRITE, DELAY, SCALE, TWICE, BLOCKING, NOOP, HANG, EXIT, ABORT };
 
 #define MAX_BYTES 8
 
@@ -222,6 +224,8 @@ static void parse(void)
         fault.kind = TWICE;
     else if (strcmp(kind, "blocking") == 0)
         fault.kind = BLOCKING;
+    else if (strcmp(kind, "noop") == 0)
+        fault.kind = NOOP;
     else if (strcmp(kind, "hang") == 0)
         fault.kind = HANG;
     else if (strcmp(kind, "abort") == 0)
@@ -237,7 +241,7 @@ static void parse(void)
         fault.kind = SCALE;
         fault.scale_percent = (long)value;
     } else
-        bad_spec(spec, "kind must be flip, saturate, nowrite, twice, blocking, delay=US, "
+        bad_spec(spec, "kind must be flip, saturate, nowrite, twice, blocking, noop, delay=US, "
                        "scale=P (P >= 100), hang, exit=S or abort");
 
     for (char *opt = strtok_r(NULL, ",", &save); opt != NULL; opt = strtok_r(NULL, ",", &save)) {
@@ -461,8 +465,9 @@ static void *begin(struct call *c, const char *function, MPI_Comm comm)
     if (fault.rank >= 0 && fault.rank != rank)
         return c->out.buf;
     replace_call();
-    /* A delay needs no output; the other faults only where one exists. */
-    if (fault.kind != DELAY && fault.kind != SCALE && c->out.buf == NULL)
+    /* A delay (or a barrier's noop) needs no output; the other faults only
+     * where one exists. */
+    if (fault.kind != DELAY && fault.kind != SCALE && fault.kind != NOOP && c->out.buf == NULL)
         return c->out.buf;
     c->selected = 1;
     clock_gettime(CLOCK_MONOTONIC, &c->start);
@@ -775,9 +780,11 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
 
 int MPI_Barrier(MPI_Comm comm)
 {
-    /* No data: only delay, hang, exit and abort apply. */
+    /* No data: only noop, delay, hang, exit and abort apply. */
     struct call c = {single(NULL, 0, MPI_DATATYPE_NULL, 0), 0, NULL};
     begin(&c, "MPI_Barrier", comm);
+    if (c.selected && fault.kind == NOOP)
+        return MPI_SUCCESS;
     int rc = PMPI_Barrier(comm);
     end(&c);
     return rc;

@@ -1,5 +1,5 @@
-//! Minimal implementations of the rooted collectives from point-to-point
-//! calls: Träff, Gropp & Thakur's rule (19), a collective is not slower
+//! Minimal implementations of the rooted collectives and the barrier from
+//! point-to-point calls: Träff, Gropp & Thakur's rule (19), a collective is not slower
 //! than its obvious implementation from sends and receives (the linear
 //! gather of p − 1 receives the MPI standard describes it by, and, "for
 //! example, an MPI_Bcast implementation by a simple binomial tree").
@@ -17,11 +17,13 @@
 //! of non-commutative operators (and floating-point sums round the same way
 //! whatever the root).
 
+mod barrier;
 mod bcast;
 mod gather;
 mod reduce;
 mod scatter;
 
+pub use barrier::Barrier;
 pub use bcast::Bcast;
 pub use gather::Gather;
 pub use reduce::Reduce;
@@ -37,6 +39,7 @@ mod tags {
     pub const SCATTER: Tag = 0x7D11;
     pub const BCAST: Tag = 0x7D12;
     pub const REDUCE: Tag = 0x7D13;
+    pub const BARRIER: Tag = 0x7D14;
 }
 
 /// A child of a process in the [`Tree`], and the ranks of its subtree.
