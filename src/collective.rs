@@ -182,6 +182,7 @@ impl Shape {
         let (p, m) = (self.size, self.count);
         match self.collective {
             Collective::Alltoall | Collective::Scatter | Collective::ReduceScatterBlock => p * m,
+            Collective::Barrier => 0,
             _ => m,
         }
     }
@@ -193,6 +194,7 @@ impl Shape {
             Collective::Allgather | Collective::Alltoall | Collective::Gather => p * m,
             Collective::Scatter | Collective::ReduceScatterBlock => m,
             Collective::ReduceScatter => self.counts[self.rank],
+            Collective::Barrier => 0,
             _ => m,
         }
     }

@@ -156,7 +156,7 @@ mod tests {
     #[test]
     fn names_go_and_come_back() {
         let all: Vec<Operation> = Operation::all().collect();
-        assert_eq!(all.len(), 33);
+        assert_eq!(all.len(), 36);
         for o in all {
             assert_eq!(Operation::from_name(&o.name()), Some(o));
             let json = serde_json::to_string(&o).unwrap();

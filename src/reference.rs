@@ -363,6 +363,7 @@ mod tests {
                     Collective::Scan => reduce(&all[..=r], 0..m),
                     Collective::Exscan if r == 0 => Vec::new(),
                     Collective::Exscan => reduce(&all[..r], 0..m),
+                    Collective::Barrier => Vec::new(),
                 }
             })
             .collect()
@@ -536,7 +537,9 @@ mod tests {
                             .map(|i| fold(0..p, i))
                             .collect()
                     }
-                    Collective::Bcast => unreachable!("bcast has no in-place form"),
+                    Collective::Bcast | Collective::Barrier => {
+                        unreachable!("{collective} has no in-place form")
+                    }
                 })
             })
             .collect()
