@@ -574,7 +574,11 @@ mod tests {
                 "",
                 Some(&[(0, "ignore"), (6, "in-order_binary")]),
             ),
-            variable("coll_tuned_alltoallv_algorithm", "", Some(&[(1, "basic_linear")])),
+            variable(
+                "coll_tuned_alltoallv_algorithm",
+                "",
+                Some(&[(1, "basic_linear")]),
+            ),
         ];
         let found = algorithms_in(&variables);
         let names: Vec<(String, i32)> = found.iter().map(|a| (a.name(), a.value)).collect();
