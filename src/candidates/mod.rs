@@ -1,10 +1,10 @@
-//! Candidates: the ways to perform one operation (a collective, blocking
-//! or nonblocking). `default` is the library's own call; competitors are
-//! mock-ups built from other collectives, lane, hierarchical and circulant
-//! algorithms, minimal implementations from point-to-point calls, the
-//! collective on another communicator, the blocking call against a
-//! nonblocking one, and the library's own internal algorithms (found at
-//! run time, [`library`]).
+//! Candidates: the ways to perform one operation (a collective, blocking,
+//! nonblocking or persistent). `default` is the library's own call;
+//! competitors are mock-ups built from other collectives, lane,
+//! hierarchical and circulant algorithms, minimal implementations from
+//! point-to-point calls, the collective on another communicator, the
+//! blocking call against a nonblocking or persistent one, and the
+//! library's own internal algorithms (found at run time, [`library`]).
 //!
 //! A candidate is prepared once per (operation, size) outside the timed
 //! region and returns a [`Call`]: a closure that performs the collective on
