@@ -111,6 +111,15 @@ impl Collective {
         self != Collective::Barrier
     }
 
+    /// The sizes (or counts) of its cases for a check's `sizes`: those,
+    /// or a barrier's one case at 0.
+    pub fn sizes_of<S: Copy + Default>(self, sizes: &[S]) -> Vec<S> {
+        match self.has_size() {
+            true => sizes.to_vec(),
+            false => vec![S::default()],
+        }
+    }
+
     /// Whether the collective combines data with a reduction operator.
     pub fn is_reduction(self) -> bool {
         matches!(

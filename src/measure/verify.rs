@@ -236,36 +236,29 @@ pub(super) fn verify_barrier<T: Element>(
     let mut late_ranks = vec![0, p / 2, p - 1];
     late_ranks.dedup();
     for late in late_ranks {
-        let mut early = None;
-        for _ in 0..2 {
+        for attempt in 0..2 {
             ctx.control.barrier();
-            early = None;
             if me == late {
                 std::thread::sleep(std::time::Duration::from_secs_f64(BARRIER_LATE_S));
-                call(send, recv);
-            } else {
-                let start = mpi::time();
-                call(send, recv);
-                let waited = mpi::time() - start;
-                if waited < BARRIER_LATE_S / 3.0 {
-                    early = Some(format!(
-                        "left the barrier {:.2} ms after entering it, while rank {late} \
-                         entered {:.0} ms after the others",
-                        waited * 1e3,
-                        BARRIER_LATE_S * 1e3
-                    ));
-                }
             }
+            let start = mpi::time();
+            call(send, recv);
+            let waited = mpi::time() - start;
+            let early = (me != late && waited < BARRIER_LATE_S / 3.0).then(|| {
+                format!(
+                    "left the barrier {:.2} ms after entering it, while rank {late} entered \
+                     {:.0} ms after the others",
+                    waited * 1e3,
+                    BARRIER_LATE_S * 1e3
+                )
+            });
             let mut any = [f64::from(u8::from(early.is_some()))];
             ctx.control.max(&mut any);
-            if any[0] == 0.0 {
-                break;
+            match (any[0] == 0.0, attempt) {
+                (true, _) => break,
+                (false, 1) => return early,
+                (false, _) => {}
             }
-        }
-        let mut any = [f64::from(u8::from(early.is_some()))];
-        ctx.control.max(&mut any);
-        if any[0] != 0.0 {
-            return early;
         }
     }
     None

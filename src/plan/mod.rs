@@ -292,11 +292,7 @@ pub fn from_config(config: &Config, settings: Settings, world: &World) -> Result
                 .map(|c| c.name)
                 .collect(),
         };
-        // A barrier has no size: one case, whatever the check's sizes.
-        let sizes = match check.operation.collective.has_size() {
-            true => check.sizes.clone(),
-            false => vec![0],
-        };
+        let sizes = check.operation.collective.sizes_of(&check.sizes);
         for &size in &sizes {
             cases.push(case(
                 check.operation,

@@ -138,11 +138,7 @@ fn built_in(selection: &Selection, world: &World) -> Result<Vec<super::Case>, St
             vec![0]
         };
         for &root in &roots {
-            let counts = match operation.collective.has_size() {
-                true => &counts[..],
-                false => &[0][..],
-            };
-            for &count in counts {
+            for count in operation.collective.sizes_of(&counts) {
                 let size_bytes = (count * datatype.size()) as u64;
                 cases.push(case(
                     operation, size_bytes, datatype, op, root, &names, None, world,
