@@ -131,6 +131,15 @@ fn verdicts(results: &Results) -> String {
             first_few(wrong.iter().map(|c| case_label(c)))
         ),
     };
+    let wrong_competitors = wrong_competitors(results);
+    if !wrong_competitors.is_empty() {
+        sentence += &format!(
+            "; a competitor computed a wrong result and was left out of {}: {} (the library's \
+             calls it is built from, or pgcheck, are wrong)",
+            cases(wrong_competitors.len()),
+            first_few(wrong_competitors.iter().cloned())
+        );
+    }
     let within_floor = with(&|c| c.violated_within_noise_floor()).len();
     if within_floor > 0 {
         sentence += &format!(
@@ -155,6 +164,25 @@ fn verdicts(results: &Results) -> String {
         true => format!("{sentence}."),
         false => format!("{sentence}; {}.", tally.join(", ")),
     }
+}
+
+/// `reduce_bcast at allreduce 8 B`, once per case whose competitors (not
+/// the library's own call) failed verification.
+fn wrong_competitors(results: &Results) -> Vec<String> {
+    results
+        .checks
+        .iter()
+        .filter(|check| check.conclusion != Conclusion::LibraryWrong)
+        .filter_map(|check| {
+            let wrong: Vec<String> = check
+                .candidates
+                .iter()
+                .filter(|c| c.outcome.is_wrong())
+                .map(|c| model::short_name(check.key.operation, &c.name))
+                .collect();
+            (!wrong.is_empty()).then(|| format!("{} at {}", wrong.join(", "), case_label(check)))
+        })
+        .collect()
 }
 
 /// `allreduce 8 B (reduce_bcast 1.65× faster, medium-high)`.
@@ -204,6 +232,12 @@ fn next(results: &Results) -> String {
     if results.count(Conclusion::LibraryWrong) > 0 {
         return "send the wrong-result lines above to the library's developers; `pgcheck verify` \
                 under the same mpirun checks every candidate's result again without timing."
+            .into();
+    }
+    if !wrong_competitors(results).is_empty() {
+        return "`pgcheck verify` under the same mpirun checks every candidate's result again \
+                without timing; `pgcheck list` names the MPI calls each competitor is built \
+                from, and one of them, or pgcheck, computed the wrong result."
             .into();
     }
     if placement.oversubscribed() {
@@ -352,6 +386,32 @@ mod tests {
         assert!(
             said.ends_with("violates no guideline in the 2 cases measured; 2 hold."),
             "{said}"
+        );
+    }
+
+    /// A competitor's wrong result is said in the verdicts and decides the
+    /// next command, though the case still holds on the others.
+    #[test]
+    fn a_competitor_s_wrong_result_is_the_answer_s_first_concern() {
+        let mut results = all_hold();
+        assert!(!verdicts(&results).contains("wrong"));
+        results.checks[0].candidates.push(fixture::excluded(
+            "allreduce_as_reduce_bcast",
+            "wrong",
+            "rank 1: element 0 is 1, expected 2",
+        ));
+        let said = verdicts(&results);
+        assert!(
+            said.contains(
+                "a competitor computed a wrong result and was left out of 1 case: \
+                 reduce_bcast at allreduce 8 B"
+            ) && said.contains("2 hold."),
+            "{said}"
+        );
+        assert!(
+            next_of(&results).starts_with("`pgcheck verify`"),
+            "{}",
+            next_of(&results)
         );
     }
 

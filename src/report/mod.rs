@@ -113,12 +113,21 @@ pub fn plan_text(plan: &Plan, meta: &Meta) -> String {
             ""
         },
     );
+    let long = plan.long_calls();
+    // Long calls outlast the budget: the plan's first line gives the time
+    // they take, so that no later line has to correct it.
+    let total = match long.is_empty() {
+        true => format!("= {:.1} s", plan.budgeted().as_secs_f64()),
+        false => format!(
+            ", {:.1} s with the long calls below",
+            plan.expected().as_secs_f64()
+        ),
+    };
     text += &format!(
-        "plan: {} cases, {} candidate measurements × {} budget = {:.1} s (rounds {}, warm-up {}, seed {}, sync {})\n",
-        plan.cases.len(),
+        "plan: {}, {} candidate measurements × {} budget{total} (rounds {}, warm-up {}, seed {}, sync {})\n",
+        crate::case::cases(plan.cases.len()),
         plan.measurements(),
         humantime::format_duration(s.budget),
-        plan.budgeted().as_secs_f64(),
         s.rounds,
         s.warmup,
         s.seed,
@@ -127,7 +136,6 @@ pub fn plan_text(plan: &Plan, meta: &Meta) -> String {
     if let Some(pinned) = meta.placement.pinned(meta.processes) {
         text += &format!("{pinned}\n");
     }
-    let long = plan.long_calls();
     for l in &long {
         text += &format!(
             "long calls: {} takes {} a call, longer than a round's share of the budget ({}): each of its {} rounds takes a call per candidate and one more that checks its output, {:.1} s for its {} candidates, and {} more calls each for warm-up and verification, {:.1} s; verification's reference, {:.1} s\n",
@@ -140,12 +148,6 @@ pub fn plan_text(plan: &Plan, meta: &Meta) -> String {
             l.calls_outside,
             l.outside_s,
             l.reference_s,
-        );
-    }
-    if !long.is_empty() {
-        text += &format!(
-            "plan with the long calls: {:.1} s\n",
-            plan.expected().as_secs_f64()
         );
     }
     text += &format!(

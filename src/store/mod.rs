@@ -154,10 +154,33 @@ pub fn create_for_reports(dir: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)
 }
 
-/// Creates the output directory with an empty observations file of `raw`.
+/// Creates the output directory with an empty observations file of `raw`,
+/// and removes the files an earlier analysis listed in [`MANIFEST`]: a run
+/// that ends before its own analysis leaves no earlier run's report beside
+/// its observations.
 pub fn create(dir: &Path, raw: raw::RawFormat) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
+    remove_listed(dir, &[]).map_err(|e| e.error)?;
+    remove_file_if_any(&dir.join(MANIFEST))?;
     raw::create(dir, raw)
+}
+
+/// Removes the files [`MANIFEST`] lists in `dir` but for those `kept`.
+fn remove_listed(dir: &Path, kept: &[String]) -> Result<(), WriteError> {
+    for stale in listed(dir).iter().filter(|name| !kept.contains(name)) {
+        remove_file_if_any(&dir.join(stale)).map_err(|error| WriteError {
+            path: dir.join(stale),
+            error,
+        })?;
+    }
+    Ok(())
+}
+
+fn remove_file_if_any(path: &Path) -> std::io::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(error),
+        _ => Ok(()),
+    }
 }
 
 /// A file that could not be written, and why.
@@ -265,7 +288,6 @@ fn listed(dir: &Path) -> Vec<String> {
 /// earlier analysis listed in [`MANIFEST`] and this one did not write are
 /// removed, and the list replaced by this one's.
 pub fn write_reports(dir: &Path, results: &Results) -> Result<(), WriteError> {
-    let earlier = listed(dir);
     let mut written = vec![
         "results.json".to_string(),
         "summary.csv".to_string(),
@@ -282,17 +304,7 @@ pub fn write_reports(dir: &Path, results: &Results) -> Result<(), WriteError> {
         replace(dir, &name, svg.as_bytes(), Durable::No)?;
         written.push(name);
     }
-    for stale in earlier.iter().filter(|name| !written.contains(name)) {
-        match std::fs::remove_file(dir.join(stale)) {
-            Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
-                return Err(WriteError {
-                    path: dir.join(stale),
-                    error,
-                })
-            }
-            _ => {}
-        }
-    }
+    remove_listed(dir, &written)?;
     let mut list = written.join("\n");
     list.push('\n');
     replace(dir, MANIFEST, list.as_bytes(), Durable::No)
@@ -316,5 +328,35 @@ mod tests {
         assert_eq!(listed(&dir), ["report.md", "latency-bcast.svg"]);
         std::fs::remove_dir_all(&dir).unwrap();
         assert!(listed(&dir).is_empty());
+    }
+
+    /// A new run removes the earlier analysis's files as it starts, so that
+    /// one ending before its own analysis leaves its observations alone,
+    /// never beside the earlier run's report; files not listed stay.
+    #[test]
+    fn a_new_run_starts_without_the_earlier_analysis() {
+        let dir = std::env::temp_dir().join(format!("pgcheck-create-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for name in [
+            "results.json",
+            "report.md",
+            "latency-bcast.svg",
+            "notes.txt",
+        ] {
+            std::fs::write(dir.join(name), "earlier").unwrap();
+        }
+        std::fs::write(
+            dir.join(MANIFEST),
+            "results.json\nreport.md\nlatency-bcast.svg\n",
+        )
+        .unwrap();
+        create(&dir, raw::RawFormat::Parquet).unwrap();
+        let mut left: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["notes.txt", raw::parquet::DIR]);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
