@@ -240,6 +240,16 @@ fn a_wrong_competitor_is_caught_and_not_judged() {
         "{}",
         out.text()
     );
+    // The answer puts it first, though the case holds on the others.
+    let answer = words(&out.stdout);
+    assert!(
+        answer.contains(
+            "a competitor computed a wrong result and was left out of 1 case: \
+             allreduce_corrupted at allreduce 64 B"
+        ) && answer.contains("Next: `pgcheck verify` under the same mpirun"),
+        "{}",
+        out.stdout
+    );
     let results: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out_dir.join("results.json")).unwrap())
             .unwrap();
