@@ -824,6 +824,18 @@ fn a_nonblocking_call_s_overlap_is_measured_and_none_is_named() {
             assert!(o["compute_s"].as_f64().unwrap() > 0.0, "{o}");
             let percent = o["percent"].as_f64().unwrap();
             assert!((0.0..=100.0).contains(&percent), "{o}");
+            // The rounds' quartiles, from 6 rounds.
+            let by_round: Vec<f64> = o["by_round_percent"]
+                .as_array()
+                .unwrap_or_else(|| panic!("{o}"))
+                .iter()
+                .map(|v| v.as_f64().unwrap())
+                .collect();
+            assert!(
+                by_round.len() == 2 && 0.0 <= by_round[0] && by_round[0] <= by_round[1],
+                "{o}"
+            );
+            assert!(by_round[1] <= 100.0, "{o}");
             if fault.is_some() {
                 assert!(
                     percent < 50.0,
@@ -842,6 +854,13 @@ fn a_nonblocking_call_s_overlap_is_measured_and_none_is_named() {
                 let (was, again) = (o[field].as_f64().unwrap(), &check["overlap"]);
                 let off = (again[field].as_f64().unwrap() - was).abs();
                 assert!(off <= 1e-6 * was + 1e-12, "{field} from raw/: {o}, {again}");
+            }
+            for quartile in 0..2 {
+                let was = o["by_round_percent"][quartile].as_f64().unwrap();
+                let again = check["overlap"]["by_round_percent"][quartile]
+                    .as_f64()
+                    .unwrap();
+                assert!((again - was).abs() <= 1e-6 * was + 1e-9, "{o}, {check}");
             }
         }
     }

@@ -219,11 +219,23 @@ pub struct Overlap {
     /// The share of the shorter of call and computation that ran at the
     /// same time, in percent ([`crate::case::Overlapped::overlap`]).
     pub percent: f64,
+    /// The quartiles of the same share round by round (each round's
+    /// medians of the call alone and with the computation): how far the
+    /// machine's states within the run move it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by_round_percent: Option<[f64; 2]>,
 }
 
 impl Overlap {
     /// Below this, the library hardly overlaps: a finding the report names.
     pub const LITTLE_PERCENT: f64 = 10.0;
+
+    /// Little overlap in most rounds, not only at the median: the upper
+    /// quartile of the rounds' shares (the median where rounds are too
+    /// few) below [`Overlap::LITTLE_PERCENT`].
+    pub fn is_little(&self) -> bool {
+        self.by_round_percent.map_or(self.percent, |[_, high]| high) < Self::LITTLE_PERCENT
+    }
 }
 
 impl Verdict {

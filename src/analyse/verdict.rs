@@ -163,16 +163,36 @@ pub(super) fn decide<'a>(
 
 /// A nonblocking case's overlap: `default`'s median against the overlapped
 /// call's (each the median of its per-round medians), with the computation
-/// between them.
+/// between them; and its quartiles round by round, where there are at
+/// least 4 rounds with both.
 fn overlap(case: &CaseData, verdict: &Verdict) -> Option<Overlap> {
     let overlapped = case.overlapped.as_ref()?;
     let pure_s = verdict.default_candidate()?.round_median_s?;
-    let overlapped_median_s = RoundMedians::of(&overlapped.sample).weighted_median()?;
-    let share = Overlapped::overlap(pure_s, overlapped.compute_s, overlapped_median_s);
+    let with = RoundMedians::of(&overlapped.sample);
+    let overlapped_median_s = with.weighted_median()?;
+    let percent =
+        |pure_s, both_s| 100.0 * Overlapped::overlap(pure_s, overlapped.compute_s, both_s);
+    let by_round: Vec<f64> = case
+        .samples
+        .iter()
+        .find(|s| s.name == DEFAULT)
+        .map(|alone| {
+            let (pure, both) = RoundMedians::of(alone).paired(&with);
+            pure.into_iter()
+                .zip(both)
+                .map(|(p, b)| percent(p, b))
+                .collect()
+        })
+        .unwrap_or_default();
+    let by_round_percent = (by_round.len() >= 4)
+        .then(|| describe::quartiles(&by_round))
+        .flatten()
+        .map(|[low, _, high]| [low, high]);
     Some(Overlap {
         compute_s: overlapped.compute_s,
         overlapped_median_s,
-        percent: 100.0 * share,
+        percent: percent(pure_s, overlapped_median_s),
+        by_round_percent,
     })
 }
 
