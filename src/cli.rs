@@ -280,7 +280,9 @@ pub struct RunArgs {
     /// The YAML list of checks; or give one check with --collective and --sizes instead.
     /// Without either: the default input, inputs/quick.yaml (compiled in; a few seconds:
     /// allreduce, bcast, allgather, scatter and gather at two sizes each).
-    #[arg(conflicts_with = "collective")]
+    // The check's options say one check instead of the file's: clap does
+    // not require what conflicts with a present argument, so each conflicts.
+    #[arg(conflicts_with_all = ["collective", "sizes", "competitors", "root", "blocks"])]
     pub input: Option<PathBuf>,
     #[command(flatten)]
     pub check: CheckArgs,
@@ -353,7 +355,7 @@ pub struct RunArgs {
 #[derive(Args, Debug, Clone)]
 pub struct CheckArgs {
     /// The collective to check, instead of an input file.
-    #[arg(long, value_parser = crate::config::parse_operation, requires = "sizes", value_name = "NAME")]
+    #[arg(long, value_parser = crate::config::parse_operation, value_name = "NAME")]
     pub collective: Option<Operation>,
     /// Sizes in bytes, comma-separated, with binary units (K = KiB = 1024) and OSU-style
     /// ranges: `8,1KiB,4K:1M` (4K:1M: 4 KiB, 8 KiB, 16 KiB, … up to 1 MiB;
@@ -588,15 +590,24 @@ mod tests {
             help.contains("Without either: the default input, inputs/quick.yaml"),
             "{help}"
         );
-        let no_sizes = parse(&["--collective", "bcast"]).unwrap_err();
-        assert!(no_sizes.contains("--sizes <LIST>"), "{no_sizes}");
+        // A barrier needs no sizes: whether a collective does is the
+        // input's check (`config`), not the parser's.
+        assert!(parse(&["--collective", "barrier"]).is_ok());
         let no_collective = parse(&["--sizes", "8"]).unwrap_err();
         assert!(
             no_collective.contains("--collective <NAME>"),
             "{no_collective}"
         );
-        let stray = parse(&["in.yaml", "--root", "1"]).unwrap_err();
-        assert!(stray.contains("--collective <NAME>"), "{stray}");
+        for stray in [
+            &["in.yaml", "--root", "1"][..],
+            &["in.yaml", "--competitors", "x"],
+        ] {
+            let stray = parse(stray).unwrap_err();
+            assert!(stray.contains("cannot be used with"), "{stray}");
+        }
+        assert!(parse(&["--root", "1"])
+            .unwrap_err()
+            .contains("--collective <NAME>"));
         let bad = parse(&["--collective", "bcast", "--sizes", "8,1X"]).unwrap_err();
         assert!(
             bad.contains("invalid value '8,1X' for '--sizes <LIST>': unknown unit `X` in `1X`"),

@@ -107,7 +107,7 @@ fn corpus() -> Vec<Case> {
         file("unknown_check_key", "checks:\n  - collective: bcast\n    sizes: [8]\n    roots: 1\n", 4, &["unknown field `roots`", "did you mean `root`"]),
         file("missing_checks", "budget: 1s\nrounds: 2\n", 1, &["missing field `checks`"]),
         file("empty_checks", "budget: 1s\nchecks: []\n", 2, &["`checks` is empty"]),
-        file("missing_sizes", "checks:\n  - collective: allreduce\n", 2, &["missing field `sizes`"]),
+        file("missing_sizes", "checks:\n  - collective: allreduce\n", 2, &["(allreduce): `sizes` is missing: the sizes to check (only a barrier has none)"]),
         // Names.
         file("unknown_collective", "checks:\n  - collective: allreduc\n    sizes: [8]\n", 2, &["unknown collective `allreduc`", "did you mean `allreduce`"]),
         file("unknown_competitor", "checks:\n  - collective: allreduce\n    sizes: [8]\n    competitors: [allreduce_as_reduce_bcst]\n", 2, &["unknown competitor of allreduce `allreduce_as_reduce_bcst`", "did you mean `allreduce_as_reduce_bcast`"]),
@@ -211,12 +211,12 @@ fn usage_errors() -> Vec<Case> {
         options(
             "options_and_a_file",
             &["--collective", "allreduce", "--sizes", "8"],
-            &["the argument '[INPUT]' cannot be used with '--collective <NAME>'"],
+            &["the argument '[INPUT]' cannot be used with:\n  --collective <NAME>\n  --sizes <LIST>"],
         ),
         command(
             "options_without_sizes",
             &["run", "--collective", "allreduce"],
-            &["required", "--sizes <LIST>"],
+            &["error: --sizes is missing: the sizes to check (only a barrier has none)"],
         ),
         command(
             "verify_size_unknown_unit",

@@ -323,6 +323,12 @@ fn check_of(
     spelling: &Spelling,
 ) -> Result<Check, String> {
     let key = spelling.key;
+    if c.sizes.is_empty() && c.collective.collective.has_size() {
+        return Err(format!(
+            "{} is missing: the sizes to check (only a barrier has none)",
+            key("sizes")
+        ));
+    }
     if c.root.is_some() && !c.collective.is_rooted() {
         return Err(format!(
             "{} applies only to bcast, gather, reduce and scatter",

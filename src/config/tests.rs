@@ -394,3 +394,17 @@ fn in_place_from_the_command_line_goes_over_every_check_with_an_in_place_form() 
         assert_eq!(check.in_place, expected, "{:?}", check.operation);
     }
 }
+
+/// Only a barrier, which moves no data, may leave out `sizes`.
+#[test]
+fn only_a_barrier_needs_no_sizes() {
+    for barrier in ["barrier", "ibarrier", "barrier_init"] {
+        let config = parse_str(&format!("checks:\n  - collective: {barrier}\n")).unwrap();
+        assert!(config.checks[0].sizes.is_empty(), "{barrier}");
+    }
+    fails_at(
+        "checks:\n  - collective: barrier\n  - collective: iallreduce\n",
+        3,
+        "`sizes` is missing",
+    );
+}

@@ -39,13 +39,14 @@ pub(super) struct RawConfig {
 #[derive(Clone, Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a check: a mapping with `collective` and `sizes`"
+    expecting = "a check: a mapping with `collective` and `sizes` (a barrier has none)"
 )]
 pub struct RawCheck {
     /// The operation (`allreduce`, `iallreduce`), under its input key.
     #[serde(deserialize_with = "operation")]
     pub collective: Operation,
-    #[serde(deserialize_with = "sizes")]
+    /// Empty when not given: only a barrier, which has no data, may omit it.
+    #[serde(default, deserialize_with = "sizes")]
     pub sizes: Vec<u64>,
     #[serde(default, deserialize_with = "root")]
     pub root: Option<usize>,
