@@ -52,6 +52,7 @@ fn cases() -> Vec<CaseData> {
             let floor = 1e-6 + size_bytes as f64 * 1e-10;
             cases.push(CaseData {
                 overlapped: None,
+                calibration: None,
                 key: CaseKey {
                     operation: Collective::Allreduce.into(),
                     size_bytes,

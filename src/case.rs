@@ -172,7 +172,14 @@ pub struct CaseData {
     /// A nonblocking case's: the library's call with computation between
     /// its start and its wait, measured in this case's rounds.
     pub overlapped: Option<Overlapped>,
+    /// The machine's state in each of its rounds: the calibration's barrier
+    /// ([`crate::meta::MachineState`]) taken at the round's start, one
+    /// observation a round, named [`CALIBRATION`] in raw/.
+    pub calibration: Option<Sample>,
 }
+
+/// The name of a case's calibrations in the raw observations.
+pub const CALIBRATION: &str = "calibration";
 
 /// The library's call at a smaller size, timed beside a case's candidates
 /// (not verified there: its own case verifies it).

@@ -1203,3 +1203,70 @@ fn tune_of_another_mpich_s_run_writes_the_algorithm_variables() {
         "{stderr}"
     );
 }
+
+/// Known truth for the machine's states: rounds alternate between a fast
+/// state (a calibration barrier of 0.5 µs) and a slow one (0.85 µs); the
+/// competitor is 1.3× faster than `default` in the slow rounds and 0.8× in
+/// the fast ones. The verdict names both slowdowns and the answer says
+/// that one state reverses it; the same rounds in one state of the machine
+/// say nothing of states. results.json stays valid against its schema.
+#[test]
+fn a_verdict_one_state_of_the_machine_reverses_is_named() {
+    let slow_round = |r: usize| r.is_multiple_of(3) || r % 5 == 1;
+    let rounds = 30;
+    for states_differ in [true, false] {
+        let dir = scratch(&format!("analyze-states-{states_differ}"));
+        let per_round = |factor: &dyn Fn(usize) -> f64, seed: u64| -> Vec<Vec<f64>> {
+            (0..rounds)
+                .map(|r| timings(10e-6 * factor(r), 50, seed + r as u64))
+                .collect()
+        };
+        let calibration: Vec<Vec<f64>> = (0..rounds)
+            .map(|r| match states_differ && slow_round(r) {
+                true => vec![0.85e-6],
+                false => vec![0.5e-6],
+            })
+            .collect();
+        write_run(
+            &dir,
+            &[
+                (
+                    8192,
+                    "default",
+                    per_round(&|r| if slow_round(r) { 1.3 } else { 0.8 }, 1),
+                ),
+                (8192, "allreduce_as_reduce_bcast", per_round(&|_| 1.0, 1000)),
+                (8192, "calibration", calibration),
+            ],
+        );
+        let r = json(&analyze(&dir, &["--format", "json", "--fail-on", "none"]));
+        common::assert_valid(&dir.join("results.json"), &r);
+        let check = &r["checks"][0];
+        let candidates: Vec<&str> = check["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["name"].as_str().unwrap())
+            .collect();
+        assert!(!candidates.contains(&"calibration"), "{candidates:?}");
+        let text = analyze(&dir, &["--fail-on", "none"]);
+        let said = words(&String::from_utf8_lossy(&text.stdout));
+        if !states_differ {
+            assert!(check.get("state").is_none(), "{check}");
+            assert!(!said.contains("state"), "{said}");
+            continue;
+        }
+        let state = &check["state"];
+        let slowdown = |s: &str| state[s]["slowdown"].as_f64().unwrap();
+        assert!((slowdown("slow") - 1.3).abs() < 0.03, "{state}");
+        assert!((slowdown("fast") - 0.8).abs() < 0.03, "{state}");
+        assert_eq!(state["competitor"], "allreduce_as_reduce_bcast");
+        let in_slow = (0..rounds).filter(|&r| slow_round(r)).count() as u64;
+        assert_eq!(state["slow"]["rounds"], in_slow, "{state}");
+        assert!(
+            said.contains("one state reverses the verdict of 1 case (allreduce 8 KiB)")
+                && said.contains("slowdown 1.30 against reduce_bcast"),
+            "{said}"
+        );
+    }
+}

@@ -50,6 +50,7 @@ fn case(size_bytes: u64, n: usize) -> CaseData {
     };
     CaseData {
         overlapped: None,
+        calibration: None,
         key: CaseKey {
             operation: Collective::Allreduce.into(),
             size_bytes,

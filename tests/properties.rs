@@ -254,6 +254,7 @@ fn case() -> impl Strategy<Value = CaseData> {
         .prop_map(
             |(collective, size_bytes, count, datatype, op, root, samples, smaller)| CaseData {
                 overlapped: None,
+                calibration: None,
                 key: CaseKey {
                     operation: collective,
                     size_bytes,
@@ -347,6 +348,7 @@ proptest! {
         let dir = scratch();
         let case = CaseData {
             overlapped: None,
+            calibration: None,
             key: CaseKey {
                 operation: Collective::Allreduce.into(),
                 size_bytes: 8,

@@ -191,6 +191,7 @@ impl Defaults for Spilled {
                 sample: self.read(s),
             }),
             overlapped: None,
+            calibration: None,
         })
     }
 }
@@ -249,6 +250,7 @@ mod tests {
         };
         CaseData {
             overlapped: None,
+            calibration: None,
             key: CaseKey::allreduce_bytes(size),
             samples: vec![sample(DEFAULT, 1e-6), sample("other", 2e-6)],
             smaller: with_smaller.then(|| Smaller {

@@ -217,6 +217,7 @@ mod tests {
     fn case(samples: Vec<Sample>) -> CaseData {
         CaseData {
             overlapped: None,
+            calibration: None,
             key: CaseKey::allreduce_bytes(4096),
             samples,
             smaller: None,

@@ -327,6 +327,7 @@ mod tests {
     fn case(size: u64, seconds: Vec<f64>) -> CaseData {
         CaseData {
             overlapped: None,
+            calibration: None,
             key: CaseKey {
                 operation: Collective::Bcast.into(),
                 size_bytes: size,

@@ -17,6 +17,7 @@ pub mod noise;
 mod options;
 mod results;
 pub mod rounds;
+pub mod state;
 pub mod timer;
 pub mod usual;
 mod verdict;

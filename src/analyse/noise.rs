@@ -274,6 +274,7 @@ mod tests {
         (0..5)
             .map(|i| CaseData {
                 overlapped: None,
+                calibration: None,
                 key: CaseKey::allreduce_bytes(8 << i),
                 samples: vec![
                     sample(&mut rng, DEFAULT, 12e-6, round_sigma, delayed),

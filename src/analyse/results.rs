@@ -205,6 +205,10 @@ pub struct Verdict {
     /// computation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overlap: Option<Overlap>,
+    /// Where its rounds ran in two states of the machine and one reverses
+    /// the verdict: its slowdown in each.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<super::state::StateSplit>,
 }
 
 /// What of a nonblocking call the library overlaps with independent

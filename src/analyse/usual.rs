@@ -127,6 +127,7 @@ mod tests {
     fn case(samples: Vec<Sample>) -> CaseData {
         CaseData {
             overlapped: None,
+            calibration: None,
             key: CaseKey::allreduce_bytes(8),
             samples,
             smaller: None,

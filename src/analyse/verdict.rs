@@ -158,6 +158,7 @@ pub(super) fn decide<'a>(
     let (mut verdict, shape) = verdict_and_default_shape(&kept, options, rounds);
     verdict.disturbed = disturbance;
     verdict.overlap = overlap(&kept, &verdict);
+    verdict.state = super::state::split(&kept, &verdict, options);
     (verdict, shape, kept)
 }
 
@@ -260,6 +261,7 @@ fn verdict_and_default_shape(
         timer_bound,
         disturbed: None,
         overlap: None,
+        state: None,
     };
     settle(&mut verdict, options);
     let default_shape = case
@@ -625,6 +627,7 @@ mod tests {
     fn case(default: Vec<f64>, competitor: Vec<f64>) -> CaseData {
         CaseData {
             overlapped: None,
+            calibration: None,
             key: CaseKey::allreduce_bytes(8),
             samples: vec![
                 sample(DEFAULT, default, 10),
@@ -719,6 +722,7 @@ mod tests {
         let v = &verdicts(
             &[CaseData {
                 overlapped: None,
+                calibration: None,
                 key: CaseKey::allreduce_bytes(8),
                 samples: vec![default, empty],
                 smaller: None,

@@ -204,6 +204,8 @@ struct Prepared<T> {
     send: Moving<T>,
     recv: Moving<T>,
     entries: Vec<Entry<T>>,
+    /// The machine's state at the start of each round (rank 0's).
+    calibration: Sample,
 }
 
 impl<T: Element> Prepared<T> {
@@ -266,6 +268,7 @@ impl<T: Element> Prepared<T> {
             send,
             recv,
             entries,
+            calibration: Sample::measured(crate::case::CALIBRATION),
         }
     }
 
@@ -504,7 +507,7 @@ impl<T: Element> Prepared<T> {
         round: usize,
     ) -> bool {
         let control = &ctx.control;
-        harness.calibrations.push(calibration::calibrate(ctx));
+        self.calibrate(ctx, harness, round);
         self.send.move_randomly(&mut run.placement);
         self.recv.move_randomly(&mut run.placement);
         self.rebind();
@@ -569,6 +572,17 @@ impl<T: Element> Prepared<T> {
             harness.measuring_s += mpi::time() - slice_start;
         }
         true
+    }
+
+    /// The machine's state at the start of round `round`: the run's and,
+    /// on rank 0, the case's.
+    fn calibrate(&mut self, ctx: &Context, harness: &mut Harness, round: usize) {
+        let state = calibration::calibrate(ctx);
+        harness.calibrations.push(state);
+        if ctx.rank() == 0 {
+            self.calibration.seconds.push(state.exchange_s);
+            self.calibration.rounds.push(round as u32);
+        }
     }
 
     /// Sets the computation of the overlapped call to `default`'s own
@@ -653,6 +667,7 @@ impl<T: Element> Prepared<T> {
                 compute_s: e.overlapped.expect("partitioned").get(),
                 sample: e.sample,
             }),
+            calibration: (!self.calibration.seconds.is_empty()).then_some(self.calibration),
         }
     }
 }

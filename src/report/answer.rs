@@ -49,7 +49,8 @@ pub fn summarised_notes(results: &Results) -> Vec<Line> {
                         collective_label(check),
                         note.text
                     ))),
-                    NoteKind::Inconclusive => {}
+                    // Both are the answer's.
+                    NoteKind::Inconclusive | NoteKind::State => {}
                     kind => match grouped.iter_mut().find(|(k, _)| *k == kind) {
                         Some((_, labels)) => labels.push(case_label(check)),
                         None => grouped.push((kind, vec![case_label(check)])),
@@ -205,6 +206,23 @@ fn violation(check: &Verdict) -> String {
 /// line where that gives them.
 fn limits(results: &Results) -> Vec<String> {
     let mut limits = results.meta.warnings.clone();
+    let reversed: Vec<&Verdict> = results
+        .checks
+        .iter()
+        .filter(|c| c.state.is_some())
+        .collect();
+    if let Some(first) = reversed.first() {
+        let split = first.state.as_ref().expect("filtered");
+        limits.push(format!(
+            "the machine changed state during the run, and one state reverses the verdict of {} \
+             ({}): {} {}; each case's states in report.md",
+            cases(reversed.len()),
+            first_few(reversed.iter().map(|c| case_label(c))),
+            case_label(first),
+            model::state_words(first.key.operation, split)
+                .trim_start_matches("the verdict depends on the machine's state: ")
+        ));
+    }
     if let Some((NoiseVerdict::Noisy, line)) = model::noise_line(results) {
         let on_exit_line = results.exit.as_ref().zip(results.meta.noise.as_ref());
         limits.push(match on_exit_line {
@@ -227,31 +245,10 @@ fn noisy(results: &Results) -> bool {
 /// result, ranks sharing CPUs or unbound, noise, inconclusive cases,
 /// violations, else nothing found.
 fn next(results: &Results) -> String {
+    if let Some(fix) = fix_first(results) {
+        return fix;
+    }
     let meta = &results.meta;
-    let placement = &meta.placement;
-    if results.count(Conclusion::LibraryWrong) > 0 {
-        return "send the wrong-result lines above to the library's developers; `pgcheck verify` \
-                under the same mpirun checks every candidate's result again without timing."
-            .into();
-    }
-    if !wrong_competitors(results).is_empty() {
-        return "`pgcheck verify` under the same mpirun checks every candidate's result again \
-                without timing; `pgcheck list` names the MPI calls each competitor is built \
-                from, and one of them, or pgcheck, computed the wrong result."
-            .into();
-    }
-    if placement.oversubscribed() {
-        let cpus = placement.cpus_on_that_node * meta.nodes;
-        return format!(
-            "one rank per CPU, bound: `mpirun -np {cpus} --bind-to core pgcheck run` (and the \
-             same input and options)."
-        );
-    }
-    if placement.unbound_ranks > 0 {
-        return "bind the ranks to cores (`mpirun --bind-to core …`, `srun --cpu-bind=cores …`) \
-                and run again."
-            .into();
-    }
     if let Some(state) = results.baseline.as_ref().and_then(|b| {
         b.state_changed()
             .filter(|_| b.violations_of(Transition::New).next().is_some())
@@ -260,6 +257,16 @@ fn next(results: &Results) -> String {
             "this launch ran in a state the baseline launches never had ({state}), so its new \
              violations may be the machine's: gate again, or add launches made in this state to \
              the baseline."
+        );
+    }
+    let reversed = results.checks.iter().filter(|c| c.state.is_some()).count();
+    if reversed > 0 {
+        return format!(
+            "more rounds do not settle the verdict of the {} that a state of the machine \
+             reverses: run where it keeps one state (a fixed CPU frequency, nothing else \
+             running), or gate against a baseline of launches made in both states \
+             (`--baseline`).",
+            cases(reversed)
         );
     }
     let quieter = match noisy(results) {
@@ -305,6 +312,43 @@ fn next(results: &Results) -> String {
         .into()
 }
 
+/// What undoes every verdict until fixed: a wrong result, ranks sharing
+/// CPUs or unbound.
+fn fix_first(results: &Results) -> Option<String> {
+    let meta = &results.meta;
+    let placement = &meta.placement;
+    if results.count(Conclusion::LibraryWrong) > 0 {
+        return Some(
+            "send the wrong-result lines above to the library's developers; `pgcheck verify` \
+             under the same mpirun checks every candidate's result again without timing."
+                .into(),
+        );
+    }
+    if !wrong_competitors(results).is_empty() {
+        return Some(
+            "`pgcheck verify` under the same mpirun checks every candidate's result again \
+             without timing; `pgcheck list` names the MPI calls each competitor is built from, \
+             and one of them, or pgcheck, computed the wrong result."
+                .into(),
+        );
+    }
+    if placement.oversubscribed() {
+        let cpus = placement.cpus_on_that_node * meta.nodes;
+        return Some(format!(
+            "one rank per CPU, bound: `mpirun -np {cpus} --bind-to core pgcheck run` (and the \
+             same input and options)."
+        ));
+    }
+    if placement.unbound_ranks > 0 {
+        return Some(
+            "bind the ranks to cores (`mpirun --bind-to core …`, `srun --cpu-bind=cores …`) and \
+             run again."
+                .into(),
+        );
+    }
+    None
+}
+
 /// The options that decide at least half of the inconclusive cases, and
 /// the time they take; or why more rounds would not.
 fn more_rounds(results: &Results, inconclusive: &[&Verdict]) -> String {
@@ -315,7 +359,12 @@ fn more_rounds(results: &Results, inconclusive: &[&Verdict]) -> String {
         .collect();
     needed.sort_unstable();
     let half = inconclusive.len().div_ceil(2);
-    match needed.get(half.saturating_sub(1)) {
+    // A run's own meta always has rounds; results put together by hand
+    // may not.
+    match needed
+        .get(half.saturating_sub(1))
+        .filter(|_| meta.rounds > 0)
+    {
         Some(&rounds) => {
             let decided = needed.iter().filter(|&&r| r <= rounds).count();
             let plan = meta.plan_s * rounds as f64 / meta.rounds as f64;
@@ -412,6 +461,44 @@ mod tests {
             next_of(&results).starts_with("`pgcheck verify`"),
             "{}",
             next_of(&results)
+        );
+    }
+
+    /// A verdict one state of the machine reverses limits the run's
+    /// verdicts: the answer says so with both states' slowdowns, once.
+    #[test]
+    fn a_verdict_that_depends_on_the_machine_s_state_is_a_limit() {
+        use crate::analyse::state::{InState, StateSplit};
+        let mut results = all_hold();
+        assert!(limits(&results).is_empty());
+        results.checks[0].state = Some(StateSplit {
+            competitor: "allreduce_as_reduce_bcast".into(),
+            fast: InState {
+                rounds: 26,
+                calibration_s: 0.5e-6,
+                slowdown: 0.8,
+            },
+            slow: InState {
+                rounds: 14,
+                calibration_s: 0.85e-6,
+                slowdown: 1.3,
+            },
+            p_value: 1e-4,
+        });
+        let said = limits(&results).join("\n");
+        assert!(
+            said.contains("one state reverses the verdict of 1 case (allreduce 8 B): allreduce 8 B slowdown 1.30 against reduce_bcast in its 14 rounds in the slow state")
+                && said.contains("0.80 in its 26 in the fast state"),
+            "{said}"
+        );
+        assert!(
+            next_of(&results).starts_with("more rounds do not settle the verdict of the 1 case")
+        );
+        let notes = model::case_notes(&results.meta, &results.checks[0]);
+        assert!(notes.iter().any(|n| n.kind == NoteKind::State), "{notes:?}");
+        assert!(
+            summarised_notes(&results).is_empty(),
+            "said once, in the answer"
         );
     }
 

@@ -4,6 +4,7 @@
 //! notes, and how numbers are written.
 
 use crate::analyse::guidelines::Finding;
+use crate::analyse::state::StateSplit;
 use crate::analyse::{
     CandidateSummary, CaseKey, Conclusion, NoiseVerdict, Outcome, Results, Severity, Verdict,
 };
@@ -392,6 +393,8 @@ pub enum NoteKind {
     Late,
     /// Rounds set aside as disturbed.
     Disturbed,
+    /// One state of the machine reverses the verdict.
+    State,
     /// What would decide an inconclusive case.
     Inconclusive,
 }
@@ -428,27 +431,8 @@ pub fn case_notes(meta: &Meta, check: &Verdict) -> Vec<Note> {
             format!("! {case}: {who}: {}", why.unwrap_or("")),
         );
     }
-    // Competitors left out for memory: otherwise only the details and
-    // report.md said why a competitor is missing from the table.
-    let for_memory: Vec<(String, &str)> = check
-        .candidates
-        .iter()
-        .filter_map(|c| match &c.outcome {
-            Outcome::Skipped(why) if why.contains("--max-memory") => {
-                Some((short_name(collective, &c.name), why.as_str()))
-            }
-            _ => None,
-        })
-        .collect();
-    if let (Some((_, why)), false) = (
-        for_memory.first(),
-        check.conclusion == Conclusion::Unmeasured,
-    ) {
-        let names: Vec<&str> = for_memory.iter().map(|(name, _)| name.as_str()).collect();
-        note(
-            NoteKind::Memory,
-            format!("{case}: skipped: {}: {why}", names.join(", ")),
-        );
+    if let Some(skipped) = skipped_for_memory(check) {
+        note(NoteKind::Memory, format!("{case}: skipped: {skipped}"));
     }
     let late: Vec<String> = check
         .candidates
@@ -479,6 +463,12 @@ pub fn case_notes(meta: &Meta, check: &Verdict) -> Vec<Note> {
             format!("{case}: disturbed, set aside: {}", disturbed.describe()),
         );
     }
+    if let Some(split) = &check.state {
+        note(
+            NoteKind::State,
+            format!("{case}: {}", state_words(collective, split)),
+        );
+    }
     if check.conclusion == Conclusion::Unmeasured {
         note(
             NoteKind::Unmeasured,
@@ -495,6 +485,44 @@ pub fn case_notes(meta: &Meta, check: &Verdict) -> Vec<Note> {
         );
     }
     notes
+}
+
+/// `the verdict depends on the machine's state: slowdown 1.30 against
+/// reduce_bcast in its 14 rounds in the slow state (…), 0.80 in its 26 in
+/// the fast state (…)`.
+pub fn state_words(operation: Operation, split: &StateSplit) -> String {
+    format!(
+        "the verdict depends on the machine's state: slowdown {:.2} against {} in its {} rounds \
+         in the slow state (a control-plane barrier of {}), {:.2} in its {} in the fast state \
+         ({}; p = {:.1e}); the verdict is this run's mix of the two",
+        split.slow.slowdown,
+        short_name(operation, &split.competitor),
+        split.slow.rounds,
+        seconds(split.slow.calibration_s),
+        split.fast.slowdown,
+        split.fast.rounds,
+        seconds(split.fast.calibration_s),
+        split.p_value,
+    )
+}
+
+/// The competitors left out for memory and why (otherwise only the
+/// details and report.md said why a competitor is missing from the
+/// table); None where there are none or the case has no verdict.
+fn skipped_for_memory(check: &Verdict) -> Option<String> {
+    let for_memory: Vec<(String, &str)> = check
+        .candidates
+        .iter()
+        .filter_map(|c| match &c.outcome {
+            Outcome::Skipped(why) if why.contains("--max-memory") => {
+                Some((short_name(check.key.operation, &c.name), why.as_str()))
+            }
+            _ => None,
+        })
+        .collect();
+    let (_, why) = for_memory.first()?;
+    let names: Vec<&str> = for_memory.iter().map(|(name, _)| name.as_str()).collect();
+    (check.conclusion != Conclusion::Unmeasured).then(|| format!("{}: {why}", names.join(", ")))
 }
 
 /// What a late-start note says happened.

@@ -67,6 +67,7 @@ fn verification() -> Vec<CaseData> {
     vec![
         CaseData {
             overlapped: None,
+            calibration: None,
             key: CaseKey::allreduce_bytes(64),
             samples: vec![
                 Sample::measured(DEFAULT),
@@ -78,12 +79,14 @@ fn verification() -> Vec<CaseData> {
         },
         CaseData {
             overlapped: None,
+            calibration: None,
             key: CaseKey::allreduce_bytes(8),
             samples: vec![Sample::measured(DEFAULT), wrong],
             smaller: None,
         },
         CaseData {
             overlapped: None,
+            calibration: None,
             key: CaseKey::allreduce_bytes(8192),
             samples: vec![library_wrong],
             smaller: None,

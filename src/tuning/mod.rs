@@ -272,6 +272,7 @@ pub(crate) mod tests {
             timer_bound: false,
             disturbed: None,
             overlap: None,
+            state: None,
         }
     }
 

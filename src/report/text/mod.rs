@@ -490,6 +490,7 @@ mod tests {
     fn case(size_bytes: u64, samples: Vec<Sample>) -> CaseData {
         CaseData {
             overlapped: None,
+            calibration: None,
             key: CaseKey::allreduce_bytes(size_bytes),
             samples,
             smaller: None,

@@ -168,6 +168,7 @@ mod tests {
         wrong.outcome = Outcome::Wrong("rank 1: element 3 is 4, expected 5".into());
         vec![CaseData {
             overlapped: None,
+            calibration: None,
             key: CaseKey::allreduce_bytes(64),
             samples: vec![Sample::measured(DEFAULT), wrong],
             smaller: None,
@@ -200,6 +201,7 @@ mod tests {
         wrong.outcome = Outcome::Wrong("rank 1: element 3 is 4, expected 5".into());
         let run = CaseData {
             overlapped: None,
+            calibration: None,
             key: CaseKey::allreduce_bytes(64),
             samples: vec![wrong],
             smaller: None,
@@ -236,6 +238,7 @@ mod tests {
         key.operation = longest.0;
         let run = CaseData {
             overlapped: None,
+            calibration: None,
             key,
             samples: vec![Sample::measured(DEFAULT), Sample::measured(longest.1)],
             smaller: None,

@@ -26,7 +26,7 @@ mod thrift;
 
 use crate::analyse::Results;
 use crate::candidates::native::DEFAULT;
-use crate::case::{CaseData, CaseKey, Outcome, Overlapped, Sample, Smaller};
+use crate::case::{CaseData, CaseKey, Outcome, Overlapped, Sample, Smaller, CALIBRATION};
 use crate::element::{Datatype, Op};
 use crate::operation::Operation;
 use serde::{Deserialize, Serialize};
@@ -196,6 +196,7 @@ fn samples(case: &CaseData) -> impl Iterator<Item = &Sample> {
         .iter()
         .chain(case.smaller.as_ref().map(|s| &s.sample))
         .chain(case.overlapped.as_ref().map(|o| &o.sample))
+        .chain(case.calibration.as_ref())
 }
 
 /// Every observation of `sample`: its round and its time, or None for one
@@ -293,6 +294,7 @@ impl Cases {
                 samples: Vec::new(),
                 smaller: None,
                 overlapped: None,
+                calibration: None,
             })
             .collect();
         Cases {
@@ -355,6 +357,7 @@ impl Cases {
                     samples: Vec::new(),
                     smaller: None,
                     overlapped: None,
+                    calibration: None,
                 });
                 self.cases.len() - 1
             }
@@ -401,10 +404,16 @@ enum Slot {
     Candidate(usize),
     Smaller,
     Overlapped,
+    Calibration,
 }
 
 /// Where `candidate`'s sample is in `case`, made if new.
 fn slot_of(case: &mut CaseData, candidate: &str) -> Slot {
+    if candidate == CALIBRATION {
+        case.calibration
+            .get_or_insert_with(|| Sample::measured(candidate));
+        return Slot::Calibration;
+    }
     if let Some(size_bytes) = Smaller::size_of(candidate) {
         case.smaller.get_or_insert_with(|| Smaller {
             size_bytes,
@@ -442,6 +451,7 @@ fn sample_at(case: &CaseData, slot: Slot) -> &Sample {
                 .expect("an overlapped sample")
                 .sample
         }
+        Slot::Calibration => case.calibration.as_ref().expect("calibrations"),
     }
 }
 
@@ -457,6 +467,7 @@ fn sample_at_mut(case: &mut CaseData, slot: Slot) -> &mut Sample {
                 .expect("an overlapped sample")
                 .sample
         }
+        Slot::Calibration => case.calibration.as_mut().expect("calibrations"),
     }
 }
 
@@ -486,6 +497,7 @@ mod tests {
         (0..20u64)
             .map(|i| CaseData {
                 overlapped: None,
+                calibration: None,
                 key: CaseKey {
                     operation: crate::collective::Collective::Allreduce.into(),
                     size_bytes: 8 << i,

@@ -738,6 +738,7 @@ mod tests {
         measured.extend((0..300).map(|i| sample(&format!("c{i}"), &[i], &[0], &[])));
         let case = CaseData {
             overlapped: None,
+            calibration: None,
             key: CaseKey {
                 operation: crate::collective::Collective::ReduceScatterBlock.into(),
                 size_bytes: 1 << 40,
@@ -777,6 +778,7 @@ mod tests {
         let dir = scratch("empty");
         let mut case = CaseData {
             overlapped: None,
+            calibration: None,
             key: CaseKey {
                 operation: crate::collective::Collective::Bcast.into(),
                 size_bytes: 8,
