@@ -36,7 +36,7 @@
 //!   more than the tolerance, with Holm's correction across the compared
 //!   cases.
 
-use super::baseline::{too_few_launches, Change, Comparison, Shift};
+use super::baseline::{too_few_launches, Change, Comparison, Shift, LAUNCHES_NEEDED};
 use super::{CaseKey, Correction, Options, Verdict};
 use crate::candidates::native::DEFAULT;
 use crate::stats::correction;
@@ -144,6 +144,41 @@ fn mean(values: &[f64]) -> f64 {
 fn variance(values: &[f64]) -> f64 {
     let m = mean(values);
     values.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (values.len() as f64 - 1.0)
+}
+
+/// The baseline launches made in the state of the machine the new launch
+/// ran in (`now`, its calibration): those whose calibration is within
+/// [`crate::meta::MachineState::CHANGE`] of it, where at least
+/// [`LAUNCHES_NEEDED`] are, with the words that say so; else all of them.
+/// One baseline launch in a slow state spreads every case's ratio, and a
+/// 1.5× regression in a fast launch went unfound in 10 of 10 beside one.
+pub fn in_state(baseline: &[Launch], now: Option<f64>) -> (Vec<Launch>, Option<String>) {
+    let change = crate::meta::MachineState::CHANGE;
+    let same = |l: &Launch| {
+        l.calibration_s
+            .zip(now)
+            .is_some_and(|(then, now)| then.max(now) < change * then.min(now))
+    };
+    let kept: Vec<Launch> = baseline.iter().filter(|l| same(l)).cloned().collect();
+    let all_known = now.is_some() && baseline.iter().all(|l| l.calibration_s.is_some());
+    match all_known && kept.len() >= LAUNCHES_NEEDED && kept.len() < baseline.len() {
+        true => {
+            let left: Vec<&str> = baseline
+                .iter()
+                .filter(|l| !same(l))
+                .map(|l| l.name.as_str())
+                .collect();
+            let words = format!(
+                "against the {} baseline launches made in this launch's state of the machine \
+                 (calibration within {change}×); {} in another state left out ({})",
+                kept.len(),
+                left.len(),
+                left.join(", ")
+            );
+            (kept, Some(words))
+        }
+        false => (baseline.to_vec(), None),
+    }
 }
 
 /// Compares `default` in `current` with two or more baseline launches (see
@@ -544,6 +579,55 @@ mod tests {
         }
         assert_eq!(false_flags, 0, "false regressions in 50 launches");
         assert!(found >= 45, "found in {found} of 50");
+    }
+
+    /// One baseline launch of five in a slow state (its calibration 1.5×,
+    /// its medians 1.3× slower at small sizes and 2.2× at large ones, each
+    /// candidate by its own 25 % more or less, as this machine's were): a
+    /// new launch in the fast state is judged
+    /// against the four made in it, which the method names, and its 1.5×
+    /// regression is found; judged against all five, far less often.
+    /// Fewer than three in its state keep them all.
+    #[test]
+    fn the_baseline_launches_in_the_new_launch_s_state_judge_it() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(19);
+        let (mut found_in_state, mut found_with_all) = (0, 0);
+        for _ in 0..20 {
+            let mut base = baseline(&mut rng, 5, 0.02, 0.02);
+            for (l, launch) in base.iter_mut().enumerate() {
+                launch.calibration_s = Some(if l == 4 { 0.75e-6 } else { 0.5e-6 });
+            }
+            for v in base[4].checks.iter_mut() {
+                let factor = if v.key.size_bytes >= 512 { 2.2 } else { 1.3 };
+                for c in &mut v.candidates {
+                    let own = (0.25 * normal(&mut rng)).exp();
+                    c.round_median_s = c.round_median_s.map(|m| m * factor * own);
+                }
+            }
+            let now = launch(&mut rng, 1.0, 0.02, Some((256, 1.5)));
+            let (judged, words) = in_state(&base, Some(0.49e-6));
+            assert_eq!(judged.len(), 4);
+            let words = words.expect("said");
+            assert!(
+                words.contains("1 in another state left out (launch 4)"),
+                "{words}"
+            );
+            let found = |launches: &[Launch]| {
+                compare(launches, &now, 0.05, &options())
+                    .regressions()
+                    .any(|c| c.key.size_bytes == 256)
+            };
+            found_in_state += usize::from(found(&judged));
+            found_with_all += usize::from(found(&base));
+            // Two of five in the new launch's state: all five judge it.
+            let (all, none) = in_state(&base[2..], Some(0.49e-6));
+            assert_eq!((all.len(), none), (3, None));
+        }
+        assert!(found_in_state >= 18, "found in {found_in_state} of 20");
+        assert!(
+            found_with_all < found_in_state,
+            "{found_with_all} of 20 with every launch"
+        );
     }
 
     /// Every median of the new launch 2.5× lower (or higher): one shift of

@@ -226,6 +226,12 @@ fn compare_with_baseline<B: Defaults + ?Sized, C: Defaults + ?Sized>(
             let verdicts: Vec<&[Verdict]> = in_order.iter().map(|l| &l.checks[..]).collect();
             let calibrations: Vec<Option<f64>> = launches.iter().map(|l| l.calibration_s).collect();
             let now = results.meta.machine_state.as_ref().map(|s| s.calibration_s);
+            let (judged, in_state) = analyse::launches::in_state(launches, now);
+            let mut comparison =
+                analyse::launches::compare(&judged, &results.checks, tolerance, options);
+            if let Some(words) = in_state {
+                comparison.method = format!("{words}; {}", comparison.method);
+            }
             analyse::baseline::Comparison {
                 violations: analyse::baseline::violation_changes(
                     &verdicts,
@@ -233,7 +239,7 @@ fn compare_with_baseline<B: Defaults + ?Sized, C: Defaults + ?Sized>(
                     options,
                 ),
                 machine_state: analyse::baseline::StateAgainst::of(now, &calibrations),
-                ..analyse::launches::compare(launches, &results.checks, tolerance, options)
+                ..comparison
             }
         }
     });
