@@ -138,7 +138,26 @@ fn runs_on_one_to_five_processes_and_writes_the_files() {
             lines.next().unwrap(),
             "run,collective,size_bytes,count,datatype,op,root,candidate,round,valid,ns"
         );
-        let rows: Vec<&str> = lines.collect();
+        // The machine's state at the start of each round of a case: one
+        // `calibration` row for every round `default` ran in.
+        let (calibrations, rows): (Vec<&str>, Vec<&str>) =
+            lines.partition(|r| r.split(',').nth(7) == Some("calibration"));
+        let rounds_of = |rows: &[&str], candidate: &str| -> std::collections::BTreeSet<String> {
+            rows.iter()
+                .map(|r| r.split(',').collect::<Vec<_>>())
+                .filter(|f| f[7] == candidate)
+                .map(|f| format!("{} {} {}", f[1], f[2], f[8]))
+                .collect()
+        };
+        assert!(!calibrations.is_empty());
+        assert_eq!(
+            rounds_of(&calibrations, "calibration").len(),
+            calibrations.len()
+        );
+        assert_eq!(
+            rounds_of(&calibrations, "calibration"),
+            rounds_of(&rows, "default")
+        );
         let count = |field: &str| -> u64 {
             checks
                 .iter()
