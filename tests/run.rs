@@ -149,15 +149,10 @@ fn runs_on_one_to_five_processes_and_writes_the_files() {
                 .map(|f| format!("{} {} {}", f[1], f[2], f[8]))
                 .collect()
         };
+        let calibrated = rounds_of(&calibrations, "calibration");
         assert!(!calibrations.is_empty());
-        assert_eq!(
-            rounds_of(&calibrations, "calibration").len(),
-            calibrations.len()
-        );
-        assert_eq!(
-            rounds_of(&calibrations, "calibration"),
-            rounds_of(&rows, "default")
-        );
+        assert_eq!(calibrated.len(), calibrations.len());
+        assert_eq!(calibrated, rounds_of(&rows, "default"));
         let count = |field: &str| -> u64 {
             checks
                 .iter()

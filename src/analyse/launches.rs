@@ -154,31 +154,30 @@ fn variance(values: &[f64]) -> f64 {
 /// 1.5× regression in a fast launch went unfound in 10 of 10 beside one.
 pub fn in_state(baseline: &[Launch], now: Option<f64>) -> (Vec<Launch>, Option<String>) {
     let change = crate::meta::MachineState::CHANGE;
-    let same = |l: &Launch| {
-        l.calibration_s
-            .zip(now)
-            .is_some_and(|(then, now)| then.max(now) < change * then.min(now))
+    let states: Option<Vec<bool>> = baseline
+        .iter()
+        .map(|l| {
+            let (then, now) = (l.calibration_s?, now?);
+            Some(then.max(now) < change * then.min(now))
+        })
+        .collect();
+    let Some(same) = states else {
+        return (baseline.to_vec(), None);
     };
-    let kept: Vec<Launch> = baseline.iter().filter(|l| same(l)).cloned().collect();
-    let all_known = now.is_some() && baseline.iter().all(|l| l.calibration_s.is_some());
-    match all_known && kept.len() >= LAUNCHES_NEEDED && kept.len() < baseline.len() {
-        true => {
-            let left: Vec<&str> = baseline
-                .iter()
-                .filter(|l| !same(l))
-                .map(|l| l.name.as_str())
-                .collect();
-            let words = format!(
-                "against the {} baseline launches made in this launch's state of the machine \
-                 (calibration within {change}×); {} in another state left out ({})",
-                kept.len(),
-                left.len(),
-                left.join(", ")
-            );
-            (kept, Some(words))
-        }
-        false => (baseline.to_vec(), None),
+    let kept = same.iter().filter(|&&s| s).count();
+    if kept < LAUNCHES_NEEDED || kept == baseline.len() {
+        return (baseline.to_vec(), None);
     }
+    let (judged, left): (Vec<_>, Vec<_>) = baseline.iter().zip(&same).partition(|(_, &s)| s);
+    let left: Vec<&str> = left.iter().map(|(l, _)| l.name.as_str()).collect();
+    let words = format!(
+        "against the {kept} baseline launches made in this launch's state of the machine \
+         (calibration within {change}×); {} in another state left out ({})",
+        left.len(),
+        left.join(", ")
+    );
+    let judged = judged.into_iter().map(|(l, _)| l.clone()).collect();
+    (judged, Some(words))
 }
 
 /// Compares `default` in `current` with two or more baseline launches (see

@@ -219,8 +219,7 @@ fn limits(results: &Results) -> Vec<String> {
             cases(reversed.len()),
             first_few(reversed.iter().map(|c| case_label(c))),
             case_label(first),
-            model::state_words(first.key.operation, split)
-                .trim_start_matches("the verdict depends on the machine's state: ")
+            model::state_slowdowns(first.key.operation, split)
         ));
     }
     if let Some((NoiseVerdict::Noisy, line)) = model::noise_line(results) {
@@ -242,8 +241,9 @@ fn noisy(results: &Results) -> bool {
 }
 
 /// The one command to run next, for what most limits this run: a wrong
-/// result, ranks sharing CPUs or unbound, noise, inconclusive cases,
-/// violations, else nothing found.
+/// result, ranks sharing CPUs or unbound ([`fix_first`]), a new violation
+/// in a state the baseline never had, a verdict a state reverses, noise,
+/// inconclusive cases, violations, else nothing found.
 fn next(results: &Results) -> String {
     if let Some(fix) = fix_first(results) {
         return fix;

@@ -466,7 +466,10 @@ pub fn case_notes(meta: &Meta, check: &Verdict) -> Vec<Note> {
     if let Some(split) = &check.state {
         note(
             NoteKind::State,
-            format!("{case}: {}", state_words(collective, split)),
+            format!(
+                "{case}: the verdict depends on the machine's state: {}",
+                state_slowdowns(collective, split)
+            ),
         );
     }
     if check.conclusion == Conclusion::Unmeasured {
@@ -487,14 +490,14 @@ pub fn case_notes(meta: &Meta, check: &Verdict) -> Vec<Note> {
     notes
 }
 
-/// `the verdict depends on the machine's state: slowdown 1.30 against
-/// reduce_bcast in its 14 rounds in the slow state (…), 0.80 in its 26 in
-/// the fast state (…)`.
-pub fn state_words(operation: Operation, split: &StateSplit) -> String {
+/// `slowdown 1.30 against reduce_bcast in its 14 rounds in the slow state
+/// (…), 0.80 in its 26 in the fast state (…); …`: a state-dependent case
+/// in each state.
+pub fn state_slowdowns(operation: Operation, split: &StateSplit) -> String {
     format!(
-        "the verdict depends on the machine's state: slowdown {:.2} against {} in its {} rounds \
-         in the slow state (a control-plane barrier of {}), {:.2} in its {} in the fast state \
-         ({}; p = {:.1e}); the verdict is this run's mix of the two",
+        "slowdown {:.2} against {} in its {} rounds in the slow state (a control-plane barrier \
+         of {}), {:.2} in its {} in the fast state ({}; p = {:.1e}); the verdict is this run's \
+         mix of the two",
         split.slow.slowdown,
         short_name(operation, &split.competitor),
         split.slow.rounds,

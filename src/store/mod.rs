@@ -176,6 +176,7 @@ fn remove_listed(dir: &Path, kept: &[String]) -> Result<(), WriteError> {
     Ok(())
 }
 
+/// Removes `path`; one that is not there is already removed.
 fn remove_file_if_any(path: &Path) -> std::io::Result<()> {
     match std::fs::remove_file(path) {
         Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(error),

@@ -153,10 +153,7 @@ impl RawRow {
 /// directory holds one run's observations.
 pub fn create(dir: &Path, format: RawFormat) -> std::io::Result<()> {
     for name in [CSV, CSV_GZ] {
-        match std::fs::remove_file(dir.join(name)) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
-            _ => {}
-        }
+        super::remove_file_if_any(&dir.join(name))?;
     }
     let cases = dir.join(parquet::DIR);
     parquet::clear(&cases)?;
