@@ -23,6 +23,8 @@ fn runs_on_one_to_five_processes_and_writes_the_files() {
             out.text()
         );
         assert_eq!(out.stderr.matches("plan:").count(), 1, "{}", out.text());
+        // Without long calls the plan is the budget's.
+        assert!(words(&out.stderr).contains(" budget = "), "{}", out.stderr);
 
         let results: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(out_dir.join("results.json")).unwrap())

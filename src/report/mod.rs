@@ -117,7 +117,7 @@ pub fn plan_text(plan: &Plan, meta: &Meta) -> String {
     // Long calls outlast the budget: the plan's first line gives the time
     // they take, so that no later line has to correct it.
     let total = match long.is_empty() {
-        true => format!("= {:.1} s", plan.budgeted().as_secs_f64()),
+        true => format!(" = {:.1} s", plan.budgeted().as_secs_f64()),
         false => format!(
             ", {:.1} s with the long calls below",
             plan.expected().as_secs_f64()
