@@ -110,7 +110,17 @@ fn against_several_launches_a_regression_is_found_and_a_shift_is_named() {
     // α = 0.01: launches of this machine a second apart varied up to
     // 5.8× at 4 KiB, and the 10× fault made 32 KiB 3.5× slower (p = 0.0012
     // after Holm) in one run.
-    let gate = ["--baseline", baselines.to_str().unwrap(), "--alpha", "0.01"];
+    // A tolerance of 50 %: one size of this machine can move 1.14× by
+    // itself between launches a minute apart, significant against six
+    // launches that did not (4 KiB, once in 14 runs here); the fault is 10×.
+    let gate = [
+        "--baseline",
+        baselines.to_str().unwrap(),
+        "--alpha",
+        "0.01",
+        "--tolerance",
+        "50%",
+    ];
 
     let regressed = dir.join("regressed");
     let out = launch(
@@ -122,7 +132,22 @@ fn against_several_launches_a_regression_is_found_and_a_shift_is_named() {
     assert_eq!(out.code, Some(1), "{}", out.text());
     let r = results(&regressed);
     let b = &r["baseline"];
-    assert_eq!(b["launches"], 6, "{b}");
+    // Baseline launches made in another state of the machine are left out
+    // when three or more were made in this one's (CI once left out 2).
+    let left_out = b.get("left_out").and_then(Value::as_array);
+    let left_out = left_out.map_or(0, Vec::len);
+    assert_eq!(
+        b["launches"].as_u64().unwrap() as usize + left_out,
+        6,
+        "{b}"
+    );
+    assert!(b["launches"].as_u64().unwrap() >= 3, "{b}");
+    let method = b["method"].as_str().unwrap();
+    assert_eq!(
+        method.contains(&format!("{left_out} in another state left out")),
+        left_out > 0,
+        "{method}"
+    );
     assert!(b.get("warning").is_none(), "{b}");
     let slowed = change(&r, 32768);
     assert_eq!(slowed["regression"], true, "{b}");
@@ -157,7 +182,7 @@ fn against_several_launches_a_regression_is_found_and_a_shift_is_named() {
     // two-call competitor and a one-call default are not slowed alike, and
     // a close case can turn (CI once saw 32 KiB at 1.08× "new"). A noisy
     // launch is not what this is about either (`--allow-undecided`).
-    let mut shift_gate = gate.to_vec();
+    let mut shift_gate = gate[..4].to_vec();
     shift_gate.extend(["--tolerance", "200%"]);
     shift_gate.extend(REPORT_ONLY);
     let out = launch(&input, &shifted, &shift_gate, Some("*:scale=1000,rank=0"));
@@ -401,8 +426,14 @@ fn the_gate_example_passes_known_violations_and_fails_a_regression() {
         }),
         "{summary_md}"
     );
+    // The gate's own launch may have been made in a state of the machine
+    // that only some history launches share: those judge it (3 or more).
     assert!(
-        summary_md.contains("over 5 baseline launches"),
+        summary_md.contains("over 5 baseline launches")
+            || ["over 3 baseline launches", "over 4 baseline launches"]
+                .iter()
+                .any(|judged| summary_md.contains(judged))
+                && summary_md.contains("in another state left out"),
         "{summary_md}"
     );
     let drawn = std::fs::read_to_string(history.join("history/history.svg")).unwrap();

@@ -90,9 +90,12 @@ impl StateAgainst {
 pub struct Comparison {
     /// The baseline launches' names.
     pub baseline: String,
-    /// How many launches the baseline has.
+    /// How many baseline launches judged this one.
     #[serde(default = "one")]
     pub launches: usize,
+    /// Baseline launches left out: made in another state of the machine.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<String>,
     /// How `default` was compared, in words.
     #[serde(default)]
     pub method: String,

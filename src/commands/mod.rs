@@ -226,11 +226,13 @@ fn compare_with_baseline<B: Defaults + ?Sized, C: Defaults + ?Sized>(
             let verdicts: Vec<&[Verdict]> = in_order.iter().map(|l| &l.checks[..]).collect();
             let calibrations: Vec<Option<f64>> = launches.iter().map(|l| l.calibration_s).collect();
             let now = results.meta.machine_state.as_ref().map(|s| s.calibration_s);
-            let (judged, in_state) = analyse::launches::in_state(launches, now);
+            let (judged, left_out) = analyse::launches::in_state(launches, now);
             let mut comparison =
                 analyse::launches::compare(&judged, &results.checks, tolerance, options);
-            if let Some(words) = in_state {
+            if !left_out.is_empty() {
+                let words = analyse::launches::in_state_words(judged.len(), &left_out);
                 comparison.method = format!("{words}; {}", comparison.method);
+                comparison.left_out = left_out;
             }
             analyse::baseline::Comparison {
                 violations: analyse::baseline::violation_changes(
