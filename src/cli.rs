@@ -354,8 +354,8 @@ pub struct RunArgs {
 /// can say.
 #[derive(Args, Debug, Clone)]
 pub struct CheckArgs {
-    /// The collective to check, instead of an input file.
-    #[arg(long, value_parser = crate::config::parse_operation, value_name = "NAME")]
+    /// The collective (or operation: send, put, get, …) to check, instead of an input file.
+    #[arg(long, visible_alias = "operation", value_parser = crate::config::parse_operation, value_name = "NAME")]
     pub collective: Option<Operation>,
     /// Sizes in bytes, comma-separated, with binary units (K = KiB = 1024) and OSU-style
     /// ranges: `8,1KiB,4K:1M` (4K:1M: 4 KiB, 8 KiB, 16 KiB, … up to 1 MiB;
@@ -494,7 +494,7 @@ pub struct VerifyArgs {
     #[arg(long, value_delimiter = ',')]
     pub competitor: Vec<String>,
     /// Only competitors of these families: mockup, lane, hier, circulant, p2p, nonblocking,
-    /// persistent, communicator, library (comma-separated).
+    /// persistent, communicator, library, transfer (send, put, get; comma-separated).
     #[arg(long, value_delimiter = ',', value_enum)]
     pub family: Vec<FamilyArg>,
     /// Sizes instead of the built-in set, as `run --sizes` takes them (`8,1KiB,4K:1M`), and
@@ -529,7 +529,8 @@ value_enum_of!(
     Communicator,
     P2p,
     Persistent,
-    Library
+    Library,
+    Transfer
 );
 value_enum_of!(DatatypeArg, Datatype, Byte, Int32, Int64, Float32, Float64);
 value_enum_of!(OpArg, Op, Sum, Prod, Min, Max, Band, Bor, Bxor);

@@ -1,4 +1,6 @@
-//! The twelve collectives pgcheck checks and the shape of their buffers.
+//! The twelve collectives pgcheck checks, the six point-to-point and
+//! one-sided transfers (a ping-pong or a halo of `MPI_Send`, `MPI_Put`,
+//! `MPI_Get`), and the shape of their buffers.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -20,11 +22,46 @@ pub enum Collective {
     Scatter,
     /// Moves no data: a barrier case has no size ([`Collective::has_size`]).
     Barrier,
+    /// A ping-pong of `MPI_Send` and `MPI_Recv` between the first and the
+    /// last process.
+    Send,
+    /// A halo exchange of `MPI_Send` and `MPI_Recv` on a ring of all
+    /// processes.
+    SendHalo,
+    /// A ping-pong of `MPI_Put`, fence-synchronised.
+    Put,
+    /// A halo exchange of `MPI_Put`, fence-synchronised.
+    PutHalo,
+    /// A ping-pong of `MPI_Get`, fence-synchronised.
+    Get,
+    /// A halo exchange of `MPI_Get`, fence-synchronised.
+    GetHalo,
+}
+
+/// The transfers, as a pattern of `match` arms: `transfers!() => …`.
+macro_rules! transfers {
+    () => {
+        $crate::collective::Collective::Send
+            | $crate::collective::Collective::SendHalo
+            | $crate::collective::Collective::Put
+            | $crate::collective::Collective::PutHalo
+            | $crate::collective::Collective::Get
+            | $crate::collective::Collective::GetHalo
+    };
+}
+pub(crate) use transfers;
+
+/// How a point-to-point or one-sided operation moves its data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Transfer {
+    Send,
+    Put,
+    Get,
 }
 
 impl Collective {
-    /// All collectives, in the order reports list them.
-    pub const ALL: [Collective; 12] = [
+    /// All collectives and transfers, in the order reports list them.
+    pub const ALL: [Collective; 18] = [
         Collective::Allgather,
         Collective::Allreduce,
         Collective::Alltoall,
@@ -37,6 +74,12 @@ impl Collective {
         Collective::Exscan,
         Collective::Scatter,
         Collective::Barrier,
+        Collective::Send,
+        Collective::SendHalo,
+        Collective::Put,
+        Collective::PutHalo,
+        Collective::Get,
+        Collective::GetHalo,
     ];
 
     /// The name used in inputs and reports (`reduce_scatter_block`).
@@ -54,7 +97,38 @@ impl Collective {
             Collective::Exscan => "exscan",
             Collective::Scatter => "scatter",
             Collective::Barrier => "barrier",
+            Collective::Send => "send",
+            Collective::SendHalo => "send_halo",
+            Collective::Put => "put",
+            Collective::PutHalo => "put_halo",
+            Collective::Get => "get",
+            Collective::GetHalo => "get_halo",
         }
+    }
+
+    /// How a point-to-point or one-sided operation moves its data; `None`
+    /// for a collective.
+    pub fn transfer(self) -> Option<Transfer> {
+        match self {
+            Collective::Send | Collective::SendHalo => Some(Transfer::Send),
+            Collective::Put | Collective::PutHalo => Some(Transfer::Put),
+            Collective::Get | Collective::GetHalo => Some(Transfer::Get),
+            _ => None,
+        }
+    }
+
+    /// Whether it is a point-to-point or one-sided transfer (which needs
+    /// two processes or more).
+    pub fn is_transfer(self) -> bool {
+        self.transfer().is_some()
+    }
+
+    /// Whether a transfer is a halo exchange (else a ping-pong).
+    pub fn is_halo(self) -> bool {
+        matches!(
+            self,
+            Collective::SendHalo | Collective::PutHalo | Collective::GetHalo
+        )
     }
 
     /// The prefix of competitor names (`reducescatterblock_as_…`).
@@ -62,8 +136,18 @@ impl Collective {
         self.name().replace('_', "")
     }
 
-    /// The MPI function (`MPI_Reduce_scatter_block`).
+    /// The MPI function (`MPI_Reduce_scatter_block`); a transfer's, with
+    /// its pattern (`MPI_Put halo`).
     pub fn mpi_name(self) -> String {
+        if let Some(transfer) = self.transfer() {
+            let call = match transfer {
+                Transfer::Send => "MPI_Send",
+                Transfer::Put => "MPI_Put",
+                Transfer::Get => "MPI_Get",
+            };
+            let pattern = if self.is_halo() { "halo" } else { "ping-pong" };
+            return format!("{call} {pattern}");
+        }
         let mut name = String::from("MPI_");
         let mut chars = self.name().chars();
         if let Some(first) = chars.next() {
@@ -102,7 +186,7 @@ impl Collective {
     /// collective here but bcast, which works in one buffer anyway, and
     /// barrier, which has none.
     pub fn has_in_place(self) -> bool {
-        !matches!(self, Collective::Bcast | Collective::Barrier)
+        !matches!(self, Collective::Bcast | Collective::Barrier) && !self.is_transfer()
     }
 
     /// Whether its cases have a size: every collective's but barrier's,
@@ -148,7 +232,10 @@ impl fmt::Display for Collective {
 /// - `send` holds this process's input, `recv` receives its output;
 /// - `bcast` works in `recv` only: the root's `recv` holds the data before
 ///   the call, every process's `recv` holds it after;
-/// - `reduce_scatter` gives process i `counts[i]` elements of the vector.
+/// - `reduce_scatter` gives process i `counts[i]` elements of the vector;
+/// - a transfer sends `send` (one message of `count` elements) and
+///   receives each message into a slot of `count` elements of `recv`
+///   ([`Shape::pattern`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Shape {
     pub collective: Collective,
@@ -196,6 +283,22 @@ impl Shape {
         }
     }
 
+    /// A transfer's pattern: a ping-pong between the first and the last
+    /// process, or a halo on the ring.
+    ///
+    /// # Panics
+    /// For a collective.
+    pub fn pattern(&self) -> mockups::pattern::Pattern {
+        assert!(self.collective.is_transfer(), "a collective has no pattern");
+        match self.collective.is_halo() {
+            true => mockups::pattern::Pattern::Halo,
+            false => mockups::pattern::Pattern::PingPong {
+                first: 0,
+                last: self.size.saturating_sub(1),
+            },
+        }
+    }
+
     /// Length of the receive buffer on this process.
     pub fn recv_len(&self) -> usize {
         let (p, m) = (self.size, self.count);
@@ -204,6 +307,7 @@ impl Shape {
             Collective::Scatter | Collective::ReduceScatterBlock => m,
             Collective::ReduceScatter => self.counts[self.rank],
             Collective::Barrier => 0,
+            c if c.is_transfer() => self.pattern().slots(self.rank) * m,
             _ => m,
         }
     }

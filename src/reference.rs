@@ -175,6 +175,8 @@ pub fn expected<T: Element>(shape: &Shape, inputs: &Inputs) -> Vec<T> {
             Collective::Scan => inputs.fold(0..r + 1, i),
             Collective::Exscan => inputs.fold(0..r, i),
             Collective::Barrier => unreachable!("a barrier defines no output"),
+            // A transfer's slot s holds its source's message.
+            _ => inputs.send(shape.pattern().source(p, r, i / m), i % m),
         }
     };
     defined.map(element).collect()
@@ -288,6 +290,7 @@ pub fn compare<T: Element>(got: &[T], want: &[T]) -> Option<Mismatch> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::collective::transfers;
     use crate::element::Datatype;
 
     fn shape(collective: Collective, size: usize, rank: usize, root: usize, count: usize) -> Shape {
@@ -364,6 +367,16 @@ mod tests {
                     Collective::Exscan if r == 0 => Vec::new(),
                     Collective::Exscan => reduce(&all[..r], 0..m),
                     Collective::Barrier => Vec::new(),
+                    // Ping-pong: the first and the last rank swap data.
+                    Collective::Send | Collective::Put | Collective::Get => match r {
+                        0 => sends[p - 1].clone(),
+                        r if r == p - 1 => sends[0].clone(),
+                        _ => Vec::new(),
+                    },
+                    // Halo: the left neighbour's data, then the right one's.
+                    Collective::SendHalo | Collective::PutHalo | Collective::GetHalo => {
+                        [sends[(r + p - 1) % p].clone(), sends[(r + 1) % p].clone()].concat()
+                    }
                 }
             })
             .collect()
@@ -375,6 +388,9 @@ mod tests {
             for p in [1, 2, 3, 5, 8] {
                 for m in [0, 1, 4, 7] {
                     for op in [Op::Sum, Op::Bor, Op::Min] {
+                        if collective.is_transfer() && p < 2 {
+                            continue;
+                        }
                         let root = p / 2;
                         let want = simulate::<i32>(collective, p, root, m, op);
                         for (r, want) in want.iter().enumerate() {
@@ -537,7 +553,7 @@ mod tests {
                             .map(|i| fold(0..p, i))
                             .collect()
                     }
-                    Collective::Bcast | Collective::Barrier => {
+                    Collective::Bcast | Collective::Barrier | transfers!() => {
                         unreachable!("{collective} has no in-place form")
                     }
                 })

@@ -15,16 +15,23 @@
 //! same collective with a user-defined operator ([`user_op`]) computing
 //! the built-in one. [`persistent`] initialises the library's persistent
 //! collectives, which rsmpi lacks too.
+//!
+//! The point-to-point and one-sided guidelines' transfers follow a
+//! [`pattern`] (a ping-pong or a halo on a ring): [`send`], [`put`] and
+//! [`get`] in the library's way and in the ways they are compared with,
+//! over a [`window`] where one-sided.
 
 pub mod blocks;
 mod bytes;
 pub mod in_place;
 mod parts;
+pub mod pattern;
 pub mod persistent;
 pub mod raw;
 pub mod rooted;
 pub mod scratch;
 pub mod user_op;
+pub mod window;
 
 pub mod allgather;
 pub mod allreduce;
@@ -34,10 +41,13 @@ pub mod bcast;
 pub mod communicator;
 pub mod exscan;
 pub mod gather;
+pub mod get;
+pub mod put;
 pub mod reduce;
 pub mod reduce_scatter;
 pub mod reduce_scatter_block;
 pub mod scan;
 pub mod scatter;
+pub mod send;
 
 pub use blocks::block_counts;

@@ -129,6 +129,7 @@ pub mod persistent;
 pub mod persistent_request;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod transfer;
 
 use crate::collective::Shape;
 use crate::element::Element;
@@ -165,6 +166,9 @@ pub enum Family {
     Persistent,
     /// The library's own internal algorithms, forced through MPI_T.
     Library,
+    /// The point-to-point and one-sided guidelines' replacements of a
+    /// send, put or get (Träff, Gropp & Thakur 2010).
+    Transfer,
     /// Test-only competitors (see [`testing`]).
     #[cfg(feature = "testing")]
     Testing,
@@ -246,6 +250,7 @@ pub fn competitors() -> impl Iterator<Item = &'static Competitor> + Clone {
         .chain(communicator::COMPETITORS)
         .chain(p2p::COMPETITORS)
         .chain(persistent::COMPETITORS)
+        .chain(transfer::COMPETITORS)
         // Last and lazily: a name found before it needs no discovery.
         .chain(std::iter::once(()).flat_map(|()| library::competitors()));
     #[cfg(feature = "testing")]
@@ -329,6 +334,7 @@ pub fn prepare<T: Element>(name: &str, setup: &Setup) -> Result<Call<T>, NotAppl
         Family::P2p => p2p::prepare(name, setup),
         Family::Persistent => persistent::prepare(name, setup),
         Family::Library => library::prepare(name, setup),
+        Family::Transfer => transfer::prepare(name, setup),
         #[cfg(feature = "testing")]
         Family::Testing => testing::prepare(name, setup),
     }
@@ -352,6 +358,9 @@ pub fn prepare_hooked<T: Element>(
     match competitor {
         Some(c) if c.family == Family::Library && c.operation == setup.operation() => {
             library::prepare_switched(name, setup)
+        }
+        Some(c) if c.family == Family::Transfer && c.operation == setup.operation() => {
+            transfer::prepare_hooked(name, setup)
         }
         _ => prepare(name, setup).map(|call| (call, None)),
     }

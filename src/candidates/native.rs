@@ -1,7 +1,7 @@
 //! `default`: the library's own collective.
 
 use super::{persistent_request, Call, Hooks, Setup};
-use crate::collective::Collective;
+use crate::collective::{transfers, Collective};
 use crate::element::Element;
 use crate::operation::Form;
 use mockups::rooted;
@@ -36,6 +36,9 @@ pub fn prepare_timed<T: Element>(setup: &Setup) -> Call<T> {
 pub fn prepare_timed_hooked<T: Element>(setup: &Setup) -> (Call<T>, Option<Rc<dyn Hooks>>) {
     match (setup.tuning.default_in_place, setup.form) {
         (true, _) => (prepare_in_place_timed(setup), None),
+        (false, _) if setup.shape.collective.is_transfer() => {
+            super::transfer::prepare_default(setup)
+        }
         (false, Form::Persistent) => {
             let (call, hooks) = persistent_request::prepare(setup);
             (call, Some(hooks))
@@ -70,6 +73,7 @@ pub fn prepare_in_place<T: Element>(setup: &Setup) -> Option<InPlaceCall<T>> {
     let is_root = shape.is_root();
     let call: InPlaceCall<T> = match shape.collective {
         Collective::Bcast | Collective::Barrier => return None,
+        transfers!() => return None,
         Collective::Allgather => Box::new(move |b| in_place::allgather(&*comm, b)),
         Collective::Allreduce => Box::new(move |b| in_place::allreduce(&*comm, b, op)),
         Collective::Alltoall => Box::new(move |b| in_place::alltoall(&*comm, b)),
@@ -95,6 +99,9 @@ pub fn prepare_in_place<T: Element>(setup: &Setup) -> Option<InPlaceCall<T>> {
 /// The library's own collective for `setup.shape`, in `setup.form`.
 pub fn prepare<T: Element>(setup: &Setup) -> Call<T> {
     match setup.form {
+        Form::Blocking if setup.shape.collective.is_transfer() => {
+            super::transfer::prepare_default(setup).0
+        }
         Form::Blocking => prepare_blocking(setup),
         Form::Nonblocking => prepare_nonblocking(setup),
         Form::Persistent => persistent_request::prepare(setup).0,
@@ -139,6 +146,7 @@ pub fn prepare_blocking<T: Element>(setup: &Setup) -> Call<T> {
         Collective::Scan => Box::new(move |s, r| comm.scan_into(s, r, op)),
         Collective::Exscan => Box::new(move |s, r| comm.exclusive_scan_into(s, r, op)),
         Collective::Barrier => Box::new(move |_, _| comm.barrier()),
+        transfers!() => super::transfer::prepare_default(setup).0,
         Collective::Scatter => Box::new(move |s, r| {
             let root = comm.process_at_rank(root);
             if is_root {
@@ -208,5 +216,6 @@ pub fn prepare_overlapped<T: Element>(setup: &Setup, work: impl Fn() + Clone + '
             work();
             request.wait_without_status()
         }),
+        transfers!() => unreachable!("a transfer has no nonblocking form"),
     }
 }

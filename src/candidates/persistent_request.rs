@@ -7,7 +7,7 @@
 //! calls and on every rank alike (the initialisation is collective).
 
 use super::{Call, Hooks, Setup};
-use crate::collective::Collective;
+use crate::collective::{transfers, Collective};
 use crate::element::Element;
 use mockups::persistent::{self, Request};
 use mpi::topology::SimpleCommunicator;
@@ -136,6 +136,7 @@ fn initialiser<T: Element>(setup: &Setup) -> Initialiser {
                 Collective::Reduce => persistent::reduce(comm, s, r, m, op, root),
                 Collective::ReduceScatter => persistent::reduce_scatter(comm, s, r, &counts, op),
                 Collective::Barrier => persistent::barrier(comm),
+                transfers!() => unreachable!("a transfer has no persistent form"),
             }
         }
     })

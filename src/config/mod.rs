@@ -335,9 +335,14 @@ fn check_of(
             key("root")
         ));
     }
-    if c.blocks.is_some() && c.collective != Collective::Bcast.into() {
+    let split = [Collective::Send, Collective::SendHalo].map(Operation::from);
+    if c.blocks.is_some()
+        && c.collective != Collective::Bcast.into()
+        && !split.contains(&c.collective)
+    {
         return Err(format!(
-            "{} applies only to bcast (the n-block circulant broadcast)",
+            "{} applies only to bcast (the n-block circulant broadcast) and to send and \
+             send_halo (the pieces of `*_as_split`)",
             key("blocks")
         ));
     }

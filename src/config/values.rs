@@ -42,8 +42,9 @@ pub(super) struct RawConfig {
     expecting = "a check: a mapping with `collective` and `sizes` (a barrier has none)"
 )]
 pub struct RawCheck {
-    /// The operation (`allreduce`, `iallreduce`), under its input key.
-    #[serde(deserialize_with = "operation")]
+    /// The operation (`allreduce`, `iallreduce`, `send`), under its input
+    /// key (`collective`, or `operation`).
+    #[serde(alias = "operation", deserialize_with = "operation")]
     pub collective: Operation,
     /// Empty when not given: only a barrier, which has no data, may omit it.
     #[serde(default, deserialize_with = "sizes")]

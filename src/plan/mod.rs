@@ -343,6 +343,13 @@ fn unfit(check: &crate::config::Check, world: &World) -> Option<String> {
             check.root, world.processes
         ));
     }
+    if check.operation.collective.is_transfer() && world.processes < 2 {
+        return Some(format!(
+            "{} needs two processes or more (a process never sends to itself here); this \
+             launch has 1",
+            check.operation
+        ));
+    }
     if let (Form::Persistent, Err(why)) = (check.operation.form, &world.persistent) {
         return Some(format!("{} cannot be checked: {why}", check.operation));
     }

@@ -129,6 +129,13 @@ fn built_in(selection: &Selection, world: &World) -> Result<Vec<super::Case>, St
                 false => continue,
             }
         }
+        // A transfer needs a second process to send to.
+        if operation.collective.is_transfer() && p < 2 {
+            match selected {
+                true => return Err(format!("{operation} needs two processes or more")),
+                false => continue,
+            }
+        }
         let names: Vec<&str> = candidates::competitors_of(operation)
             .map(|c| c.name)
             .collect();

@@ -25,6 +25,7 @@ pub fn collective_id(collective: Collective) -> u32 {
         Collective::ReduceScatterBlock => 13,
         Collective::Scan => 14,
         Collective::Scatter => 15,
+        c => unreachable!("{c} is no collective of coll_tuned: it has no library algorithm"),
     }
 }
 
@@ -46,6 +47,7 @@ pub fn message_size(key: &CaseKey, processes: usize) -> u64 {
         Collective::Scan | Collective::Exscan => element * p,
         // A barrier moves no data.
         Collective::Barrier => 0,
+        c => unreachable!("{c} is no collective of coll_tuned: it has no library algorithm"),
     }
 }
 

@@ -97,6 +97,16 @@
  * Scatter with MPI_IN_PLACE. The byte offsets assume contiguous datatypes
  * (extent = size), which are all pgcheck uses.
  *
+ * MPI_Ssend and MPI_Put carry their data to another process: flip and
+ * saturate corrupt what is sent (a copy: the caller's buffer stays as it
+ * was), the other kinds act as for a collective. Their size is count x
+ * MPI_Type_size; rank= is the rank in MPI_COMM_WORLD for MPI_Put (a window
+ * has no communicator to ask), the sender's for MPI_Ssend.
+ *
+ * With PGCHECK_COUNT_WINDOWS set, each process counts the windows it
+ * creates (MPI_Win_create) and frees (MPI_Win_free) and prints at
+ * MPI_Finalize: "pmpi_faults: rank R created C windows, freed F".
+ *
  * MPI_Allreduce_init, the persistent allreduce, is interposed under both
  * its names (MPI-4's, and MPIX_Allreduce_init of Open MPI 4.1's pcollreq
  * extension), and selected as MPI_Allreduce_init either way. Only nowrite
@@ -146,7 +156,8 @@ static const char *const supported[] = {
     "MPI_Allreduce", "MPI_Reduce",  "MPI_Bcast",   "MPI_Allgather",
     "MPI_Allgatherv", "MPI_Gather", "MPI_Gatherv", "MPI_Reduce_scatter_block",
     "MPI_Reduce_scatter", "MPI_Scan", "MPI_Exscan", "MPI_Alltoall",
-    "MPI_Scatter", "MPI_Barrier", "MPI_Allreduce_init", "MPI_Iallreduce", NULL,
+    "MPI_Scatter", "MPI_Barrier", "MPI_Allreduce_init", "MPI_Iallreduce", "MPI_Ssend",
+    "MPI_Put", NULL,
 };
 
 static void bad_spec(const char *spec, const char *why)
@@ -206,7 +217,8 @@ static void parse(void)
         bad_spec(spec, "not an interposed function (MPI_Allreduce, MPI_Reduce, MPI_Bcast, "
                        "MPI_Allgather, MPI_Allgatherv, MPI_Gather, MPI_Gatherv, "
                        "MPI_Reduce_scatter_block, MPI_Reduce_scatter, MPI_Scan, "
-                       "MPI_Exscan, MPI_Alltoall, MPI_Scatter, MPI_Barrier)");
+                       "MPI_Exscan, MPI_Alltoall, MPI_Scatter, MPI_Barrier, MPI_Ssend, "
+                       "MPI_Put)");
     strcpy(fault.function, copy);
 
     char *save = NULL;
@@ -837,4 +849,86 @@ int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype t
         return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
     }
     return PMPI_Iallreduce(sendbuf, recvbuf, count, type, op, comm, request);
+}
+
+/* The copies flip and saturate corrupt instead of a sender's buffer. A
+ * put's must live until its epoch ends, after the call returns: a ring of
+ * copies, each reused only SENT_COPIES sends later (a halo puts two per
+ * epoch). */
+#define SENT_COPIES 8
+static void *sent_copy[SENT_COPIES];
+static size_t sent_bytes[SENT_COPIES];
+static int sent_next;
+
+/* What a selected MPI_Ssend or MPI_Put sends: a corrupted copy of `buf`
+ * for flip and saturate (the fault's `end` applied to it), else `buf`. */
+static const void *sent(struct call *c, const void *buf)
+{
+    if (!c->selected || (fault.kind != FLIP && fault.kind != SATURATE))
+        return buf;
+    size_t bytes = (size_t)c->out.size;
+    int slot = sent_next++ % SENT_COPIES;
+    if (sent_bytes[slot] < bytes) {
+        free(sent_copy[slot]);
+        sent_copy[slot] = malloc(bytes);
+        sent_bytes[slot] = bytes;
+        if (sent_copy[slot] == NULL) {
+            fprintf(stderr, "pmpi_faults: no memory for %zu bytes of a copy\n", bytes);
+            PMPI_Abort(MPI_COMM_WORLD, 4);
+        }
+    }
+    memcpy(sent_copy[slot], buf, bytes);
+    c->out.buf = sent_copy[slot];
+    end(c);
+    c->selected = 0; /* corrupted: nothing left for `end` after the call */
+    return sent_copy[slot];
+}
+
+int MPI_Ssend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    struct call c = {single((void *)buf, count, type, count * type_size(type)), 0, NULL};
+    begin(&c, "MPI_Ssend", comm);
+    int rc = PMPI_Ssend(sent(&c, buf), count, type, dest, tag, comm);
+    end(&c);
+    return rc;
+}
+
+int MPI_Put(const void *origin, int origin_count, MPI_Datatype origin_type, int target,
+            MPI_Aint target_disp, int target_count, MPI_Datatype target_type, MPI_Win win)
+{
+    struct call c = {
+        single((void *)origin, origin_count, origin_type, origin_count * type_size(origin_type)),
+        0, NULL};
+    begin(&c, "MPI_Put", MPI_COMM_WORLD);
+    int rc = PMPI_Put(sent(&c, origin), origin_count, origin_type, target, target_disp,
+                      target_count, target_type, win);
+    end(&c);
+    return rc;
+}
+
+static long long windows_created, windows_freed;
+
+int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                   MPI_Win *win)
+{
+    windows_created++;
+    return PMPI_Win_create(base, size, disp_unit, info, comm, win);
+}
+
+int MPI_Win_free(MPI_Win *win)
+{
+    windows_freed++;
+    return PMPI_Win_free(win);
+}
+
+int MPI_Finalize(void)
+{
+    if (getenv("PGCHECK_COUNT_WINDOWS") != NULL) {
+        int rank = -1;
+        PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        fprintf(stderr, "pmpi_faults: rank %d created %lld windows, freed %lld\n", rank,
+                windows_created, windows_freed);
+        fflush(stderr);
+    }
+    return PMPI_Finalize();
 }

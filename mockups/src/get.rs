@@ -1,0 +1,123 @@
+//! `MPI_Get` in a [`Pattern`], and what it is compared with: every process
+//! gets its sources' `send` buffers (exposed in windows) into its slots of
+//! `recv`.
+//!
+//! - [`fence`]: the library's active target, a fence before the first
+//!   phase and after each;
+//! - [`lock`]: passive target, a barrier (every source's `send` is ready,
+//!   as the opening fence tells), then per phase `MPI_Win_lock`, `MPI_Get`
+//!   and `MPI_Win_unlock` per source and a barrier (a ping-pong's pong is
+//!   fetched once the ping was);
+//! - [`AsSend`]: barrier, then per source a request (the displacement)
+//!   sent and the data sent back, in the pattern's order, and a barrier
+//!   after each phase.
+
+use crate::pattern::{Pattern, Step};
+use crate::window::Window;
+use mpi::datatype::Equivalence;
+use mpi::topology::Communicator;
+use mpi::traits::*;
+
+/// The gets of each phase of `pattern` on this process: (source, slot).
+pub fn gets<C: Communicator>(comm: &C, pattern: Pattern) -> Vec<Vec<(usize, usize)>> {
+    let (size, rank) = (comm.size() as usize, comm.rank() as usize);
+    pattern
+        .phases(size, rank)
+        .into_iter()
+        .map(|phase| {
+            phase
+                .into_iter()
+                .filter_map(|step| match step {
+                    Step::Recv { from, slot } => Some((from, slot)),
+                    Step::Send { .. } => None,
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Fence, the phase's gets, fence, …; `window` is over `send` of every
+/// process.
+pub fn fence<T: Equivalence>(
+    window: &Window,
+    gets: &[Vec<(usize, usize)>],
+    recv: &mut [T],
+    m: usize,
+) {
+    window.fence();
+    for phase in gets {
+        for &(source, slot) in phase {
+            // SAFETY: the slot is not touched until the fence below.
+            unsafe { window.get(&mut recv[slot * m..(slot + 1) * m], source, 0) };
+        }
+        window.fence();
+    }
+}
+
+/// A barrier, then per phase: lock, get, unlock per source, and a barrier.
+pub fn lock<C: Communicator, T: Equivalence>(
+    comm: &C,
+    window: &Window,
+    gets: &[Vec<(usize, usize)>],
+    recv: &mut [T],
+    m: usize,
+) {
+    comm.barrier();
+    for phase in gets {
+        for &(source, slot) in phase {
+            window.lock_shared(source);
+            // SAFETY: the slot is not touched until the unlock below.
+            unsafe { window.get(&mut recv[slot * m..(slot + 1) * m], source, 0) };
+            window.unlock(source);
+        }
+        comm.barrier();
+    }
+}
+
+/// A get as a request and a reply.
+pub struct AsSend<T> {
+    phases: Vec<Vec<Step>>,
+    /// Sent back for a displacement outside `send` (a library that corrupts
+    /// it then delivers wrong data, which verification finds).
+    zeros: Vec<T>,
+}
+
+impl<T: Equivalence + Copy + Default> AsSend<T> {
+    pub fn new<C: Communicator>(comm: &C, pattern: Pattern, m: usize) -> AsSend<T> {
+        let (size, rank) = (comm.size() as usize, comm.rank() as usize);
+        AsSend {
+            phases: pattern.phases(size, rank),
+            zeros: vec![T::default(); m],
+        }
+    }
+
+    pub fn run<C: Communicator>(&mut self, comm: &C, send: &[T], recv: &mut [T]) {
+        let m = send.len();
+        comm.barrier();
+        for phase in &self.phases {
+            for &step in phase {
+                let tag = step.slot() as i32;
+                match step {
+                    // This process's data is wanted by `to`: serve its request.
+                    Step::Send { to, .. } => {
+                        let to = comm.process_at_rank(to as i32);
+                        let mut at = [0u64];
+                        to.receive_into_with_tag(&mut at, tag);
+                        let at = usize::try_from(at[0]).unwrap_or(usize::MAX);
+                        let data = match at.checked_add(m).and_then(|end| send.get(at..end)) {
+                            Some(data) => data,
+                            None => &self.zeros[..],
+                        };
+                        to.send_with_tag(data, tag);
+                    }
+                    Step::Recv { from, slot } => {
+                        let from = comm.process_at_rank(from as i32);
+                        from.send_with_tag(&[0u64], tag);
+                        from.receive_into_with_tag(&mut recv[slot * m..(slot + 1) * m], tag);
+                    }
+                }
+            }
+            comm.barrier();
+        }
+    }
+}
