@@ -18,26 +18,8 @@ use mpi::datatype::Equivalence;
 use mpi::topology::Communicator;
 use mpi::traits::*;
 
-/// The gets of each phase of `pattern` on this process: (source, slot).
-pub fn gets<C: Communicator>(comm: &C, pattern: Pattern) -> Vec<Vec<(usize, usize)>> {
-    let (size, rank) = (comm.size() as usize, comm.rank() as usize);
-    pattern
-        .phases(size, rank)
-        .into_iter()
-        .map(|phase| {
-            phase
-                .into_iter()
-                .filter_map(|step| match step {
-                    Step::Recv { from, slot } => Some((from, slot)),
-                    Step::Send { .. } => None,
-                })
-                .collect()
-        })
-        .collect()
-}
-
-/// Fence, the phase's gets, fence, …; `window` is over `send` of every
-/// process.
+/// Fence, the phase's gets, fence, …; `gets` are [`Pattern::peers`] (the
+/// receives), `window` is over `send` of every process.
 pub fn fence<T: Equivalence>(
     window: &Window,
     gets: &[Vec<(usize, usize)>],
@@ -84,9 +66,8 @@ pub struct AsSend<T> {
 
 impl<T: Equivalence + Copy + Default> AsSend<T> {
     pub fn new<C: Communicator>(comm: &C, pattern: Pattern, m: usize) -> AsSend<T> {
-        let (size, rank) = (comm.size() as usize, comm.rank() as usize);
         AsSend {
-            phases: pattern.phases(size, rank),
+            phases: pattern.phases_in(comm),
             zeros: vec![T::default(); m],
         }
     }

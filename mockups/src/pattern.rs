@@ -10,6 +10,8 @@
 //! one-sided ones synchronise between phases: a ping-pong's pong starts
 //! when the ping has landed.
 
+use mpi::topology::Communicator;
+
 /// Who exchanges with whom.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pattern {
@@ -61,6 +63,26 @@ impl Pattern {
                 _ => (rank + 1) % size,
             },
         }
+    }
+
+    /// The phases of this process of `comm` ([`Pattern::phases`]).
+    pub fn phases_in<C: Communicator>(self, comm: &C) -> Vec<Vec<Step>> {
+        self.phases(comm.size() as usize, comm.rank() as usize)
+    }
+
+    /// Per phase, this process's sends as `(to, slot)` (`sending`), or its
+    /// receives as `(from, slot)`: the puts and the gets of a one-sided
+    /// transfer.
+    pub fn peers<C: Communicator>(self, comm: &C, sending: bool) -> Vec<Vec<(usize, usize)>> {
+        let peer = |step: Step| match step {
+            Step::Send { to, slot } if sending => Some((to, slot)),
+            Step::Recv { from, slot } if !sending => Some((from, slot)),
+            _ => None,
+        };
+        self.phases_in(comm)
+            .into_iter()
+            .map(|phase| phase.into_iter().filter_map(peer).collect())
+            .collect()
     }
 
     /// This process's phases, in order (see the module's doc). Needs two

@@ -18,26 +18,8 @@ use mpi::datatype::Equivalence;
 use mpi::topology::Communicator;
 use mpi::traits::*;
 
-/// The puts of each phase of `pattern` on this process: (target, slot).
-pub fn puts<C: Communicator>(comm: &C, pattern: Pattern) -> Vec<Vec<(usize, usize)>> {
-    let (size, rank) = (comm.size() as usize, comm.rank() as usize);
-    pattern
-        .phases(size, rank)
-        .into_iter()
-        .map(|phase| {
-            phase
-                .into_iter()
-                .filter_map(|step| match step {
-                    Step::Send { to, slot } => Some((to, slot)),
-                    Step::Recv { .. } => None,
-                })
-                .collect()
-        })
-        .collect()
-}
-
-/// Fence, the phase's puts, fence, … (see the module's doc); `window` is
-/// over `recv` of every process.
+/// Fence, the phase's puts, fence, … (see the module's doc); `puts` are
+/// [`Pattern::peers`], `window` is over `recv` of every process.
 pub fn fence<T: Equivalence>(window: &Window, puts: &[Vec<(usize, usize)>], send: &[T]) {
     window.fence();
     for phase in puts {
@@ -77,9 +59,8 @@ pub struct AsSend<T> {
 
 impl<T: Equivalence + Copy + Default> AsSend<T> {
     pub fn new<C: Communicator>(comm: &C, pattern: Pattern, m: usize) -> AsSend<T> {
-        let (size, rank) = (comm.size() as usize, comm.rank() as usize);
         AsSend {
-            phases: pattern.phases(size, rank),
+            phases: pattern.phases_in(comm),
             discard: vec![T::default(); m],
         }
     }

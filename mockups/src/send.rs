@@ -40,9 +40,8 @@ impl TwoSided {
             Sender::Split(0),
             "a message is split into one piece or more"
         );
-        let (size, rank) = (comm.size() as usize, comm.rank() as usize);
         TwoSided {
-            steps: pattern.phases(size, rank).concat(),
+            steps: pattern.phases_in(comm).concat(),
             m,
             sender,
         }

@@ -13,7 +13,7 @@
 //! memory beyond the case's buffers, and none outlives its case.
 
 use super::{Call, Competitor, Family, Hooks, NotApplicable, Setup};
-use crate::collective::Collective;
+use crate::collective::{Collective, Transfer};
 use crate::element::Element;
 use crate::operation::Operation;
 use mockups::send::{Sender, TwoSided};
@@ -63,12 +63,11 @@ pub const COMPETITORS: &[Competitor] = &[
 /// `default` for a transfer, with its hooks where it holds a window.
 #[allow(clippy::type_complexity)]
 pub fn prepare_default<T: Element>(setup: &Setup) -> (Call<T>, Option<Rc<dyn Hooks>>) {
-    let (name, collective) = ("default", setup.shape.collective);
-    let how = match collective {
-        Collective::Send | Collective::SendHalo => How::Send(Sender::Send),
-        Collective::Put | Collective::PutHalo => How::PutFence,
-        Collective::Get | Collective::GetHalo => How::GetFence,
-        _ => unreachable!("{collective} is no transfer ({name})"),
+    let how = match setup.shape.collective.transfer() {
+        Some(Transfer::Send) => How::Send(Sender::Send),
+        Some(Transfer::Put) => How::PutFence,
+        Some(Transfer::Get) => How::GetFence,
+        None => unreachable!("{} is no transfer", setup.shape.collective),
     };
     prepared(how, setup)
 }
@@ -132,7 +131,7 @@ fn prepared<T: Element>(how: How, setup: &Setup) -> (Call<T>, Option<Rc<dyn Hook
             (Box::new(move |s, r| as_send.run(&*comm, s, r)), None)
         }
         How::PutFence | How::PutLock => {
-            let puts = put::puts(&*comm, pattern);
+            let puts = pattern.peers(&*comm, true);
             let bound = Bound::<T>::new(&comm, setup.shape.recv_len());
             let window = Rc::clone(&bound);
             let lock = matches!(how, How::PutLock);
@@ -153,7 +152,7 @@ fn prepared<T: Element>(how: How, setup: &Setup) -> (Call<T>, Option<Rc<dyn Hook
             )
         }
         How::GetFence | How::GetLock => {
-            let gets = get::gets(&*comm, pattern);
+            let gets = pattern.peers(&*comm, false);
             let bound = Bound::<T>::new(&comm, setup.shape.send_len());
             let window = Rc::clone(&bound);
             let lock = matches!(how, How::GetLock);
