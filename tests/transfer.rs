@@ -35,7 +35,12 @@ fn transfers_match_on_two_to_nine_processes() {
                 out.text()
             );
         }
-        for name in ["send_as_split", "puthalo_as_lock", "gethalo_as_send"] {
+        for name in [
+            "send_as_split",
+            "puthalo_as_lock",
+            "gethalo_as_send",
+            "get_as_flush",
+        ] {
             assert!(
                 counts.rows.keys().any(|(_, c)| c == name),
                 "{name} verified\n{}",
@@ -59,8 +64,8 @@ fn one_process_is_refused_for_a_transfer() {
 }
 
 /// `MPI_Put` sends a corrupted copy of its data: the library's fence
-/// ping-pong and halo are wrong, and so is the passive-target competitor
-/// built from the same put; the competitors built from sends are right.
+/// ping-pong and halo are wrong, and so are the passive-target competitors
+/// built from the same put (lock, flush); the competitors built from sends are right.
 /// `MPI_Ssend` corrupted: only the competitors that use it are wrong.
 #[test]
 fn a_corrupted_put_or_ssend_fails_only_what_uses_it() {
@@ -75,8 +80,10 @@ fn a_corrupted_put_or_ssend_fails_only_what_uses_it() {
     let row = |operation: &str, name: &str| counts.rows[&(operation.into(), name.into())];
     for (operation, prefix) in [("put", "put"), ("put_halo", "puthalo")] {
         assert_eq!(row(operation, "default"), (0, 2, 0), "{}", out.text());
-        let lock = format!("{prefix}_as_lock");
-        assert_eq!(row(operation, &lock), (0, 2, 0), "{}", out.text());
+        for sync in ["lock", "flush"] {
+            let passive = format!("{prefix}_as_{sync}");
+            assert_eq!(row(operation, &passive), (0, 2, 0), "{}", out.text());
+        }
         let send = format!("{prefix}_as_send");
         assert_eq!(row(operation, &send), (2, 0, 0), "{}", out.text());
     }

@@ -8,6 +8,9 @@
 //!   as the opening fence tells), then per phase `MPI_Win_lock`, `MPI_Get`
 //!   and `MPI_Win_unlock` per source and a barrier (a ping-pong's pong is
 //!   fetched once the ping was);
+//! - [`flush`]: passive target in one epoch for the window's life
+//!   ([`Window::create_locked_all`]): a barrier, then per phase `MPI_Get`
+//!   and `MPI_Win_flush` per source and a barrier;
 //! - [`AsSend`]: barrier, then per source a request (the displacement)
 //!   sent and the data sent back, in the pattern's order, and a barrier
 //!   after each phase.
@@ -51,6 +54,26 @@ pub fn lock<C: Communicator, T: Equivalence>(
             // SAFETY: the slot is not touched until the unlock below.
             unsafe { window.get(&mut recv[slot * m..(slot + 1) * m], source, 0) };
             window.unlock(source);
+        }
+        comm.barrier();
+    }
+}
+
+/// A barrier, then per phase: get and flush per source, and a barrier;
+/// `window` is in an epoch of [`Window::create_locked_all`].
+pub fn flush<C: Communicator, T: Equivalence>(
+    comm: &C,
+    window: &Window,
+    gets: &[Vec<(usize, usize)>],
+    recv: &mut [T],
+    m: usize,
+) {
+    comm.barrier();
+    for phase in gets {
+        for &(source, slot) in phase {
+            // SAFETY: the slot is not touched until the flush below.
+            unsafe { window.get(&mut recv[slot * m..(slot + 1) * m], source, 0) };
+            window.flush(source);
         }
         comm.barrier();
     }

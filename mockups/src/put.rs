@@ -8,6 +8,9 @@
 //!   `recv`, as the opening fence tells), then per phase `MPI_Win_lock` +
 //!   `MPI_Put` + `MPI_Win_unlock` per target and a barrier, so that the
 //!   targets know their data has landed, as a fence tells them;
+//! - [`flush`]: passive target in one epoch for the window's life
+//!   ([`Window::create_locked_all`]): a barrier, then per phase `MPI_Put`
+//!   and `MPI_Win_flush` per target and a barrier;
 //! - [`AsSend`]: barrier, then `MPI_Send` of the displacement and of the
 //!   data per target (received in the pattern's order), and a barrier
 //!   after each phase.
@@ -43,6 +46,24 @@ pub fn lock<C: Communicator, T: Equivalence>(
             window.lock_shared(target);
             window.put(send, target, slot * send.len());
             window.unlock(target);
+        }
+        comm.barrier();
+    }
+}
+
+/// A barrier, then per phase: put and flush per target, and a barrier;
+/// `window` is in an epoch of [`Window::create_locked_all`].
+pub fn flush<C: Communicator, T: Equivalence>(
+    comm: &C,
+    window: &Window,
+    puts: &[Vec<(usize, usize)>],
+    send: &[T],
+) {
+    comm.barrier();
+    for phase in puts {
+        for &(target, slot) in phase {
+            window.put(send, target, slot * send.len());
+            window.flush(target);
         }
         comm.barrier();
     }

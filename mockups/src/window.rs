@@ -11,6 +11,9 @@ use mpi::topology::Communicator;
 pub struct Window {
     raw: ffi::MPI_Win,
     datatype: ffi::MPI_Datatype,
+    /// In a passive-target epoch to every process (`MPI_Win_lock_all`)
+    /// from its creation to its drop.
+    locked_all: bool,
 }
 
 impl Window {
@@ -38,6 +41,34 @@ impl Window {
         Window {
             raw,
             datatype: T::equivalent_datatype().as_raw(),
+            locked_all: false,
+        }
+    }
+
+    /// [`Window::create`], then `MPI_Win_lock_all`: one passive-target
+    /// epoch to every process for the window's life, in which
+    /// [`Window::flush`] completes operations (`MPI_Win_unlock_all` at
+    /// drop).
+    ///
+    /// # Safety
+    /// As [`Window::create`].
+    pub unsafe fn create_locked_all<C: Communicator, T: Equivalence>(
+        comm: &C,
+        base: *mut T,
+        len: usize,
+    ) -> Window {
+        let mut window = Window::create(comm, base, len);
+        ffi::MPI_Win_lock_all(0, window.raw);
+        window.locked_all = true;
+        window
+    }
+
+    /// `MPI_Win_flush` on `target`: its operations are complete at both
+    /// ends (in the epoch of [`Window::create_locked_all`]).
+    pub fn flush(&self, target: usize) {
+        // SAFETY: the window is valid until dropped.
+        unsafe {
+            ffi::MPI_Win_flush(target as i32, self.raw);
         }
     }
 
@@ -108,8 +139,11 @@ impl Drop for Window {
     /// Collective, as `MPI_Win_free` is: every process drops its window of
     /// a pair alike.
     fn drop(&mut self) {
-        // SAFETY: created by `create`, freed once.
+        // SAFETY: created by `create`, its epoch ended and freed once.
         unsafe {
+            if self.locked_all {
+                ffi::MPI_Win_unlock_all(self.raw);
+            }
             ffi::MPI_Win_free(&mut self.raw);
         }
     }

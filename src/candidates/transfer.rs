@@ -52,12 +52,16 @@ pub const COMPETITORS: &[Competitor] = &[
     competitor!("sendhalo_as_split", SendHalo, "(4) MPI_Send(kn) ⪯ k × MPI_Send(n)", "each message of the halo as k MPI_Send of n/k (k = blocks, default 2)"),
     competitor!("put_as_send", Put, "(23) fence + MPI_Put + fence ⪯ barrier + MPI_Send(d) + MPI_Send(n) + barrier", "barrier, MPI_Send of the displacement and of the data, barrier after each phase"),
     competitor!("put_as_lock", Put, "fence + MPI_Put + fence ≈ barrier + lock + MPI_Put + unlock + barrier", "passive target: a barrier, then MPI_Win_lock, MPI_Put, MPI_Win_unlock and a barrier per phase"),
+    competitor!("put_as_flush", Put, "fence + MPI_Put + fence ≈ barrier + MPI_Put + MPI_Win_flush + barrier", "passive target in one MPI_Win_lock_all epoch: a barrier, then MPI_Put and MPI_Win_flush and a barrier per phase"),
     competitor!("puthalo_as_send", PutHalo, "(23) fence + MPI_Put + fence ⪯ barrier + MPI_Send(d) + MPI_Send(n) + barrier", "barrier, MPI_Send of the displacement and of the data to both neighbours, barrier"),
     competitor!("puthalo_as_lock", PutHalo, "fence + MPI_Put + fence ≈ barrier + lock + MPI_Put + unlock + barrier", "passive target: a barrier, lock, MPI_Put, unlock per neighbour, a barrier"),
+    competitor!("puthalo_as_flush", PutHalo, "fence + MPI_Put + fence ≈ barrier + MPI_Put + MPI_Win_flush + barrier", "passive target in one MPI_Win_lock_all epoch: a barrier, MPI_Put and MPI_Win_flush per neighbour, a barrier"),
     competitor!("get_as_send", Get, "fence + MPI_Get + fence ⪯ barrier + MPI_Send(d) + MPI_Send(n) + barrier", "barrier, a request (the displacement) sent and the data sent back, barrier after each phase"),
     competitor!("get_as_lock", Get, "fence + MPI_Get + fence ≈ barrier + lock + MPI_Get + unlock + barrier", "passive target: a barrier, then MPI_Win_lock, MPI_Get, MPI_Win_unlock and a barrier per phase"),
+    competitor!("get_as_flush", Get, "fence + MPI_Get + fence ≈ barrier + MPI_Get + MPI_Win_flush + barrier", "passive target in one MPI_Win_lock_all epoch: a barrier, then MPI_Get and MPI_Win_flush and a barrier per phase"),
     competitor!("gethalo_as_send", GetHalo, "fence + MPI_Get + fence ⪯ barrier + MPI_Send(d) + MPI_Send(n) + barrier", "barrier, a request to and the data from both neighbours, barrier"),
     competitor!("gethalo_as_lock", GetHalo, "fence + MPI_Get + fence ≈ barrier + lock + MPI_Get + unlock + barrier", "passive target: a barrier, lock, MPI_Get, unlock per neighbour, a barrier"),
+    competitor!("gethalo_as_flush", GetHalo, "fence + MPI_Get + fence ≈ barrier + MPI_Get + MPI_Win_flush + barrier", "passive target in one MPI_Win_lock_all epoch: a barrier, MPI_Get and MPI_Win_flush per neighbour, a barrier"),
 ];
 
 /// `default` for a transfer, with its hooks where it holds a window.
@@ -65,8 +69,8 @@ pub const COMPETITORS: &[Competitor] = &[
 pub fn prepare_default<T: Element>(setup: &Setup) -> (Call<T>, Option<Rc<dyn Hooks>>) {
     let how = match setup.shape.collective.transfer() {
         Some(Transfer::Send) => How::Send(Sender::Send),
-        Some(Transfer::Put) => How::PutFence,
-        Some(Transfer::Get) => How::GetFence,
+        Some(Transfer::Put) => How::Put(Sync::Fence),
+        Some(Transfer::Get) => How::Get(Sync::Fence),
         None => unreachable!("{} is no transfer", setup.shape.collective),
     };
     prepared(how, setup)
@@ -84,9 +88,11 @@ pub fn prepare_hooked<T: Element>(
         "send_as_ssend" | "sendhalo_as_ssend" => How::Send(Sender::Ssend),
         "send_as_split" | "sendhalo_as_split" => How::Send(Sender::Split(pieces.max(1))),
         "put_as_send" | "puthalo_as_send" => How::PutAsSend,
-        "put_as_lock" | "puthalo_as_lock" => How::PutLock,
+        "put_as_lock" | "puthalo_as_lock" => How::Put(Sync::Lock),
+        "put_as_flush" | "puthalo_as_flush" => How::Put(Sync::Flush),
         "get_as_send" | "gethalo_as_send" => How::GetAsSend,
-        "get_as_lock" | "gethalo_as_lock" => How::GetLock,
+        "get_as_lock" | "gethalo_as_lock" => How::Get(Sync::Lock),
+        "get_as_flush" | "gethalo_as_flush" => How::Get(Sync::Flush),
         _ => {
             return Err(NotApplicable(format!(
                 "{name} is not a Transfer competitor"
@@ -105,12 +111,22 @@ pub fn prepare<T: Element>(name: &str, setup: &Setup) -> Result<Call<T>, NotAppl
 #[derive(Clone, Copy)]
 enum How {
     Send(Sender),
-    PutFence,
-    PutLock,
+    Put(Sync),
     PutAsSend,
-    GetFence,
-    GetLock,
+    Get(Sync),
     GetAsSend,
+}
+
+/// How a one-sided transfer is synchronised.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Sync {
+    /// `MPI_Win_fence` (active target): the library's way here.
+    Fence,
+    /// `MPI_Win_lock` and `MPI_Win_unlock` per target, and barriers.
+    Lock,
+    /// `MPI_Win_flush` per target in one `MPI_Win_lock_all` epoch, and
+    /// barriers.
+    Flush,
 }
 
 #[allow(clippy::type_complexity)]
@@ -130,48 +146,38 @@ fn prepared<T: Element>(how: How, setup: &Setup) -> (Call<T>, Option<Rc<dyn Hook
             let mut as_send = get::AsSend::new(&*comm, pattern, m);
             (Box::new(move |s, r| as_send.run(&*comm, s, r)), None)
         }
-        How::PutFence | How::PutLock => {
+        How::Put(sync) => {
             let puts = pattern.peers(&*comm, true);
-            let bound = Bound::<T>::new(&comm, setup.shape.recv_len());
+            let bound = Bound::<T>::new(&comm, setup.shape.recv_len(), sync);
             let window = Rc::clone(&bound);
-            let lock = matches!(how, How::PutLock);
             let call: Call<T> = Box::new(move |s, r| {
                 let mut window = window.borrow_mut();
                 let window = window.at(r.as_mut_ptr() as *mut c_void);
-                match lock {
-                    false => put::fence(window, &puts, s),
-                    true => put::lock(&*comm, window, &puts, s),
+                match sync {
+                    Sync::Fence => put::fence(window, &puts, s),
+                    Sync::Lock => put::lock(&*comm, window, &puts, s),
+                    Sync::Flush => put::flush(&*comm, window, &puts, s),
                 }
             });
-            (
-                call,
-                Some(Rc::new(Rebind {
-                    bound,
-                    on_recv: true,
-                })),
-            )
+            let on_recv = true;
+            (call, Some(Rc::new(Rebind { bound, on_recv })))
         }
-        How::GetFence | How::GetLock => {
+        How::Get(sync) => {
             let gets = pattern.peers(&*comm, false);
-            let bound = Bound::<T>::new(&comm, setup.shape.send_len());
+            let bound = Bound::<T>::new(&comm, setup.shape.send_len(), sync);
             let window = Rc::clone(&bound);
-            let lock = matches!(how, How::GetLock);
             let call: Call<T> = Box::new(move |s, r| {
                 let mut window = window.borrow_mut();
                 // Only gets read the window: MPI never writes `send`.
                 let window = window.at(s.as_ptr() as *mut c_void);
-                match lock {
-                    false => get::fence(window, &gets, r, m),
-                    true => get::lock(&*comm, window, &gets, r, m),
+                match sync {
+                    Sync::Fence => get::fence(window, &gets, r, m),
+                    Sync::Lock => get::lock(&*comm, window, &gets, r, m),
+                    Sync::Flush => get::flush(&*comm, window, &gets, r, m),
                 }
             });
-            (
-                call,
-                Some(Rc::new(Rebind {
-                    bound,
-                    on_recv: false,
-                })),
-            )
+            let on_recv = false;
+            (call, Some(Rc::new(Rebind { bound, on_recv })))
         }
     }
 }
@@ -181,15 +187,18 @@ struct Bound<T> {
     comm: Rc<SimpleCommunicator>,
     /// Elements of the buffer.
     len: usize,
+    /// Whether the window lives in one `MPI_Win_lock_all` epoch.
+    locked_all: bool,
     window: Option<(*mut c_void, Window)>,
     element: PhantomData<T>,
 }
 
 impl<T: Element> Bound<T> {
-    fn new(comm: &Rc<SimpleCommunicator>, len: usize) -> Rc<RefCell<Bound<T>>> {
+    fn new(comm: &Rc<SimpleCommunicator>, len: usize, sync: Sync) -> Rc<RefCell<Bound<T>>> {
         Rc::new(RefCell::new(Bound {
             comm: Rc::clone(comm),
             len,
+            locked_all: sync == Sync::Flush,
             window: None,
             element: PhantomData,
         }))
@@ -200,7 +209,13 @@ impl<T: Element> Bound<T> {
         self.window = None;
         // SAFETY: the harness's buffer at `at` has `len` elements and stays
         // in place until `Hooks::moved`, which frees this window first.
-        let window = unsafe { Window::create(&*self.comm, at as *mut T, self.len) };
+        let (comm, base, len) = (&*self.comm, at as *mut T, self.len);
+        let window = unsafe {
+            match self.locked_all {
+                false => Window::create(comm, base, len),
+                true => Window::create_locked_all(comm, base, len),
+            }
+        };
         self.window = Some((at, window));
     }
 
