@@ -4,7 +4,8 @@
 //! ([`crate::collective::Shape::pattern`]), and what the guidelines say
 //! must not be faster: the send as `MPI_Isend` + `MPI_Wait`, as
 //! `MPI_Ssend`, split into smaller messages; the put and the get as sends
-//! and under passive-target locks.
+//! and under passive-target synchronisation (lock and unlock, or flush in
+//! one lock-all epoch).
 //!
 //! A window is created over the harness's buffer (`recv` for a put, `send`
 //! for a get) at the first call, outside the timed calls, and again where
@@ -83,7 +84,14 @@ pub fn prepare_hooked<T: Element>(
     setup: &Setup,
 ) -> Result<(Call<T>, Option<Rc<dyn Hooks>>), NotApplicable> {
     let pieces = setup.tuning.nblock_blocks.unwrap_or(SPLIT_PIECES);
-    let how = match name {
+    let how = how(name, pieces)
+        .ok_or_else(|| NotApplicable(format!("{name} is not a Transfer competitor")))?;
+    Ok(prepared(how, setup))
+}
+
+/// How the competitor `name` transfers (a split into `pieces`).
+fn how(name: &str, pieces: usize) -> Option<How> {
+    Some(match name {
         "send_as_isend_wait" | "sendhalo_as_isend_wait" => How::Send(Sender::IsendWait),
         "send_as_ssend" | "sendhalo_as_ssend" => How::Send(Sender::Ssend),
         "send_as_split" | "sendhalo_as_split" => How::Send(Sender::Split(pieces.max(1))),
@@ -93,13 +101,8 @@ pub fn prepare_hooked<T: Element>(
         "get_as_send" | "gethalo_as_send" => How::GetAsSend,
         "get_as_lock" | "gethalo_as_lock" => How::Get(Sync::Lock),
         "get_as_flush" | "gethalo_as_flush" => How::Get(Sync::Flush),
-        _ => {
-            return Err(NotApplicable(format!(
-                "{name} is not a Transfer competitor"
-            )))
-        }
-    };
-    Ok(prepared(how, setup))
+        _ => return None,
+    })
 }
 
 /// [`prepare_hooked`] for a harness that does not move the buffers.
@@ -251,5 +254,20 @@ impl<T: Element> Hooks for Rebind<T> {
             false => send as *mut c_void,
         };
         self.bound.borrow_mut().bind(at);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every listed competitor has its code, and its operation's prefix.
+    #[test]
+    fn every_competitor_is_prepared() {
+        for c in COMPETITORS {
+            assert!(how(c.name, SPLIT_PIECES).is_some(), "{}", c.name);
+            assert!(c.name.starts_with(&format!("{}_as_", c.operation.prefix())));
+        }
+        assert!(how("send_as_nothing", SPLIT_PIECES).is_none());
     }
 }

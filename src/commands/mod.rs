@@ -227,8 +227,13 @@ fn compare_with_baseline<B: Defaults + ?Sized, C: Defaults + ?Sized>(
             let calibrations: Vec<Option<f64>> = launches.iter().map(|l| l.calibration_s).collect();
             let now = results.meta.machine_state.as_ref().map(|s| s.calibration_s);
             let (judged, left_out) = analyse::launches::in_state(launches, now);
-            let mut comparison =
-                analyse::launches::compare(&judged, &results.checks, tolerance, options);
+            let mut comparison = analyse::launches::compare_within(
+                launches,
+                &judged,
+                &results.checks,
+                tolerance,
+                options,
+            );
             if !left_out.is_empty() {
                 let words = analyse::launches::in_state_words(judged.len(), &left_out);
                 comparison.method = format!("{words}; {}", comparison.method);
