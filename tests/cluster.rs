@@ -577,3 +577,48 @@ fn a_killed_node_or_sigterm_leaves_no_namespace_behind_with_shaped_links() {
         fault_during_a_run("cluster-link-term", Fault::TermLauncher, "rate 1gbit");
     }
 }
+
+/// The send ping-pong is between rank 0 and the last rank, so that with
+/// nodes it crosses them: on 2 nodes of 2 ranks joined by a slow link it
+/// takes more than 10 times as long as on one node of 4 (16 KiB each way
+/// at 20 Mbit/s: about 13 ms, against microseconds in shared memory).
+#[test]
+#[cfg_attr(
+    mpi_family = "mpich",
+    ignore = "MPICH 4.0.2 over UCX 1.13 TCP hangs now and then in MPI_Finalize (openucx/ucx#8738)"
+)]
+fn the_send_ping_pong_crosses_nodes() {
+    if !can_shape_links() {
+        return;
+    }
+    let dir = scratch("cluster-send");
+    let input = input(
+        &dir,
+        "input.yaml",
+        "budget: 400ms\nrounds: 4\nsync: barrier\nchecks:\n  - operation: send\n    sizes: [16KiB]\n    competitors: [send_as_isend_wait]\n",
+    );
+    let median = |placement: &str| {
+        let out_dir = dir.join(format!("out-{placement}"));
+        let mut args = vec![
+            "run",
+            &input,
+            "--output",
+            out_dir.to_str().unwrap(),
+            "--allow-powerless",
+        ];
+        args.extend(REPORT_ONLY);
+        let command = cluster_command(placement, SLOW_LINK, &args);
+        let out = Launch::from_command(command, Duration::from_secs(120)).run();
+        assert_eq!(out.code, Some(0), "{}", out.text());
+        let r = results(&out_dir);
+        assert_eq!(r["meta"]["nodes"], placement.split(',').count());
+        let default = &r["checks"][0]["candidates"][0];
+        assert_eq!(default["name"], "default");
+        default["median_s"].as_f64().unwrap()
+    };
+    let (across, within) = (median("2,2"), median("4"));
+    assert!(
+        across > 10.0 * within,
+        "ping-pong across nodes {across} s, within one {within} s"
+    );
+}
