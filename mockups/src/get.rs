@@ -4,11 +4,11 @@
 //!
 //! - [`fence`]: the library's active target, a fence before the first
 //!   phase and after each;
-//! - [`lock`]: passive target, a barrier (every source's `send` is ready,
+//! - [`passive`] with [`Passive::Lock`]: passive target, a barrier (every source's `send` is ready,
 //!   as the opening fence tells), then per phase `MPI_Win_lock`, `MPI_Get`
 //!   and `MPI_Win_unlock` per source and a barrier (a ping-pong's pong is
 //!   fetched once the ping was);
-//! - [`flush`]: passive target in one epoch for the window's life
+//! - [`passive`] with [`Passive::Flush`]: passive target in one epoch for the window's life
 //!   ([`Window::create_locked_all`]): a barrier, then per phase `MPI_Get`
 //!   and `MPI_Win_flush` per source and a barrier;
 //! - [`AsSend`]: barrier, then per source a request (the displacement)
@@ -16,7 +16,7 @@
 //!   after each phase.
 
 use crate::pattern::{Pattern, Step};
-use crate::window::Window;
+use crate::window::{Passive, Window};
 use mpi::datatype::Equivalence;
 use mpi::topology::Communicator;
 use mpi::traits::*;
@@ -39,41 +39,23 @@ pub fn fence<T: Equivalence>(
     }
 }
 
-/// A barrier, then per phase: lock, get, unlock per source, and a barrier.
-pub fn lock<C: Communicator, T: Equivalence>(
+/// A barrier, then per phase: per source open, get and complete ([`Passive`]:
+/// lock and unlock, or a flush in the lock-all epoch), and a barrier.
+pub fn passive<C: Communicator, T: Equivalence>(
     comm: &C,
     window: &Window,
     gets: &[Vec<(usize, usize)>],
     recv: &mut [T],
     m: usize,
+    how: Passive,
 ) {
     comm.barrier();
     for phase in gets {
         for &(source, slot) in phase {
-            window.lock_shared(source);
-            // SAFETY: the slot is not touched until the unlock below.
+            window.open(source, how);
+            // SAFETY: the slot is not touched until it is complete below.
             unsafe { window.get(&mut recv[slot * m..(slot + 1) * m], source, 0) };
-            window.unlock(source);
-        }
-        comm.barrier();
-    }
-}
-
-/// A barrier, then per phase: get and flush per source, and a barrier;
-/// `window` is in an epoch of [`Window::create_locked_all`].
-pub fn flush<C: Communicator, T: Equivalence>(
-    comm: &C,
-    window: &Window,
-    gets: &[Vec<(usize, usize)>],
-    recv: &mut [T],
-    m: usize,
-) {
-    comm.barrier();
-    for phase in gets {
-        for &(source, slot) in phase {
-            // SAFETY: the slot is not touched until the flush below.
-            unsafe { window.get(&mut recv[slot * m..(slot + 1) * m], source, 0) };
-            window.flush(source);
+            window.complete(source, how);
         }
         comm.barrier();
     }

@@ -4,11 +4,11 @@
 //!
 //! - [`fence`]: the library's active target, a fence before the first
 //!   phase and after each (a ping-pong's pong is put once the ping landed);
-//! - [`lock`]: passive target, a barrier (no target is still using its
+//! - [`passive`] with [`Passive::Lock`]: passive target, a barrier (no target is still using its
 //!   `recv`, as the opening fence tells), then per phase `MPI_Win_lock` +
 //!   `MPI_Put` + `MPI_Win_unlock` per target and a barrier, so that the
 //!   targets know their data has landed, as a fence tells them;
-//! - [`flush`]: passive target in one epoch for the window's life
+//! - [`passive`] with [`Passive::Flush`]: passive target in one epoch for the window's life
 //!   ([`Window::create_locked_all`]): a barrier, then per phase `MPI_Put`
 //!   and `MPI_Win_flush` per target and a barrier;
 //! - [`AsSend`]: barrier, then `MPI_Send` of the displacement and of the
@@ -16,7 +16,7 @@
 //!   after each phase.
 
 use crate::pattern::{Pattern, Step};
-use crate::window::Window;
+use crate::window::{Passive, Window};
 use mpi::datatype::Equivalence;
 use mpi::topology::Communicator;
 use mpi::traits::*;
@@ -33,37 +33,21 @@ pub fn fence<T: Equivalence>(window: &Window, puts: &[Vec<(usize, usize)>], send
     }
 }
 
-/// A barrier, then per phase: lock, put, unlock per target, and a barrier.
-pub fn lock<C: Communicator, T: Equivalence>(
+/// A barrier, then per phase: per target open, put and complete ([`Passive`]:
+/// lock and unlock, or a flush in the lock-all epoch), and a barrier.
+pub fn passive<C: Communicator, T: Equivalence>(
     comm: &C,
     window: &Window,
     puts: &[Vec<(usize, usize)>],
     send: &[T],
+    how: Passive,
 ) {
     comm.barrier();
     for phase in puts {
         for &(target, slot) in phase {
-            window.lock_shared(target);
+            window.open(target, how);
             window.put(send, target, slot * send.len());
-            window.unlock(target);
-        }
-        comm.barrier();
-    }
-}
-
-/// A barrier, then per phase: put and flush per target, and a barrier;
-/// `window` is in an epoch of [`Window::create_locked_all`].
-pub fn flush<C: Communicator, T: Equivalence>(
-    comm: &C,
-    window: &Window,
-    puts: &[Vec<(usize, usize)>],
-    send: &[T],
-) {
-    comm.barrier();
-    for phase in puts {
-        for &(target, slot) in phase {
-            window.put(send, target, slot * send.len());
-            window.flush(target);
+            window.complete(target, how);
         }
         comm.barrier();
     }

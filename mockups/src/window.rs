@@ -7,6 +7,15 @@ use mpi::ffi;
 use mpi::raw::AsRaw;
 use mpi::topology::Communicator;
 
+/// How a passive-target transfer is opened and completed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Passive {
+    /// `MPI_Win_lock(MPI_LOCK_SHARED)` before, `MPI_Win_unlock` after.
+    Lock,
+    /// `MPI_Win_flush` after, in the epoch of [`Window::create_locked_all`].
+    Flush,
+}
+
 /// A window of elements of `T`; displacements count elements.
 pub struct Window {
     raw: ffi::MPI_Win,
@@ -131,6 +140,24 @@ impl Window {
         // SAFETY: the window is valid until dropped.
         unsafe {
             ffi::MPI_Win_unlock(target as i32, self.raw);
+        }
+    }
+}
+
+impl Window {
+    /// Opens a passive-target transfer to `target`: a lock, or nothing in
+    /// the lock-all epoch.
+    pub fn open(&self, target: usize, how: Passive) {
+        if how == Passive::Lock {
+            self.lock_shared(target);
+        }
+    }
+
+    /// Completes the transfers to `target` at both ends.
+    pub fn complete(&self, target: usize, how: Passive) {
+        match how {
+            Passive::Lock => self.unlock(target),
+            Passive::Flush => self.flush(target),
         }
     }
 }

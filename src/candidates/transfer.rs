@@ -18,7 +18,7 @@ use crate::collective::{Collective, Transfer};
 use crate::element::Element;
 use crate::operation::Operation;
 use mockups::send::{Sender, TwoSided};
-use mockups::window::Window;
+use mockups::window::{Passive, Window};
 use mockups::{get, put};
 use mpi::topology::SimpleCommunicator;
 use std::cell::RefCell;
@@ -158,8 +158,8 @@ fn prepared<T: Element>(how: How, setup: &Setup) -> (Call<T>, Option<Rc<dyn Hook
                 let window = window.at(r.as_mut_ptr() as *mut c_void);
                 match sync {
                     Sync::Fence => put::fence(window, &puts, s),
-                    Sync::Lock => put::lock(&*comm, window, &puts, s),
-                    Sync::Flush => put::flush(&*comm, window, &puts, s),
+                    Sync::Lock => put::passive(&*comm, window, &puts, s, Passive::Lock),
+                    Sync::Flush => put::passive(&*comm, window, &puts, s, Passive::Flush),
                 }
             });
             let on_recv = true;
@@ -175,8 +175,8 @@ fn prepared<T: Element>(how: How, setup: &Setup) -> (Call<T>, Option<Rc<dyn Hook
                 let window = window.at(s.as_ptr() as *mut c_void);
                 match sync {
                     Sync::Fence => get::fence(window, &gets, r, m),
-                    Sync::Lock => get::lock(&*comm, window, &gets, r, m),
-                    Sync::Flush => get::flush(&*comm, window, &gets, r, m),
+                    Sync::Lock => get::passive(&*comm, window, &gets, r, m, Passive::Lock),
+                    Sync::Flush => get::passive(&*comm, window, &gets, r, m, Passive::Flush),
                 }
             });
             let on_recv = false;
