@@ -18,11 +18,12 @@ fn main() {
     // instead of passing without running.
     println!("cargo:rerun-if-env-changed=PGCHECK_MPI");
     println!(
-        "cargo::rustc-check-cfg=cfg(mpi, values(\"openmpi\", \"openmpi5\", \"mpich\", \"mpich5\"))"
+        "cargo::rustc-check-cfg=cfg(mpi, values(\"openmpi\", \"openmpi5\", \"mpich\", \"mpich5\", \"impi\"))"
     );
     println!("cargo::rustc-check-cfg=cfg(mpi_family, values(\"openmpi\", \"mpich\"))");
     let mpi = std::env::var("PGCHECK_MPI").unwrap_or_else(|_| "openmpi".into());
-    let family = if mpi.starts_with("mpich") {
+    // Intel MPI descends from MPICH: Hydra launches it, PMI_RANK names ranks.
+    let family = if mpi.starts_with("mpich") || mpi == "impi" {
         "mpich"
     } else {
         "openmpi"

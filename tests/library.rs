@@ -34,6 +34,10 @@ fn assert_library_verifies(np: usize, args: &[&str]) -> Outcome {
 }
 
 #[test]
+#[cfg_attr(
+    mpi = "impi",
+    ignore = "Intel MPI has no algorithms to force (intel_mpi_s_algorithms_are_refused_with_the_reason)"
+)]
 fn the_library_algorithms_are_listed() {
     let out = Launch::new(1, &["list"]).run();
     // Both Open MPI and MPICH have a recursive-doubling allreduce.
@@ -46,6 +50,10 @@ fn the_library_algorithms_are_listed() {
 }
 
 #[test]
+#[cfg_attr(
+    mpi = "impi",
+    ignore = "Intel MPI has no algorithms to force (intel_mpi_s_algorithms_are_refused_with_the_reason)"
+)]
 fn library_algorithms_match_the_reference_at_many_process_counts() {
     // 0 and 1 element, fewer elements than processes, not divisible by them.
     for np in [1, 2, 3, 4, 5, 8] {
@@ -67,6 +75,10 @@ fn library_algorithms_match_the_reference_at_many_process_counts() {
 }
 
 #[test]
+#[cfg_attr(
+    mpi = "impi",
+    ignore = "Intel MPI has no algorithms to force (intel_mpi_s_algorithms_are_refused_with_the_reason)"
+)]
 fn library_algorithms_match_with_other_datatypes_and_operators() {
     for (np, datatype, op) in [
         (4, "float64", "sum"),
@@ -156,6 +168,10 @@ fn probed(competitor: &str) -> Outcome {
 }
 
 #[test]
+#[cfg_attr(
+    mpi = "impi",
+    ignore = "Intel MPI has no algorithms to force (intel_mpi_s_algorithms_are_refused_with_the_reason)"
+)]
 fn the_forced_algorithm_is_the_one_that_runs_and_everything_is_restored() {
     if is_open_mpi() {
         // Open MPI's tuned component calls the coll/base function of the
@@ -239,6 +255,10 @@ fn allreduce_functions_run(out: &Outcome, min_count: u64) -> std::collections::B
 /// (Open MPI 4 spends 0.2 s starting it): the run's record of them is
 /// empty without, and holds them with `competitors: library`.
 #[test]
+#[cfg_attr(
+    mpi = "impi",
+    ignore = "Intel MPI has no algorithms to force (intel_mpi_s_algorithms_are_refused_with_the_reason)"
+)]
 fn the_library_is_asked_for_its_algorithms_only_when_the_input_names_them() {
     let dir = scratch("library-lazy");
     let recorded = |competitors: &str| {
@@ -381,7 +401,7 @@ fn tune_writes_rules_that_open_mpi_follows_in_the_confirmation_run() {
 
 #[test]
 #[cfg_attr(
-    any(not(mpi_family = "mpich"), not(feature = "testing")),
+    any(not(mpi_family = "mpich"), mpi = "impi", not(feature = "testing")),
     ignore = "MPICH's collective-selection JSON, with the testing feature; ci/test-all-mpis runs it"
 )]
 fn tune_writes_a_selection_file_that_mpich_follows_in_the_confirmation_run() {
@@ -506,7 +526,7 @@ fn probe_counts(out: &Outcome) -> (u64, u64) {
 
 #[test]
 #[cfg_attr(
-    not(mpi_family = "mpich"),
+    any(not(mpi_family = "mpich"), mpi = "impi"),
     ignore = "MPICH only (Open MPI's forced algorithm lives in a communicator); ci/test-all-mpis runs it"
 )]
 fn mpich_s_variable_is_written_around_chunks_not_around_each_timed_call() {
@@ -568,4 +588,27 @@ fn mpich_s_variable_is_written_around_chunks_not_around_each_timed_call() {
     );
     out.expect_in_stderr("probe: restored", "every algorithm variable is back");
     assert!(!out.stderr.contains("NOT restored"), "{}", out.text());
+}
+
+/// Intel MPI reads its algorithm selection at MPI_Init only (docs/
+/// libraries.md measures it), so `competitors: library` is refused before
+/// anything is measured, with the reason and the way to measure a preset;
+/// `list` shows no library algorithm.
+#[test]
+#[cfg_attr(not(mpi = "impi"), ignore = "Intel MPI only; ci/test-all-mpis runs it")]
+fn intel_mpi_s_algorithms_are_refused_with_the_reason() {
+    let dir = scratch("library-intel");
+    let yaml =
+        "checks:\n  - collective: allreduce\n    sizes: [8]\n    competitors: [all, library]\n";
+    let out = Launch::check(2, &dir, yaml).run();
+    out.expect_status(2);
+    out.expect_in_stderr("Intel MPI reads its algorithm selection", "the reason");
+    out.expect_in_stderr("I_MPI_ADJUST_ALLREDUCE=<preset>", "how to measure one");
+    assert!(
+        !dir.join("out").join("results.json").exists(),
+        "nothing measured"
+    );
+    let list = Launch::new(1, &["list"]).run();
+    list.expect_status(0);
+    assert!(!list.stdout.contains("_as_library_"), "{}", list.text());
 }

@@ -21,9 +21,11 @@ checks:
 
 /// The launcher's options that leave every rank unbound.
 fn unbound_options() -> &'static [&'static str] {
-    match is_open_mpi() {
-        true => &["--bind-to", "none"],
-        false => &["-bind-to", "none"],
+    match (is_open_mpi(), is_intel_mpi()) {
+        (true, _) => &["--bind-to", "none"],
+        // Intel MPI pins unless I_MPI_PIN is off, whatever -bind-to says.
+        (false, true) => &["-genv", "I_MPI_PIN", "0"],
+        (false, false) => &["-bind-to", "none"],
     }
 }
 

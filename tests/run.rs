@@ -852,12 +852,20 @@ fn a_nonblocking_call_s_overlap_is_measured_and_none_is_named() {
                 "{o}"
             );
             assert!(by_round[1] <= 100.0, "{o}");
-            if fault.is_some() {
-                assert!(
-                    percent < 50.0,
-                    "a call done at its start overlaps nothing: {o}"
-                );
-            }
+        }
+        // At 4 KiB the call's time is its transfer. At 8 B it is mostly the
+        // wait for the other rank, which computation before MPI_Wait
+        // overlaps even when the call completed at its start (Intel MPI
+        // 2021.19: 25–66 % of the rounds' quartiles), so no truth is known
+        // there.
+        if fault.is_some() {
+            let o = overlaps[1];
+            assert_eq!(r["checks"][1]["size_bytes"], 4096, "{r}");
+            let percent = o["percent"].as_f64().unwrap();
+            assert!(
+                percent < 50.0,
+                "a call done at its start overlaps nothing: {o}"
+            );
         }
         out.expect_in_stdout("Overlap with computation", "the report says it");
         if fault.is_some() {
@@ -866,17 +874,20 @@ fn a_nonblocking_call_s_overlap_is_measured_and_none_is_named() {
         let (again, _) = reanalysed(&out_dir);
         // raw/ keeps whole picoseconds.
         for (check, o) in again["checks"].as_array().unwrap().iter().zip(&overlaps) {
-            for field in ["compute_s", "overlapped_median_s", "percent"] {
+            for field in ["compute_s", "overlapped_median_s"] {
                 let (was, again) = (o[field].as_f64().unwrap(), &check["overlap"]);
                 let off = (again[field].as_f64().unwrap() - was).abs();
                 assert!(off <= 1e-6 * was + 1e-12, "{field} from raw/: {o}, {again}");
             }
-            for quartile in 0..2 {
-                let was = o["by_round_percent"][quartile].as_f64().unwrap();
-                let again = check["overlap"]["by_round_percent"][quartile]
-                    .as_f64()
-                    .unwrap();
-                assert!((again - was).abs() <= 1e-6 * was + 1e-9, "{o}, {check}");
+            // Percentages are differences of times: a picosecond of
+            // rounding in µs times moves them by 1e-5 points.
+            let again = &check["overlap"];
+            let percents = |o: &serde_json::Value| {
+                let by_round = &o["by_round_percent"];
+                [&o["percent"], &by_round[0], &by_round[1]].map(|v| v.as_f64().unwrap())
+            };
+            for (was, now) in percents(o).into_iter().zip(percents(again)) {
+                assert!((now - was).abs() <= 1e-3, "percent from raw/: {o}, {again}");
             }
         }
     }
@@ -1185,11 +1196,6 @@ fn unbound_and_oversubscribed_ranks_are_named() {
         })
         .sum();
     let np = cpus + 2;
-    let bind: &[&str] = if library().starts_with("Open MPI") {
-        &["--bind-to", "core:overload-allowed", "--map-by", "core"]
-    } else {
-        &["-bind-to", "core"]
-    };
     for bound in [false, true] {
         let dir = scratch(&format!("run-placement-{bound}"));
         let input = input(
@@ -1213,7 +1219,7 @@ fn unbound_and_oversubscribed_ranks_are_named() {
         ];
         let mut launch = Launch::new(np, &args);
         if bound {
-            launch = launch.launcher_args(bind);
+            launch = launch.bound();
         }
         let out = launch.run();
         assert!(matches!(out.code, Some(0 | 6 | 9)), "{}", out.text());

@@ -17,6 +17,13 @@
 //!
 //! The item that lets the library decide (`ignore`, `auto`, `default`) is
 //! `default` itself and is left out.
+//!
+//! Intel MPI has none pgcheck can force: it reads its selection
+//! (`I_MPI_ADJUST_<COLLECTIVE>`, in MPI_T `MPIR_CVAR_USE_<COLLECTIVE>`)
+//! once, at MPI_Init, and a value written later changes nothing, also on a
+//! communicator duplicated or an MPI session opened after the write
+//! (measured: docs/libraries.md). A run that asks for its algorithms is
+//! refused with [`INTEL_MPI_SELECTS_AT_INIT`].
 
 use super::{native, Call, Competitor, Family, Hooks, NotApplicable, Setup};
 use crate::collective::Collective;
@@ -58,6 +65,31 @@ impl Library {
             None
         }
     }
+}
+
+/// Why a run cannot measure Intel MPI's algorithms against `default`.
+pub const INTEL_MPI_SELECTS_AT_INIT: &str = "Intel MPI reads its algorithm selection \
+     (I_MPI_ADJUST_<COLLECTIVE>, in MPI_T MPIR_CVAR_USE_<COLLECTIVE>) once, at MPI_Init: a value \
+     written later changes nothing, also on a duplicated communicator or in a new MPI session, so \
+     its algorithms cannot meet `default` within one launch; measure one in a launch of its own \
+     (I_MPI_ADJUST_ALLREDUCE=<preset> mpirun … pgcheck run … --baseline <a launch without it>)";
+
+/// Why `variables` offer no algorithm pgcheck can force, when they offer
+/// none ([`algorithms_in`] is empty).
+pub fn none_in(variables: &[Variable]) -> Option<String> {
+    if !algorithms_in(variables).is_empty() {
+        return None;
+    }
+    let intel = variables
+        .iter()
+        .any(|v| v.name == "MPIR_CVAR_USE_ALLREDUCE");
+    Some(match intel {
+        true => INTEL_MPI_SELECTS_AT_INIT.into(),
+        false => "this library's tools interface has no algorithm variable pgcheck knows \
+                  (Open MPI's coll_tuned_<collective>_algorithm, MPICH's \
+                  MPIR_CVAR_<COLLECTIVE>_INTRA_ALGORITHM)"
+            .into(),
+    })
 }
 
 /// Open MPI's switch without which coll_tuned ignores forced algorithms.
@@ -218,6 +250,8 @@ pub fn mpich_items(description: &str) -> Vec<Item> {
 struct Discovered {
     algorithms: Vec<Algorithm>,
     competitors: Vec<Competitor>,
+    /// Why there are none, when there are none.
+    none: Option<String>,
 }
 
 static DISCOVERED: OnceLock<Discovered> = OnceLock::new();
@@ -261,8 +295,11 @@ fn discovered() -> Option<&'static Discovered> {
             SESSION.with(|s| *s.borrow_mut() = Some(session));
         }
         // Once: a library without MPI_T has no algorithms of its own here.
-        Err(_) => {
-            DISCOVERED.get_or_init(Discovered::default);
+        Err(e) => {
+            DISCOVERED.get_or_init(|| Discovered {
+                none: Some(format!("its tools interface (MPI_T) does not start: {e}")),
+                ..Discovered::default()
+            });
         }
     }
     DISCOVERED.get()
@@ -271,7 +308,8 @@ fn discovered() -> Option<&'static Discovered> {
 /// Finds the running library's algorithms (once per process).
 fn discover(session: &Session) {
     DISCOVERED.get_or_init(|| {
-        let algorithms = algorithms_in(&session.variables());
+        let variables = session.variables();
+        let algorithms = algorithms_in(&variables);
         // Registry entries are 'static like the built-in ones; these are
         // made once per process.
         let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
@@ -291,6 +329,7 @@ fn discover(session: &Session) {
         Discovered {
             algorithms,
             competitors,
+            none: none_in(&variables),
         }
     });
 }
@@ -298,6 +337,12 @@ fn discover(session: &Session) {
 /// The family's registry entries: the running library's algorithms.
 pub fn competitors() -> &'static [Competitor] {
     discovered().map_or(&[], |d| &d.competitors)
+}
+
+/// Why the running library offers no algorithm pgcheck can force, when
+/// it offers none (discovering them).
+pub fn none_here() -> Option<String> {
+    discovered().and_then(|d| d.none.clone())
 }
 
 /// The algorithms found so far, without discovering them: what the run's
@@ -507,6 +552,31 @@ mod tests {
 
     fn names(items: &[Item]) -> Vec<(i32, &str)> {
         items.iter().map(|i| (i.value, i.name.as_str())).collect()
+    }
+
+    #[test]
+    fn intel_mpi_is_told_apart_from_a_library_without_known_variables() {
+        // Intel MPI 2021.19's variable (impi_info -v I_MPI_ADJUST_ALLREDUCE).
+        let intel = [variable(
+            "MPIR_CVAR_USE_ALLREDUCE",
+            "Control selection of MPI_Allreduce algorithm presets. Arguments <presetid> - \
+             Preset identifier range: 0-32 @Alias:# I_MPI_ADJUST_ALLREDUCE @Default:# -1",
+            None,
+        )];
+        assert_eq!(none_in(&intel).as_deref(), Some(INTEL_MPI_SELECTS_AT_INIT));
+        let unknown = [variable("btl_tcp_if_include", "", None)];
+        assert!(none_in(&unknown)
+            .unwrap()
+            .contains("no algorithm variable pgcheck knows"));
+        let open_mpi = [
+            variable(DYNAMIC_RULES, "", None),
+            variable(
+                "coll_tuned_allreduce_algorithm",
+                "",
+                Some(&[(0, "ignore"), (4, "ring")]),
+            ),
+        ];
+        assert_eq!(none_in(&open_mpi), None);
     }
 
     const JSON: &str = "Internal algorithm selection (can be overridden with \

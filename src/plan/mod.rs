@@ -353,6 +353,13 @@ fn unfit(check: &crate::config::Check, world: &World) -> Option<String> {
     if let (Form::Persistent, Err(why)) = (check.operation.form, &world.persistent) {
         return Some(format!("{} cannot be checked: {why}", check.operation));
     }
+    let asks_library = check.competitors.iter().flatten().any(|c| c == "library");
+    if let Some(why) = asks_library.then(candidates::library::none_here).flatten() {
+        return Some(format!(
+            "`library` selects the library's own algorithms, and this library has none \
+             pgcheck can select: {why}"
+        ));
+    }
     // A per-process size makes buffers of p blocks; MPI counts them in an int.
     if check.operation.size_is_per_process() {
         let width = check.datatype.size() as u64;

@@ -362,6 +362,11 @@ impl Launch {
                 .env("OMPI_MCA_orte_tmpdir_base", root)
                 .env("PRTE_MCA_prte_tmpdir_base", root);
         }
+        if is_intel_mpi() {
+            // Intel MPI pins every rank by itself; the tests' launches leave
+            // ranks unbound unless they ask (`bound`), as with the others.
+            command.env("I_MPI_PIN", "0");
+        }
         command
             .args(["-np", &np.to_string()])
             .arg(env!("CARGO_BIN_EXE_pgcheck"))
@@ -950,10 +955,17 @@ impl Launch {
 /// The launcher options that bind every rank to a core (as ci/env.sh's
 /// PGCHECK_BIND), several ranks a core where there are more ranks.
 pub fn bind_options() -> &'static [&'static str] {
-    match is_open_mpi() {
-        true => &["--bind-to", "core:overload-allowed", "--map-by", "core"],
-        false => &["-bind-to", "core"],
+    match (is_open_mpi(), is_intel_mpi()) {
+        (true, _) => &["--bind-to", "core:overload-allowed", "--map-by", "core"],
+        // Intel's Hydra accepts -bind-to but pins by I_MPI_PIN alone.
+        (false, true) => &["-genv", "I_MPI_PIN", "1"],
+        (false, false) => &["-bind-to", "core"],
     }
+}
+
+/// Whether the tests were built for Intel MPI (build.rs's cfg `mpi`).
+pub fn is_intel_mpi() -> bool {
+    cfg!(mpi = "impi")
 }
 
 impl Launch {
