@@ -256,6 +256,28 @@ fn processes_of_node(uts: &str) -> Vec<u32> {
 /// The links of the shaped-link test: 20 Mbit/s.
 const SLOW_LINK: &str = "delay 20us rate 20mbit";
 
+/// `pgcheck run INPUT` (reported only) on emulated nodes placed as
+/// `placement`, joined by [`SLOW_LINK`], into `out_dir`: it must exit 0,
+/// on as many nodes as asked, and measure `default` first; its results.
+fn run_over_slow_links(input: &str, placement: &str, out_dir: &Path) -> serde_json::Value {
+    let mut args = vec![
+        "run",
+        input,
+        "--output",
+        out_dir.to_str().unwrap(),
+        "--allow-powerless",
+    ];
+    args.extend(REPORT_ONLY);
+    let command = cluster_command(placement, SLOW_LINK, &args);
+    let out = Launch::from_command(command, Duration::from_secs(120)).run();
+    // Reported only: nothing failed, so 0.
+    assert_eq!(out.code, Some(0), "{}", out.text());
+    let r = results(out_dir);
+    assert_eq!(r["meta"]["nodes"], placement.split(',').count());
+    assert_eq!(r["checks"][0]["candidates"][0]["name"], "default");
+    r
+}
+
 /// Two ranks broadcast 256 KiB over links shaped to 20 Mbit/s: on two
 /// nodes every observation waits about 100 ms for the data to cross the
 /// links; on one node the ranks share memory and the links do not matter
@@ -280,21 +302,7 @@ fn shaped_links_slow_traffic_between_nodes_and_not_within_one() {
     );
     let (across, within) = (dir.join("out-1,1"), dir.join("out-2"));
     for (placement, out_dir) in [("1,1", &across), ("2", &within)] {
-        let mut args = vec![
-            "run",
-            &input,
-            "--output",
-            out_dir.to_str().unwrap(),
-            "--allow-powerless",
-        ];
-        args.extend(REPORT_ONLY);
-        let command = cluster_command(placement, SLOW_LINK, &args);
-        let out = Launch::from_command(command, Duration::from_secs(120)).run();
-        // Reported only: nothing failed, so 0.
-        assert_eq!(out.code, Some(0), "{}", out.text());
-        let r = results(out_dir);
-        assert_eq!(r["meta"]["nodes"], placement.split(',').count());
-        assert_eq!(r["checks"][0]["candidates"][0]["name"], "default");
+        run_over_slow_links(&input, placement, out_dir);
     }
     let analyze = |now: &Path, baseline: &Path| {
         let out = Command::new(env!("CARGO_BIN_EXE_pgcheck"))
@@ -611,22 +619,10 @@ fn the_send_ping_pong_crosses_nodes() {
     );
     let median = |placement: &str| {
         let out_dir = dir.join(format!("out-{placement}"));
-        let mut args = vec![
-            "run",
-            &input,
-            "--output",
-            out_dir.to_str().unwrap(),
-            "--allow-powerless",
-        ];
-        args.extend(REPORT_ONLY);
-        let command = cluster_command(placement, SLOW_LINK, &args);
-        let out = Launch::from_command(command, Duration::from_secs(120)).run();
-        assert_eq!(out.code, Some(0), "{}", out.text());
-        let r = results(&out_dir);
-        assert_eq!(r["meta"]["nodes"], placement.split(',').count());
-        let default = &r["checks"][0]["candidates"][0];
-        assert_eq!(default["name"], "default");
-        default["median_s"].as_f64().unwrap()
+        let r = run_over_slow_links(&input, placement, &out_dir);
+        r["checks"][0]["candidates"][0]["median_s"]
+            .as_f64()
+            .unwrap()
     };
     let (across, within) = (median("2,2"), median("4"));
     assert!(

@@ -77,19 +77,23 @@ pub const INTEL_MPI_SELECTS_AT_INIT: &str = "Intel MPI reads its algorithm selec
 /// Why `variables` offer no algorithm pgcheck can force, when they offer
 /// none ([`algorithms_in`] is empty).
 pub fn none_in(variables: &[Variable]) -> Option<String> {
-    if !algorithms_in(variables).is_empty() {
-        return None;
-    }
-    let intel = variables
+    algorithms_in(variables)
+        .is_empty()
+        .then(|| why_none(variables))
+}
+
+/// Why a library whose `variables` offer no algorithm has none.
+fn why_none(variables: &[Variable]) -> String {
+    match variables
         .iter()
-        .any(|v| v.name == "MPIR_CVAR_USE_ALLREDUCE");
-    Some(match intel {
+        .any(|v| v.name == "MPIR_CVAR_USE_ALLREDUCE")
+    {
         true => INTEL_MPI_SELECTS_AT_INIT.into(),
         false => "this library's tools interface has no algorithm variable pgcheck knows \
                   (Open MPI's coll_tuned_<collective>_algorithm, MPICH's \
                   MPIR_CVAR_<COLLECTIVE>_INTRA_ALGORITHM)"
             .into(),
-    })
+    }
 }
 
 /// Open MPI's switch without which coll_tuned ignores forced algorithms.
@@ -310,6 +314,7 @@ fn discover(session: &Session) {
     DISCOVERED.get_or_init(|| {
         let variables = session.variables();
         let algorithms = algorithms_in(&variables);
+        let none = algorithms.is_empty().then(|| why_none(&variables));
         // Registry entries are 'static like the built-in ones; these are
         // made once per process.
         let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
@@ -329,7 +334,7 @@ fn discover(session: &Session) {
         Discovered {
             algorithms,
             competitors,
-            none: none_in(&variables),
+            none,
         }
     });
 }
