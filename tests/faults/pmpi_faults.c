@@ -29,6 +29,12 @@
  *                       Give it one rank (rank=0): on every rank, a rank's
  *                       call would include its wait for another's spin and
  *                       stretch that too, and the factors would compound
+ *             slow=P    spin after the real call for (P - 100) % of the
+ *                       call's usual time on this rank (the running median
+ *                       of its durations, per function and size): a
+ *                       slowdown by a known factor that is exact at the
+ *                       median and cannot compound (a fixed wait per call),
+ *                       whatever state the machine is in. On every rank
  *             noop      MPI_Barrier only: return at once, without the
  *                       call: a barrier that does not synchronise
  *             blocking  MPI_Iallreduce only: the whole allreduce at the
@@ -123,7 +129,7 @@
 #include <string.h>
 #include <time.h>
 
-enum kind { FLIP, SATURATE, NOWRITE, DELAY, SCALE, TWICE, BLOCKING, NOOP, HANG, EXIT, ABORT };
+enum kind { FLIP, SATURATE, NOWRITE, DELAY, SCALE, SLOW, TWICE, BLOCKING, NOOP, HANG, EXIT, ABORT };
 
 #define MAX_BYTES 8
 
@@ -252,9 +258,12 @@ static void parse(void)
     } else if (strncmp(kind, "scale=", 6) == 0 && number(kind + 6, &value) && value >= 100) {
         fault.kind = SCALE;
         fault.scale_percent = (long)value;
+    } else if (strncmp(kind, "slow=", 5) == 0 && number(kind + 5, &value) && value >= 100) {
+        fault.kind = SLOW;
+        fault.scale_percent = (long)value;
     } else
         bad_spec(spec, "kind must be flip, saturate, nowrite, twice, blocking, noop, delay=US, "
-                       "scale=P (P >= 100), hang, exit=S or abort");
+                       "scale=P or slow=P (P >= 100), hang, exit=S or abort");
 
     for (char *opt = strtok_r(NULL, ",", &save); opt != NULL; opt = strtok_r(NULL, ",", &save)) {
         if (strcmp(opt, "inplace") == 0) {
@@ -325,7 +334,8 @@ struct call {
     void *scratch; /* nowrite: where the real call writes instead */
     int in_place; /* the call has MPI_IN_PLACE (for inplace) */
     MPI_Op op; /* the reduction's operator; left zero by the others */
-    struct timespec start; /* scale: when the real call began */
+    struct timespec start; /* scale, slow: when the real call began */
+    const char *function; /* slow: whose usual time */
 };
 
 static long long type_size(MPI_Datatype type)
@@ -479,9 +489,11 @@ static void *begin(struct call *c, const char *function, MPI_Comm comm)
     replace_call();
     /* A delay (or a barrier's noop) needs no output; the other faults only
      * where one exists. */
-    if (fault.kind != DELAY && fault.kind != SCALE && fault.kind != NOOP && c->out.buf == NULL)
+    if (fault.kind != DELAY && fault.kind != SCALE && fault.kind != SLOW && fault.kind != NOOP &&
+        c->out.buf == NULL)
         return c->out.buf;
     c->selected = 1;
+    c->function = function;
     clock_gettime(CLOCK_MONOTONIC, &c->start);
     if (fault.kind == NOWRITE) {
         long long span = output_span(&c->out);
@@ -505,6 +517,46 @@ static long long nanoseconds(const struct timespec *t)
     return t->tv_sec * 1000000000LL + t->tv_nsec;
 }
 
+/* slow=: the usual time of each (function, size) struck, in nanoseconds:
+ * the exact median of its first EXACT_USUAL durations, then a running
+ * median (each duration moves it 0.5 % of itself towards it). */
+#define MAX_USUAL 64
+#define EXACT_USUAL 16
+static struct usual {
+    const char *function;
+    long long size;
+    int values;
+    long long first[EXACT_USUAL];
+    double estimate;
+} usuals[MAX_USUAL];
+static int nusuals;
+
+static double usual_ns(const char *function, long long size, long long took)
+{
+    struct usual *u = NULL;
+    for (int i = 0; i < nusuals && u == NULL; i++)
+        if (usuals[i].size == size && strcmp(usuals[i].function, function) == 0)
+            u = &usuals[i];
+    if (u == NULL) {
+        if (nusuals == MAX_USUAL)
+            return (double)took;
+        u = &usuals[nusuals++];
+        u->function = function;
+        u->size = size;
+    }
+    if (u->values < EXACT_USUAL) {
+        int i = u->values++;
+        for (; i > 0 && u->first[i - 1] > took; i--)
+            u->first[i] = u->first[i - 1];
+        u->first[i] = took;
+        u->estimate = (double)u->first[u->values / 2];
+    } else if ((double)took > u->estimate)
+        u->estimate *= 1.005;
+    else if ((double)took < u->estimate)
+        u->estimate *= 0.995;
+    return u->estimate;
+}
+
 /* Spins until the call begun at `start` has taken `percent` % of the time
  * it took so far. */
 static void stretch(const struct timespec *start, long percent)
@@ -517,13 +569,14 @@ static void stretch(const struct timespec *start, long percent)
     while (nanoseconds(&now) < until);
 }
 
-static void spin(long us)
+static void spin_ns(long long ns)
 {
-    struct timespec start, now;
-    clock_gettime(CLOCK_MONOTONIC, &start);
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long long until = nanoseconds(&now) + ns;
     do
         clock_gettime(CLOCK_MONOTONIC, &now);
-    while ((now.tv_sec - start.tv_sec) * 1000000L + (now.tv_nsec - start.tv_nsec) / 1000 < us);
+    while (nanoseconds(&now) < until);
 }
 
 /* The address of data byte `k` of the output (contiguous datatypes). */
@@ -563,11 +616,18 @@ static void end(struct call *c)
         free(c->scratch);
         break;
     case DELAY:
-        spin(fault.delay_us);
+        spin_ns(fault.delay_us * 1000);
         break;
     case SCALE:
         stretch(&c->start, fault.scale_percent);
         break;
+    case SLOW: {
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        double usual = usual_ns(c->function, c->out.size, nanoseconds(&now) - nanoseconds(&c->start));
+        spin_ns((long long)(usual * (fault.scale_percent - 100) / 100.0));
+        break;
+    }
     case TWICE: /* the caller knows the input and the operator */
     case HANG:
     case EXIT:
