@@ -139,10 +139,12 @@ fn detail(collective: &str, candidate: &str, t: &Tally) -> Option<String> {
 
 /// The counts in a line, then each wrong result of the library's own call.
 fn summary(runs: &[CaseData], failures: usize, skipped: usize, width: usize) -> String {
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     let mut summary = wrap(
         &format!(
-            "verify: {} cases, {failures} candidate runs failed, {skipped} skipped",
-            runs.len(),
+            "verify: {}, {} failed, {skipped} skipped",
+            plural(runs.len(), "case"),
+            plural(failures, "candidate run"),
         ),
         width,
         "  ",
@@ -187,6 +189,10 @@ mod tests {
         let (text, failures) = render_to(&cases(), &plain(120));
         assert_eq!(failures, 1);
         assert!(text.contains("| allreduce"), "{text}");
+        assert!(
+            text.contains("verify: 1 case, 1 candidate run failed, 0 skipped"),
+            "{text}"
+        );
         assert!(
             text.contains("allreduce_as_reducescatterblock_allgather (allreduce), FAIL: 64 B"),
             "{text}"
