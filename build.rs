@@ -2,7 +2,23 @@
 //! and which MPI library the build is for.
 
 fn main() {
+    // HEAD names the branch, whose own file (or packed-refs) moves with
+    // every commit: watching HEAD alone kept an earlier commit's revision.
     println!("cargo:rerun-if-changed=.git/HEAD");
+    // (A path that does not exist would rerun this script on every build.)
+    let branch = std::fs::read_to_string(".git/HEAD").ok().and_then(|head| {
+        head.strip_prefix("ref: ")
+            .map(|r| format!(".git/{}", r.trim()))
+    });
+    for path in branch
+        .iter()
+        .map(String::as_str)
+        .chain([".git/packed-refs"])
+    {
+        if std::path::Path::new(path).exists() {
+            println!("cargo:rerun-if-changed={path}");
+        }
+    }
     if let Ok(out) = std::process::Command::new("git")
         .args(["rev-parse", "--short", "HEAD"])
         .output()

@@ -215,4 +215,16 @@ fn no_output_holds_a_control_character_or_a_launchers_secret() {
     );
     let library = results(&out_dir)["meta"]["mpi_library"].clone();
     assert!(library.as_str().is_some_and(|l| !l.is_empty()), "{library}");
+    // The revision is the commit built, not an earlier one: the build
+    // script once watched only .git/HEAD, which a commit does not change.
+    let head = std::process::Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    if let Some(head) = head {
+        assert_eq!(results(&out_dir)["meta"]["git_revision"], head.as_str());
+    }
 }
