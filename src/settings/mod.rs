@@ -17,9 +17,9 @@ pub const DEFAULT_SLICE: Duration = Duration::from_millis(10);
 
 /// The fewest rounds a budget is cut into by default: at 100 ms, slices of
 /// 5 ms, and rounds enough for the paired test (`analyse` pairs from 20
-/// rounds on). Measured with an
-/// exact 1.25× slowdown at 100 ms (2 bound ranks, 64 cases): found in 63
-/// with 20 rounds, 56 with 10; no A/A false violation with either.
+/// rounds on). An exact 1.25× slowdown at 100 ms (2 bound ranks, 128
+/// cases) was found in 125 with 20 rounds, 112 with 10; no A/A false
+/// violation with either.
 pub const MIN_DEFAULT_ROUNDS: usize = 20;
 
 /// The fewest rounds of a case whose calls are long, by default: its

@@ -34,7 +34,9 @@
  *                       of its durations, per function and size): a
  *                       slowdown by a known factor that is exact at the
  *                       median and cannot compound (a fixed wait per call),
- *                       whatever state the machine is in. On every rank
+ *                       whatever state the machine is in. Give it every
+ *                       rank (no rank=), so that the last rank's call,
+ *                       whose end the observation takes, is slowed too
  *             noop      MPI_Barrier only: return at once, without the
  *                       call: a barrier that does not synchronise
  *             blocking  MPI_Iallreduce only: the whole allreduce at the
