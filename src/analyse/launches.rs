@@ -475,6 +475,17 @@ mod tests {
             .collect()
     }
 
+    /// Every candidate's median in `checks` times `factor` of its size:
+    /// a state of the machine that moves sizes unalike.
+    fn moved_by_state(checks: &mut [Verdict], factor: impl Fn(u64) -> f64) {
+        for v in checks.iter_mut() {
+            let factor = factor(v.key.size_bytes);
+            for c in &mut v.candidates {
+                c.round_median_s = c.round_median_s.map(|m| m * factor);
+            }
+        }
+    }
+
     fn normal(rng: &mut impl Rng) -> f64 {
         let (u, v): (f64, f64) = (rng.gen(), rng.gen());
         (-2.0 * (1.0 - u).ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
@@ -546,12 +557,7 @@ mod tests {
     fn a_state_that_moves_sizes_unalike_is_no_regression() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(13);
         let faster_when_large = |checks: &mut Vec<Verdict>| {
-            for v in checks.iter_mut() {
-                let factor = if v.key.size_bytes >= 128 { 0.4 } else { 1.0 };
-                for c in &mut v.candidates {
-                    c.round_median_s = c.round_median_s.map(|m| m * factor);
-                }
-            }
+            moved_by_state(checks, |size| if size >= 128 { 0.4 } else { 1.0 })
         };
         let (mut false_flags, mut found) = (0, 0);
         for _ in 0..50 {
@@ -583,11 +589,7 @@ mod tests {
     fn a_case_is_judged_against_its_own_competitors() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(23);
         let neighbours_slower = |checks: &mut Vec<Verdict>| {
-            for v in checks.iter_mut().filter(|v| v.key.size_bytes != 256) {
-                for c in &mut v.candidates {
-                    c.round_median_s = c.round_median_s.map(|m| m * 1.4);
-                }
-            }
+            moved_by_state(checks, |size| if size == 256 { 1.0 } else { 1.4 })
         };
         let mut found = 0;
         for _ in 0..50 {

@@ -139,12 +139,11 @@ fn detail(collective: &str, candidate: &str, t: &Tally) -> Option<String> {
 
 /// The counts in a line, then each wrong result of the library's own call.
 fn summary(runs: &[CaseData], failures: usize, skipped: usize, width: usize) -> String {
-    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    let runs_failed = if failures == 1 { "run" } else { "runs" };
     let mut summary = wrap(
         &format!(
-            "verify: {}, {} failed, {skipped} skipped",
-            plural(runs.len(), "case"),
-            plural(failures, "candidate run"),
+            "verify: {}, {failures} candidate {runs_failed} failed, {skipped} skipped",
+            crate::case::cases(runs.len()),
         ),
         width,
         "  ",
