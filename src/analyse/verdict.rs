@@ -215,6 +215,7 @@ fn verdict_and_default_shape(
         whole,
     } = filtered(case, options);
     let mut rounds = rounds_of(&samples, rounds, &whole);
+    let weights = rounds::common_weights(&rounds);
     let mut candidates: Vec<CandidateSummary> = samples
         .iter()
         .zip(&rounds)
@@ -222,7 +223,8 @@ fn verdict_and_default_shape(
         .zip(removed)
         .zip(fits)
         .map(|((((sample, rounds), selected), removed), fit)| {
-            summarise(sample, rounds, selected.as_ref(), removed, fit)
+            let summary = summarise(sample, rounds, selected.as_ref(), removed, fit);
+            in_common_rounds(summary, rounds, &weights)
         })
         .collect();
     let (default, compared) = default_and_compared(&samples, &candidates);
@@ -238,6 +240,7 @@ fn verdict_and_default_shape(
         let tested = Tested {
             samples: &samples,
             rounds: &rounds,
+            weights: &weights,
             default: d,
             compared: &compared,
         };
@@ -275,6 +278,22 @@ fn verdict_and_default_shape(
             Some(Shape { all, rounds })
         });
     (verdict, default_shape)
+}
+
+/// `summary` with its latency taken over the case's common round
+/// weights ([`rounds::common_weights`]); its own weights where the case
+/// has no round every candidate has.
+fn in_common_rounds(
+    mut summary: CandidateSummary,
+    rounds: &RoundMedians,
+    weights: &[(u32, usize)],
+) -> CandidateSummary {
+    if summary.round_median_s.is_some() {
+        if let Some(median) = rounds.weighted_median_in(weights) {
+            summary.round_median_s = Some(median);
+        }
+    }
+    summary
 }
 
 /// Each candidate's rounds once, for every comparison that follows: as
@@ -400,6 +419,8 @@ fn filtered<'c>(case: &'c CaseData, options: &Options) -> Filtered<'c> {
 struct Tested<'t, 'c> {
     samples: &'t [Cow<'c, Sample>],
     rounds: &'t [RoundMedians],
+    /// The case's common round weights ([`rounds::common_weights`]).
+    weights: &'t [(u32, usize)],
     default: usize,
     compared: &'t [usize],
 }
@@ -423,7 +444,17 @@ fn compare_with_default(candidates: &mut [CandidateSummary], tested: &Tested, op
         };
         let summary = &mut candidates[c];
         let median = summary.round_median_s.expect("measured");
-        summary.slowdown = Some(default_median / median);
+        // Paired, the slowdown is what the test tests: the median of the
+        // rounds' ratios. The ratio of the two medians swung between 1.00
+        // and 1.17 for identical calls whose rounds split between two
+        // states of the machine (each median fell in either state).
+        let paired = match options.test {
+            Test::Paired | Test::Sign => {
+                tested.rounds[d].ratio_in(&tested.rounds[c], tested.weights)
+            }
+            _ => None,
+        };
+        summary.slowdown = Some(paired.unwrap_or(default_median / median));
         summary.below_noise = (default_median - median).abs() < options.noise_floor_s;
         // Default's rounds divided by the margin: "more than the margin
         // slower" and "less than the margin slower" are the two sides of
@@ -655,6 +686,93 @@ mod tests {
     /// the boundary between `violated` and `holds`.
     fn at_margin(rng: &mut impl Rng, n: usize) -> Vec<f64> {
         timings(rng, n).iter().map(|t| t * DEFAULT_MARGIN).collect()
+    }
+
+    /// 40 rounds of a call on a machine of two states, 0.9 and 1.5 µs,
+    /// each time within 1 %: `round` says how many observations a round
+    /// has and whether it ran in the slow state.
+    fn two_states(rng: &mut impl Rng, name: &str, round: impl Fn(u32) -> (usize, bool)) -> Sample {
+        let (mut seconds, mut rounds) = (Vec::new(), Vec::new());
+        for r in 0..40u32 {
+            let (n, slow) = round(r);
+            let level = if slow { 1.5e-6 } else { 0.9e-6 };
+            for _ in 0..n {
+                seconds.push(level * (1.0 + 0.01 * rng.gen::<f64>()));
+                rounds.push(r);
+            }
+        }
+        Sample {
+            name: name.into(),
+            outcome: Outcome::Measured,
+            seconds,
+            rounds,
+            invalid_rounds: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn identical_candidates_read_alike_whatever_their_observations_per_round() {
+        // A/A on a machine with two states: 19 rounds at 0.9 µs, then 21
+        // at 1.5 µs, every candidate alike within 1 %. `default`'s slots
+        // kept 50 observations a round in the fast state and 500 in the
+        // slow one, the copy's the other way round (as roundtime's slots
+        // do, candidate by candidate). Weighted by their own counts the
+        // two read 1.5 and 0.9 µs, a slowdown of 1.67 beside a verdict of
+        // *holds*; weighted alike, the same rounds decide both.
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let mut sample_of = |name: &str, fast: usize, slow: usize| {
+            two_states(&mut rng, name, |round| match round < 19 {
+                true => (fast, false),
+                false => (slow, true),
+            })
+        };
+        let case = CaseData {
+            samples: vec![sample_of(DEFAULT, 50, 500), sample_of("copy", 500, 50)],
+            ..case(vec![], vec![])
+        };
+        let v = verdict(&case, &options(Test::Paired));
+        let slowdown = v.slowdown.expect("compared");
+        assert!((slowdown - 1.0).abs() < 0.02, "{slowdown}: {v:?}");
+        assert_eq!(v.conclusion, Conclusion::Holds, "{v:?}");
+        let medians: Vec<f64> = v
+            .candidates
+            .iter()
+            .filter_map(|c| c.round_median_s)
+            .collect();
+        assert!((medians[0] / medians[1] - 1.0).abs() < 0.02, "{medians:?}");
+    }
+
+    #[test]
+    fn the_paired_slowdown_is_the_median_of_the_rounds_ratios() {
+        // Identical calls on a machine whose rounds split evenly between
+        // 0.9 and 1.5 µs, but round 0 was slow for `default` alone and
+        // round 1 fast for the copy alone: `default`'s median falls in the
+        // slow state, the copy's in the fast one, a ratio of medians of
+        // 1.67, while 38 of 40 rounds say 1.
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+        let mut sample_of = |name: &str, slow: &dyn Fn(u32) -> bool| {
+            two_states(&mut rng, name, |round| (100, slow(round)))
+        };
+        let case = CaseData {
+            samples: vec![
+                sample_of(DEFAULT, &|r| r % 2 == 1 || r == 0),
+                sample_of("copy", &|r| r % 2 == 1 && r != 1),
+            ],
+            ..case(vec![], vec![])
+        };
+        let paired = verdict(&case, &options(Test::Paired));
+        let slowdown = paired.slowdown.expect("compared");
+        assert!((slowdown - 1.0).abs() < 0.01, "{slowdown}: {paired:?}");
+        assert_eq!(paired.conclusion, Conclusion::Holds, "{paired:?}");
+        // Unpaired, the slowdown stays the ratio of the medians.
+        let unpaired = verdict(&case, &options(Test::Rounds));
+        let medians: Vec<f64> = unpaired
+            .candidates
+            .iter()
+            .filter_map(|c| c.round_median_s)
+            .collect();
+        assert!(medians[0] / medians[1] > 1.2, "{medians:?}");
+        assert_eq!(unpaired.slowdown, Some(medians[0] / medians[1]));
     }
 
     #[test]

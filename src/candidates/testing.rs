@@ -81,10 +81,19 @@ fn wrapper_cost() -> f64 {
 /// the estimate 0.5 % of itself towards it, so that once it settles as
 /// many values lie above it as below; a 2× change of the machine's state
 /// is followed within 150 values).
-#[derive(Default)]
 struct RunningMedian {
     first: Vec<f64>,
     estimate: f64,
+}
+
+impl Default for RunningMedian {
+    /// Room for the exact values made before any call is timed.
+    fn default() -> Self {
+        RunningMedian {
+            first: Vec::with_capacity(Self::EXACT),
+            estimate: 0.0,
+        }
+    }
 }
 
 impl RunningMedian {

@@ -323,7 +323,8 @@ pub fn short_name(operation: Operation, name: &str) -> String {
 
 /// What the per-collective table's columns mean, under the settings.
 pub const SLOWDOWN: &str = "slowdown = default's median / the competitor's (each the median of \
-     its per-round medians, a round weighted by its observations); \
+     its per-round medians, a round weighted alike for every candidate); with the paired test, \
+     the median of the rounds' ratios; \
      verdict: violated · severity, holds, or inconclusive (≥ s×): this run could flag only \
      slowdowns of at least s×";
 

@@ -410,7 +410,7 @@ fn reading(results: &Results) -> Block {
     };
     Block::Paragraph(Line::plain(format!(
         "{incomplete}{}; slowdown = default's median / the competitor's (each the median of its \
-         per-round medians); violated: a competitor significantly more than the margin {}× \
+         per-round medians; paired: the median of the rounds' ratios); violated: a competitor significantly more than the margin {}× \
          faster ({} test, {} correction, α = {}); inconclusive (≥ s×): this run could flag only \
          slowdowns of at least s×; ~: the medians differ by less than the noise floor, {} (a \
          barrier's median)",
