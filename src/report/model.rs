@@ -902,7 +902,8 @@ fn marks(candidate: &CandidateSummary) -> String {
 pub const LEGEND: &str =
     "fastest first by median: of the candidate's per-round medians; q1–q3: quartiles of all its observations; \
      min/round: the fewest observations of a round; \
-     slowdown = default's median / the candidate's: above 1 the candidate is faster; \
+     slowdown = default's median / the candidate's (paired: the median of the rounds' ratios): \
+     above 1 the candidate is faster; \
      * significantly faster than default; ~ differs from default by less than the noise floor; \
      p-value: corrected within the case when the run corrected; \
      invalid: observations discarded for a late start";
