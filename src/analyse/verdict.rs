@@ -89,10 +89,13 @@ pub fn verdicts(cases: &[CaseData], options: &Options) -> Vec<Verdict> {
 }
 
 /// The summary of one candidate, without the comparison with `default`;
-/// `selected` holds its observations' quartiles if measured.
+/// `selected` holds its observations' quartiles if measured. Its latency
+/// weighs the rounds by the case's common `weights`
+/// ([`rounds::common_weights`]), by its own counts where no round weighs
+/// anything there.
 fn summarise(
     sample: &Sample,
-    rounds: &RoundMedians,
+    (rounds, weights): (&RoundMedians, &[(u32, usize)]),
     selected: Option<&Selected>,
     outliers_removed: usize,
     usual: Option<UsualTime>,
@@ -124,7 +127,13 @@ fn summarise(
         q3_s: quartiles.map(|q| q[2]),
         rounds: rounds.len(),
         min_round_n: rounds.counts.iter().copied().min().unwrap_or(0),
-        round_median_s: measured.then(|| rounds.weighted_median()).flatten(),
+        round_median_s: measured
+            .then(|| {
+                rounds
+                    .weighted_median_in(weights)
+                    .or_else(|| rounds.weighted_median())
+            })
+            .flatten(),
         round_median_log_se: measured.then(|| rounds.log_median_se()).flatten(),
         round_medians_s,
         slowdown: None,
@@ -223,8 +232,7 @@ fn verdict_and_default_shape(
         .zip(removed)
         .zip(fits)
         .map(|((((sample, rounds), selected), removed), fit)| {
-            let summary = summarise(sample, rounds, selected.as_ref(), removed, fit);
-            in_common_rounds(summary, rounds, &weights)
+            summarise(sample, (rounds, &weights), selected.as_ref(), removed, fit)
         })
         .collect();
     let (default, compared) = default_and_compared(&samples, &candidates);
@@ -278,22 +286,6 @@ fn verdict_and_default_shape(
             Some(Shape { all, rounds })
         });
     (verdict, default_shape)
-}
-
-/// `summary` with its latency taken over the case's common round
-/// weights ([`rounds::common_weights`]); its own weights where the case
-/// has no round every candidate has.
-fn in_common_rounds(
-    mut summary: CandidateSummary,
-    rounds: &RoundMedians,
-    weights: &[(u32, usize)],
-) -> CandidateSummary {
-    if summary.round_median_s.is_some() {
-        if let Some(median) = rounds.weighted_median_in(weights) {
-            summary.round_median_s = Some(median);
-        }
-    }
-    summary
 }
 
 /// Each candidate's rounds once, for every comparison that follows: as
