@@ -122,9 +122,12 @@ pub enum Command {
 #[derive(Args, Debug)]
 #[command(after_help = exit_help("tune"))]
 pub struct TuneArgs {
-    /// A directory written by `pgcheck run --output DIR` with `competitors: library`.
-    pub dir: PathBuf,
-    /// The tuning file to write: Open MPI's coll_tuned rules, or MPICH's variables.
+    /// A run written by `pgcheck run --output DIR` with `competitors: library`; on Intel MPI,
+    /// launches that each set one I_MPI_ADJUST_<COLLECTIVE> preset and launches without
+    /// (3 or more each; a directory of runs counts as its runs).
+    #[arg(required = true, num_args = 1.., value_name = "DIR")]
+    pub runs: Vec<PathBuf>,
+    /// The tuning file to write: Open MPI's coll_tuned rules, MPICH's variables, Intel MPI's presets.
     #[arg(long, short)]
     pub output: PathBuf,
 }

@@ -604,6 +604,7 @@ fn intel_mpi_s_algorithms_are_refused_with_the_reason() {
     out.expect_status(2);
     out.expect_in_stderr("Intel MPI reads its algorithm selection", "the reason");
     out.expect_in_stderr("I_MPI_ADJUST_ALLREDUCE=<preset>", "how to measure one");
+    out.expect_in_stderr("ci/tune-presets", "what runs those launches");
     assert!(
         !dir.join("out").join("results.json").exists(),
         "nothing measured"

@@ -23,7 +23,9 @@
 //! once, at MPI_Init, and a value written later changes nothing, also on a
 //! communicator duplicated or an MPI session opened after the write
 //! (measured: docs/libraries.md). A run that asks for its algorithms is
-//! refused with [`INTEL_MPI_SELECTS_AT_INIT`].
+//! refused with [`INTEL_MPI_SELECTS_AT_INIT`]; its presets are measured
+//! in launches of their own and compared across them by `tune`
+//! (`tuning::presets`).
 
 use super::{native, Call, Competitor, Family, Hooks, NotApplicable, Setup};
 use crate::collective::Collective;
@@ -71,8 +73,9 @@ impl Library {
 pub const INTEL_MPI_SELECTS_AT_INIT: &str = "Intel MPI reads its algorithm selection \
      (I_MPI_ADJUST_<COLLECTIVE>, in MPI_T MPIR_CVAR_USE_<COLLECTIVE>) once, at MPI_Init: a value \
      written later changes nothing, also on a duplicated communicator or in a new MPI session, so \
-     its algorithms cannot meet `default` within one launch; measure one in a launch of its own \
-     (I_MPI_ADJUST_ALLREDUCE=<preset> mpirun … pgcheck run … --baseline <a launch without it>)";
+     its algorithms cannot meet `default` within one launch; measure each preset in launches of \
+     its own (I_MPI_ADJUST_ALLREDUCE=<preset>, 3 launches or more, and as many without) and \
+     decide with `pgcheck tune <the launches' directories>`, which ci/tune-presets runs";
 
 /// Why `variables` offer no algorithm pgcheck can force, when they offer
 /// none ([`algorithms_in`] is empty).

@@ -69,7 +69,7 @@ impl Command {
                 },
             }),
             cli::Command::Tune(a) => Command::Tune(Tune {
-                dir: a.dir,
+                runs: a.runs,
                 output: a.output,
             }),
         }
@@ -398,8 +398,8 @@ pub struct History {
 /// `pgcheck tune`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Tune {
-    /// The run to tune from.
-    pub dir: PathBuf,
+    /// The run, or Intel MPI's launches, to tune from.
+    pub runs: Vec<PathBuf>,
     /// The tuning file to write.
     pub output: PathBuf,
 }

@@ -13,21 +13,10 @@ use crate::store;
 /// The history of the runs `args.runs` names; no run, or one that cannot
 /// be read, is an input error.
 pub fn history(args: &command::History) -> Ending {
-    let paths = match store::runs(&args.runs) {
-        Ok(paths) => paths,
+    let runs = match store::load_runs(&args.runs) {
+        Ok(runs) => runs,
         Err(e) => return input_error(true, &e),
     };
-    let mut paths = paths;
-    // A run named twice (itself and through its parent) counts once.
-    paths.sort();
-    paths.dedup_by(|a, b| a.dir == b.dir);
-    let mut runs = Vec::new();
-    for run in &paths {
-        match store::load_results(&run.dir) {
-            Ok(results) => runs.push((run.name.clone(), results)),
-            Err(e) => return input_error(true, &e),
-        }
-    }
     let history = match History::of(runs, &args.change_points) {
         Ok(history) => history,
         Err(e) => return input_error(true, &e),

@@ -6,19 +6,29 @@ use crate::commands::arguments::Tune;
 use crate::exit::Ending;
 use crate::report;
 use crate::store;
-use crate::tuning::{self, mpich, open_mpi};
+use crate::tuning::{self, intel, mpich, open_mpi, presets};
 
-/// Writes the tuning file of the run in `args.dir` to `args.output`.
+/// Writes the tuning file of the run (or Intel MPI's launches) in
+/// `args.runs` to `args.output`.
 pub fn tune(args: &Tune) -> Ending {
-    let path = args.dir.join("results.json");
-    let results = match store::results::read(&path) {
-        Ok(r) => r,
-        Err(e) => return input_error(true, &format!("{}: {e}", path.display())),
+    let launches = match store::load_runs(&args.runs) {
+        Ok(launches) => launches,
+        Err(e) => return input_error(true, &e),
     };
-    let tuning = match tuning::decide(&results) {
+    let per_launch = launches.len() > 1
+        || launches
+            .iter()
+            .any(|(_, r)| presets::is_intel_mpi(&r.meta.mpi_library));
+    let decided = match per_launch {
+        true => presets::decide(&launches),
+        false => tuning::decide(&launches[0].1),
+    };
+    let tuning = match decided {
         Ok(t) => t,
-        Err(e) => return input_error(true, &format!("{}: {e}", path.display())),
+        Err(e) if per_launch => return input_error(true, &e),
+        Err(e) => return input_error(true, &format!("{}: {e}", launches[0].0)),
     };
+    let results = &launches[0].1;
     // The file's own path as the library will read it, whatever the cwd.
     let file = std::path::absolute(&args.output).unwrap_or_else(|_| args.output.clone());
     let (text, how) = match tuning.library.as_str() {
@@ -26,6 +36,7 @@ pub fn tune(args: &Tune) -> Ending {
             open_mpi::rules(&tuning),
             open_mpi::mca_variables(&file.display().to_string()),
         ),
+        "intel_mpi" => (intel::settings(&tuning), intel::how(&tuning)),
         _ => {
             let selection = mpich_selection(&tuning, &results.meta.mpi_library);
             let written = mpich_file(&tuning, &file, selection);

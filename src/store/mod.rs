@@ -110,6 +110,18 @@ pub fn runs(paths: &[PathBuf]) -> Result<Vec<FoundRun>, String> {
     Ok(runs)
 }
 
+/// The results of the runs `paths` name ([`runs`]), each once (a run named
+/// itself and through its parent), by name.
+pub fn load_runs(paths: &[PathBuf]) -> Result<Vec<(String, Results)>, String> {
+    let mut found = runs(paths)?;
+    found.sort();
+    found.dedup_by(|a, b| a.dir == b.dir);
+    found
+        .iter()
+        .map(|run| Ok((run.name.clone(), load_results(&run.dir)?)))
+        .collect()
+}
+
 /// The `results.json` of the run at `path` (its directory or the file itself).
 pub fn load_results(path: &Path) -> Result<Results, String> {
     if !path.exists() {

@@ -5,8 +5,10 @@
 //! module per format: Open MPI's coll_tuned rules ([`open_mpi`]), MPICH's
 //! algorithm variables ([`mpich`]).
 
+pub mod intel;
 pub mod mpich;
 pub mod open_mpi;
+pub mod presets;
 
 use crate::analyse::{CandidateSummary, Results, Verdict};
 use crate::candidates::native::DEFAULT;
@@ -211,7 +213,7 @@ pub(crate) mod tests {
         }
     }
 
-    fn candidate(
+    pub fn candidate(
         name: &str,
         slowdown: Option<f64>,
         p: Option<f64>,
@@ -276,7 +278,7 @@ pub(crate) mod tests {
         }
     }
 
-    fn results(checks: Vec<Verdict>, algorithms: Vec<LibraryAlgorithm>) -> Results {
+    pub fn results(checks: Vec<Verdict>, algorithms: Vec<LibraryAlgorithm>) -> Results {
         let mut meta = crate::meta::Meta {
             processes: 4,
             ..Default::default()
