@@ -324,7 +324,7 @@ fn fault_options(spec: &str) -> Vec<String> {
 /// launches, gates a sixth against them with `--fail-on new`, which passes
 /// (the violations are known) and joins the history, whose oldest launch
 /// goes (KEEP 5), or, run in a machine state the baseline never had with a
-/// violation new in it, ends undecided and stays out. Then the same library with `default` 1.5 times slower at
+/// violation new in it, ends undecided and stays out. Then the same library with `default` 1.5 times slower (Intel MPI: 2.5, below) at
 /// one size fails with status 1, that size named on the last line (as a
 /// regression, or the new violation it makes), and stays out. Nothing published names this machine's paths, and each
 /// launch kept is its results.json alone, under 1 MB.
@@ -445,8 +445,15 @@ fn the_gate_example_passes_known_violations_and_fails_a_regression() {
         "the launch under test is drawn"
     );
 
+    // Intel MPI's allreduce at 64 KiB takes 0.6× reduce+bcast's time, so
+    // 1.5× slower makes no new violation, and its ratio to reduce+bcast
+    // spreads 1.22× over the baseline launches (0.59–0.72): a 1.5×
+    // slower `default` read 1.25× after its launch's state, not shown
+    // beyond the tolerance of 20 % (3 of 4 runs failed). The known truth
+    // there is 2.5×, beyond that spread.
+    let factor = if cfg!(mpi = "impi") { "2.5" } else { "1.5" };
     let regressed = [
-        ("PGCHECK_TEST_SLOW_DEFAULT", "1.5"),
+        ("PGCHECK_TEST_SLOW_DEFAULT", factor),
         ("PGCHECK_TEST_SLOW_DEFAULT_AT", "allreduce:65536"),
     ];
     let mut launcher = known.clone();
