@@ -23,7 +23,7 @@ use crate::analyse::baseline::LAUNCHES_NEEDED;
 use crate::analyse::{Results, Verdict};
 use crate::candidates::native::DEFAULT;
 use crate::candidates::Family;
-use crate::case::CaseKey;
+use crate::case::{CaseKey, Outcome};
 use crate::meta::LibraryAlgorithm;
 use crate::stats::{correction, welch, Alternative};
 use std::collections::BTreeMap;
@@ -57,27 +57,27 @@ pub fn decide(launches: &[Launch]) -> Result<Tuning, String> {
         }
     }
     let processes = first.meta.processes;
-    let keys: Vec<&CaseKey> = first
-        .checks
+    // Every case of any launch, in the order first seen: a launch stopped
+    // early (at a preset's wrong result) lacks the cases after it.
+    let mut keys: Vec<&CaseKey> = Vec::new();
+    for key in launches
         .iter()
-        .map(|v| &v.key)
-        .filter(|k| intel::variable(k).is_some())
-        .filter(|k| {
-            launches
-                .iter()
-                .all(|(_, r)| r.checks.iter().any(|v| &v.key == *k))
-        })
-        .collect();
+        .flat_map(|(_, r)| r.checks.iter().map(|v| &v.key))
+    {
+        if intel::variable(key).is_some() && !keys.contains(&key) {
+            keys.push(key);
+        }
+    }
     let mut decisions = Vec::new();
     let mut tried = false;
     for key in keys {
-        let groups = groups(launches, key, processes)?;
-        tried |= groups.keys().any(Option::is_some);
-        decisions.push(decide_case(key, &groups, first.meta.alpha));
+        let case = case_launches(launches, key, processes)?;
+        tried |= case.groups.keys().any(Option::is_some) || !case.wrong.is_empty();
+        decisions.push(decide_case(key, &case, first.meta.alpha));
     }
     if !tried {
         return Err(format!(
-            "no launch selected a preset for a case they share: launch with \
+            "no launch selected a preset for a case: launch with \
              I_MPI_ADJUST_<COLLECTIVE>=<preset> ({} launches per preset, and as many without)",
             LAUNCHES_NEEDED
         ));
@@ -98,21 +98,47 @@ pub fn is_intel_mpi(library: &str) -> bool {
 /// launch's setting selects for it (`None`: the library's own choice).
 type Groups = BTreeMap<Option<u32>, Vec<f64>>;
 
-fn groups(launches: &[Launch], key: &CaseKey, processes: usize) -> Result<Groups, String> {
+/// One case over the launches: its groups, and the presets whose result
+/// was wrong in it, each with a launch that showed it.
+struct CaseLaunches {
+    groups: Groups,
+    wrong: BTreeMap<u32, String>,
+}
+
+fn case_launches(
+    launches: &[Launch],
+    key: &CaseKey,
+    processes: usize,
+) -> Result<CaseLaunches, String> {
     let variable = intel::variable(key).expect("only cases with a variable");
-    let mut groups = Groups::new();
+    let mut case = CaseLaunches {
+        groups: Groups::new(),
+        wrong: BTreeMap::new(),
+    };
     for (name, results) in launches {
         let preset = match results.meta.environment.get(&variable) {
             Some(setting) => intel::preset_of(setting, intel::message_size(key), processes)
                 .map_err(|e| format!("{name}: {variable}: {e}"))?,
             None => None,
         };
-        let case = results.checks.iter().find(|v| &v.key == key);
-        if let Some(anchored) = case.and_then(anchored_log) {
-            groups.entry(preset).or_default().push(anchored);
+        let Some(verdict) = results.checks.iter().find(|v| &v.key == key) else {
+            continue;
+        };
+        let wrong = verdict
+            .default_candidate()
+            .is_some_and(|d| matches!(d.outcome, Outcome::Wrong(_)));
+        match (preset, wrong) {
+            (Some(preset), true) => {
+                case.wrong.entry(preset).or_insert_with(|| name.clone());
+            }
+            _ => {
+                if let Some(anchored) = anchored_log(verdict) {
+                    case.groups.entry(preset).or_default().push(anchored);
+                }
+            }
         }
     }
-    Ok(groups)
+    Ok(case)
 }
 
 /// `default`'s log median less the median log median of the case's
@@ -165,7 +191,19 @@ fn anchors(name: &str, prefix: &str) -> bool {
     })
 }
 
-fn decide_case(key: &CaseKey, groups: &Groups, alpha: f64) -> Decision {
+/// The case's decision among the presets that never computed a wrong
+/// result in it; those that did are named.
+fn decide_case(key: &CaseKey, case: &CaseLaunches, alpha: f64) -> Decision {
+    let mut groups = case.groups.clone();
+    groups.retain(|preset, _| preset.is_none_or(|p| !case.wrong.contains_key(&p)));
+    let mut decision = decide_groups(key, &groups, alpha);
+    for (preset, launch) in &case.wrong {
+        decision.why += &format!("; preset {preset} not selectable: a wrong result in {launch}");
+    }
+    decision
+}
+
+fn decide_groups(key: &CaseKey, groups: &Groups, alpha: f64) -> Decision {
     let keep = |why: String| Decision {
         key: key.clone(),
         change: None,
@@ -300,7 +338,7 @@ mod tests {
                 .environment
                 .insert("I_MPI_ADJUST_ALLREDUCE".into(), s.into());
         }
-        (format!("{setting:?}"), results)
+        (format!("{}-{state}", setting.unwrap_or("own")), results)
     }
 
     /// Launches of three presets and the library's choice, three each, in
@@ -339,6 +377,35 @@ mod tests {
             "{}",
             at_1k.why
         );
+    }
+
+    #[test]
+    fn a_preset_that_computed_a_wrong_result_is_never_selected_there() {
+        let mut launches = launches();
+        // A fourth launch of preset 3, the fastest at 8 B, so that three
+        // right ones would choose it; then one of them gets 8 B wrong.
+        launches.push(launch(Some("3"), 1.1, [8.0, 20.2]));
+        let (name, results) = &mut launches[5];
+        assert_eq!(name, "3-2.4");
+        let default = &mut results.checks[0].candidates[0];
+        default.outcome = Outcome::Wrong("differs from the reference".into());
+        default.verified = false;
+        let tuning = decide(&launches).unwrap();
+        let at_8 = &tuning.decisions[0];
+        assert_ne!(
+            at_8.change.as_ref().map(|c| c.algorithm.value),
+            Some(3),
+            "{}",
+            at_8.why
+        );
+        assert!(
+            at_8.why
+                .ends_with("; preset 3 not selectable: a wrong result in 3-2.4"),
+            "{}",
+            at_8.why
+        );
+        // At 1 KiB the same launch was right.
+        assert!(!tuning.decisions[1].why.contains("not selectable"));
     }
 
     #[test]
