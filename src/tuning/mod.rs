@@ -3,7 +3,8 @@
 //! faster than `default` (the library's own choice), or why the library's
 //! choice stays. The library's tuning file is written from it by one
 //! module per format: Open MPI's coll_tuned rules ([`open_mpi`]), MPICH's
-//! algorithm variables ([`mpich`]).
+//! algorithm variables ([`mpich`]), Intel MPI's presets ([`intel`]), whose
+//! decision across launches is [`presets`].
 
 pub mod intel;
 pub mod mpich;

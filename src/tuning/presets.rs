@@ -25,6 +25,7 @@ use crate::candidates::native::DEFAULT;
 use crate::candidates::Family;
 use crate::case::{CaseKey, Outcome};
 use crate::meta::LibraryAlgorithm;
+use crate::stats::describe::{mean, median};
 use crate::stats::{correction, welch, Alternative};
 use std::collections::BTreeMap;
 
@@ -151,19 +152,13 @@ fn anchored_log(case: &Verdict) -> Option<f64> {
     };
     let default = log_median(case.default_candidate()?)?;
     let prefix = case.key.operation.prefix();
-    let mut anchors: Vec<f64> = case
+    let anchors: Vec<f64> = case
         .candidates
         .iter()
         .filter(|c| anchors(&c.name, &prefix))
         .filter_map(log_median)
         .collect();
-    if anchors.is_empty() {
-        return None;
-    }
-    anchors.sort_by(f64::total_cmp);
-    let n = anchors.len();
-    let median = (anchors[(n - 1) / 2] + anchors[n / 2]) / 2.0;
-    Some(default - median)
+    (!anchors.is_empty()).then(|| default - median(&anchors))
 }
 
 fn presets(n: usize) -> String {
@@ -224,7 +219,6 @@ fn decide_groups(key: &CaseKey, groups: &Groups, alpha: f64) -> Decision {
     if tested.is_empty() {
         return keep(too_few(groups));
     }
-    let mean = |a: &[f64]| a.iter().sum::<f64>() / a.len() as f64;
     let p_values: Vec<f64> = tested
         .iter()
         .map(|(_, a)| welch::test(a, own, Alternative::Less).p_value)
