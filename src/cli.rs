@@ -295,7 +295,7 @@ pub struct RunArgs {
     #[arg(long, value_parser = parse_duration)]
     pub budget: Option<Duration>,
     /// Rounds the budget is cut into; each round runs the candidates in a fresh random order
-    /// (overrides the file; default one per 10 ms of the budget, 20 to 300).
+    /// (overrides the file; default one per 5 ms of the budget, 20 to 300).
     #[arg(long, value_parser = parse_positive)]
     pub rounds: Option<usize>,
     /// Seed of the candidate order.

@@ -25,8 +25,8 @@ pub enum Test {
     Sign,
 }
 
-/// From this many rounds on, the default test is `paired`: with rounds of
-/// 10 ms the candidates of a round share the machine's state, and pairing
+/// From this many rounds on, the default test is `paired`: with slices of
+/// 5–10 ms the candidates of a round share the machine's state, and pairing
 /// by round cancels it. Measured with known truth on 2 bound ranks
 /// (`ci/noise-experiment`, docs/statistics.md): at 1 s (100 rounds) a 1.1×
 /// slowdown was found in 15 of 16 cases paired and 12 of 16 unpaired, at

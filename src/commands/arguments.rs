@@ -483,8 +483,8 @@ mod tests {
         let Command::Run(bare_run) = settings(&["run", "in.yaml"]) else {
             panic!("run")
         };
-        // The default budget of 1 s cut into slices of 10 ms.
-        assert_eq!(bare_run.measuring(&bare, false).rounds, 100, "the default");
+        // The default budget of 1 s cut into slices of 5 ms.
+        assert_eq!(bare_run.measuring(&bare, false).rounds, 200, "the default");
         // Its test: paired from 20 rounds on, unless --test says.
         let tests = [10, 19, 20, 100].map(|r| bare_run.analysis.test_for(r));
         assert_eq!(

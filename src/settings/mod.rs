@@ -12,11 +12,14 @@ pub const LATE_CAP: f64 = 0.05;
 /// enough that a round sits inside one state of the machine (this VM
 /// changed state within seconds, and a round of a 1 s budget cut into ten
 /// spanned fast and slow states), long enough that the slice's agreement
-/// and reduction stay a small share of it.
-pub const DEFAULT_SLICE: Duration = Duration::from_millis(10);
+/// and reduction stay a small share of it. 5 ms rather than 10: 18
+/// identical launches of inputs/quick.yaml at 300 ms (60 rounds) ended
+/// undecided once, 12 with 30 rounds four times, for 0.3 % more wall time
+/// (docs/statistics.md).
+pub const DEFAULT_SLICE: Duration = Duration::from_millis(5);
 
-/// The fewest rounds a budget is cut into by default: at 100 ms, slices of
-/// 5 ms, and rounds enough for the paired test (`analyse` pairs from 20
+/// The fewest rounds a budget is cut into by default: below 100 ms slices
+/// shorter than [`DEFAULT_SLICE`], and rounds enough for the paired test (`analyse` pairs from 20
 /// rounds on). An exact 1.25× slowdown at 100 ms (2 bound ranks, 128
 /// cases) was found in 125 with 20 rounds, 112 with 10; no A/A false
 /// violation with either.
@@ -26,7 +29,7 @@ pub const MIN_DEFAULT_ROUNDS: usize = 20;
 /// slices keep [`MIN_CALLS_PER_SLICE`] calls down to this many rounds.
 pub const MIN_LONG_CALL_ROUNDS: usize = 10;
 
-/// The most rounds by default: 3 s of budget; beyond, slices grow.
+/// The most rounds by default: 1.5 s of budget; beyond, slices grow.
 pub const MAX_DEFAULT_ROUNDS: usize = 300;
 
 /// The rounds a budget is cut into when neither the command line nor the
@@ -276,7 +279,7 @@ mod tests {
         let rounds = |ms| default_rounds(Duration::from_millis(ms));
         assert_eq!(
             [10, 100, 300, 1000, 3000, 10_000].map(rounds),
-            [20, 20, 30, 100, 300, 300]
+            [20, 20, 60, 200, 300, 300]
         );
     }
 
