@@ -33,6 +33,11 @@ pub struct Change {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub p_adjusted: Option<f64>,
     pub regression: bool,
+    /// The smallest normalised ratio this case could have shown as a
+    /// regression against the spread of the baseline launches (Holm's
+    /// first threshold; several launches).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detectable: Option<f64>,
 }
 
 impl Change {
@@ -510,6 +515,7 @@ pub fn compare_runs<B: Defaults + ?Sized, C: Defaults + ?Sized>(
             // One launch decides no regression (`undecided` says why):
             // the sample test above is shown, not believed.
             regression: false,
+            detectable: None,
         });
     }
     comparison.only_in_baseline = (0..baseline.cases())

@@ -41,7 +41,7 @@ use super::baseline::{too_few_launches, Change, Comparison, Shift, LAUNCHES_NEED
 use super::{CaseKey, Correction, Options, Verdict};
 use crate::candidates::native::DEFAULT;
 use crate::stats::correction;
-use crate::stats::moderated::{t_upper_tail, Prior};
+use crate::stats::moderated::{t_upper_quantile, t_upper_tail, Prior};
 
 /// One launch of the baseline: its name and the verdicts of its cases
 /// (each candidate's median of per-round medians is all that is read).
@@ -225,6 +225,10 @@ pub fn compare_within(
         .map(|(_, then, _)| variance(then))
         .collect();
     let prior = Prior::estimate(&variances, df);
+    // What one regression alone needs: Holm's first threshold.
+    let first = options
+        .correction
+        .first_threshold(options.alpha, normalised.len());
     let mut changes: Vec<Change> = normalised
         .iter()
         .zip(&variances)
@@ -235,7 +239,7 @@ pub fn compare_within(
                 (then, *now),
                 (variance, df),
                 effects.prediction,
-                threshold,
+                (threshold, first),
             )
         })
         .collect();
@@ -262,16 +266,7 @@ pub fn compare_within(
     Comparison {
         baseline: names.join(", "),
         launches: k,
-        method: format!(
-            "between launches: each case's median relative to its own competitors in \
-             the same launch, against the spread of that ratio over {k} baseline launches \
-             (moderated t, prediction interval widened by the new launch's own noise where it \
-             exceeds theirs), {} across cases",
-            match options.correction {
-                Correction::Holm => "Holm's correction",
-                Correction::None => "no correction",
-            }
-        ),
+        method: method(k, options.correction),
         undecided,
         tolerance,
         changes,
@@ -280,6 +275,20 @@ pub fn compare_within(
         only_in_current,
         ..Comparison::default()
     }
+}
+
+/// How `default` was compared against `k` baseline launches, in words.
+fn method(k: usize, correction: Correction) -> String {
+    format!(
+        "between launches: each case's median relative to its own competitors in the same \
+         launch, against the spread of that ratio over {k} baseline launches (moderated t, \
+         prediction interval widened by the new launch's own noise where it exceeds theirs), \
+         {} across cases",
+        match correction {
+            Correction::Holm => "Holm's correction",
+            Correction::None => "no correction",
+        }
+    )
 }
 
 /// The launch effects: each launch's median deviation from the cells'
@@ -364,14 +373,16 @@ fn normalised<'c>(cells: &'c [Cell], effects: &Effects) -> Vec<(&'c Cell, Vec<f6
 /// One case's change: its normalised log ratio now (`ratios.1`) against
 /// the baseline launches' (`ratios.0`), whose (moderated) variance and
 /// degrees of freedom are `spread`, one-sided beyond the tolerance's
-/// `threshold`.
+/// log `thresholds.0`; and the smallest ratio a p-value below
+/// `thresholds.1` needs.
 fn change(
     c: &Cell,
     ratios: (&[f64], f64),
     spread: (f64, f64),
     prediction: f64,
-    threshold: f64,
+    thresholds: (f64, f64),
 ) -> Change {
+    let (threshold, first) = thresholds;
     let ((then, now), (variance, df)) = (ratios, spread);
     let excess = now - mean(then);
     // The baseline launches' spread holds their own rounds' noise; a new
@@ -394,6 +405,7 @@ fn change(
         se if se > 0.0 => t_upper_tail((excess - threshold) / se, df),
         _ => f64::from(excess <= threshold),
     };
+    let detectable = (threshold + t_upper_quantile(first, df) * se).exp();
     Change {
         key: c.key.clone(),
         baseline_median_s: c.mean().exp(),
@@ -403,6 +415,7 @@ fn change(
         p_value,
         p_adjusted: None,
         regression: false,
+        detectable: Some(detectable),
     }
 }
 
@@ -547,6 +560,33 @@ mod tests {
         }
         assert!(found >= 90, "found in {found} of 100");
         assert!(others <= 5, "another size flagged in {others} of 100");
+    }
+
+    /// `detectable` is the test's boundary: a case's p-value is below
+    /// Holm's first threshold exactly when its ratio is beyond it, and
+    /// baseline launches that spread 4× wider hide larger regressions.
+    #[test]
+    fn the_detectable_regression_is_where_the_test_turns_significant() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(17);
+        let first = options().correction.first_threshold(0.05, SIZES.len());
+        let mut widest = |sigma: f64| {
+            let mut detectable = Vec::new();
+            for _ in 0..50 {
+                let base = baseline(&mut rng, 5, sigma, 0.2);
+                let now = launch(&mut rng, 1.0, sigma, Some((256, 1.5)));
+                for c in compare(&base, &now, 0.05, &options()).changes {
+                    let d = c.detectable.expect("several launches");
+                    let beyond = c.judged_ratio() > d;
+                    assert_eq!(c.p_value < first, beyond, "{c:?}");
+                    detectable.push(d);
+                }
+            }
+            crate::stats::describe::median(&detectable)
+        };
+        let (narrow, wide) = (widest(0.05), widest(0.2));
+        // Measured: 1.25× and 2.1×.
+        assert!(narrow > 1.05 && narrow < 1.4, "{narrow}");
+        assert!(wide > 1.5 * narrow, "{narrow} {wide}");
     }
 
     /// A machine whose new state makes large sizes 2.5× faster and leaves

@@ -161,6 +161,29 @@ mod tests {
     use super::*;
     use crate::report::fixture;
 
+    /// Between launches, the baseline section says from which ratio a
+    /// regression shows, per row and for the median and worst case.
+    #[test]
+    fn the_baseline_section_names_the_smallest_regression_it_could_show() {
+        let mut results = fixture::results();
+        let baseline = results.baseline.as_mut().unwrap();
+        baseline.launches = 5;
+        for (change, detectable) in baseline.changes.iter_mut().zip([1.25, 1.731]) {
+            change.detectable = Some(detectable);
+        }
+        let md = render(&results);
+        for part in [
+            "a regression shows from 1.49× in the median case, from 1.73× at MPI_Allreduce, 8 B (8 × byte, bor) (the worst); a smaller one stays hidden there, whatever the budget.",
+            "| case | baseline | now | ratio | p-value | shows from | verdict |",
+            "| MPI_Bcast, 8 B (8 × byte), root 2 | 300.00 µs | 600.00 µs | 2.000 | 1.00e-5 | 1.250 | regression |",
+            "| MPI_Allreduce, 8 B (8 × byte, bor) | 10.00 µs | 14.00 µs | 1.400 | 2.00e-1 | 1.731 | not shown |",
+        ] {
+            assert!(md.contains(part), "{part}\nmissing in\n{md}");
+        }
+        let single = render(&fixture::results());
+        assert!(!single.contains("shows from"), "one launch tests no spread");
+    }
+
     #[test]
     fn has_meta_overview_tables_and_violations() {
         let md = render(&fixture::results());

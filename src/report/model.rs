@@ -12,8 +12,8 @@ use crate::analyse::{Correction, Test};
 use crate::candidates::native::is_library_call;
 use crate::meta::Meta;
 use crate::operation::Operation;
-use crate::stats::power;
 use crate::stats::usual::Model;
+use crate::stats::{describe, power};
 
 /// Seconds in the unit that suits them: `12.34 µs`, `1.234 ms`.
 pub fn seconds(s: f64) -> String {
@@ -70,6 +70,9 @@ pub fn baseline_notes(b: &crate::analyse::baseline::Comparison) -> Vec<String> {
             false => format!("No shift of the whole machine: {moved}."),
         });
     }
+    if let Some(note) = detectable_note(b) {
+        notes.push(note);
+    }
     if let Some(state) = b.machine_state {
         let numbers = format!(
             "its calibration took {}, the baseline launches' {}–{}",
@@ -86,6 +89,24 @@ pub fn baseline_notes(b: &crate::analyse::baseline::Comparison) -> Vec<String> {
         });
     }
     notes
+}
+
+/// How large a regression must be before the spread between the baseline
+/// launches lets the gate show it: the median case and the worst.
+fn detectable_note(b: &crate::analyse::baseline::Comparison) -> Option<String> {
+    let detectable: Vec<(f64, &crate::analyse::baseline::Change)> = b
+        .changes
+        .iter()
+        .filter_map(|c| Some((c.detectable?, c)))
+        .collect();
+    let (worst, case) = detectable.iter().max_by(|a, b| a.0.total_cmp(&b.0))?;
+    let median = describe::median(&detectable.iter().map(|d| d.0).collect::<Vec<_>>());
+    Some(format!(
+        "Against the spread between the baseline launches, a regression shows from \
+         {median:.2}× in the median case, from {worst:.2}× at {} (the worst); a smaller one \
+         stays hidden there, whatever the budget.",
+        title_of(&case.key)
+    ))
 }
 
 /// A regression's ratio and p-value as the comparison decided them: after

@@ -768,31 +768,43 @@ fn baseline(results: &Results) -> Vec<Block> {
 }
 
 /// A row per regression and per case slower than the tolerance but not
-/// shown a regression.
+/// shown a regression; between launches, with the ratio from which each
+/// would have shown.
 fn changes_table(b: &Comparison) -> Table {
     use Align::{Left, Right};
-    let mut changes = Table::new([
+    let between_launches = b.changes.iter().any(|c| c.detectable.is_some());
+    let mut columns = vec![
         ("case", Left),
         ("baseline", Right),
         ("now", Right),
         ("ratio", Right),
         ("p-value", Right),
-        ("verdict", Left),
-    ]);
+    ];
+    if between_launches {
+        columns.push(("shows from", Right));
+    }
+    columns.push(("verdict", Left));
+    let mut changes = Table::new(columns);
     for (c, verdict) in b
         .regressions()
         .map(|c| (c, "regression"))
         .chain(b.unshown().map(|c| (c, "not shown")))
     {
         let (ratio, p_value) = model::regression_numbers(c);
-        changes.push(vec![
+        let mut row = vec![
             Line::plain(model::title_of(&c.key)),
             Line::plain(seconds(c.baseline_median_s)),
             Line::plain(seconds(c.median_s)),
             Line::plain(ratio),
             Line::plain(p_value),
-            Line::plain(verdict),
-        ]);
+        ];
+        if between_launches {
+            row.push(Line::plain(
+                c.detectable.map_or("–".into(), |d| format!("{d:.3}")),
+            ));
+        }
+        row.push(Line::plain(verdict));
+        changes.push(row);
     }
     changes
 }
@@ -814,7 +826,11 @@ fn regression_verdict(b: &Comparison, alpha: f64) -> String {
         (0, n) => format!(
             "No regression shown, but {n} case(s) slower than the baseline by more than \
              {tolerance}, not significantly at α = {alpha} against the spread between launches \
-             (not shown): more baseline launches would decide."
+             (not shown): {}.",
+            match b.changes.iter().any(|c| c.detectable.is_some()) {
+                true => "each below the ratio it would have shown from",
+                false => "more baseline launches would decide",
+            }
         ),
         (r, 0) => format!("{r} regression(s) of the library's own collectives."),
         (r, n) => format!(

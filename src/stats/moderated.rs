@@ -69,6 +69,24 @@ pub fn t_upper_tail(t: f64, df: f64) -> f64 {
     super::special::students_t_sf(t, df)
 }
 
+/// The t with P(T > t) = `p` (0 < p < 1/2) for `df` degrees of freedom:
+/// [`t_upper_tail`] inverted by bisection, so that a threshold and the
+/// test that meets it agree to the last digit.
+pub fn t_upper_quantile(p: f64, df: f64) -> f64 {
+    let (mut low, mut high) = (0.0f64, 1.0f64);
+    while t_upper_tail(high, df) > p && high < 1e12 {
+        high *= 2.0;
+    }
+    for _ in 0..200 {
+        let mid = 0.5 * (low + high);
+        match t_upper_tail(mid, df) > p {
+            true => low = mid,
+            false => high = mid,
+        }
+    }
+    high
+}
+
 /// ψ′(x) for x > 0: the recurrence ψ′(x) = ψ′(x + 1) + 1/x² up to x ≥ 10,
 /// then the asymptotic series (error below 1e-13 there).
 pub fn trigamma(mut x: f64) -> f64 {
@@ -122,6 +140,22 @@ mod tests {
     use super::*;
     use rand::{Rng, SeedableRng};
     use std::f64::consts::PI;
+
+    #[test]
+    fn t_upper_quantile_has_its_known_values() {
+        // Student's t tables: t(0.975; 4) = 2.7764, t(0.95; 2) = 2.9200,
+        // t(0.995; 9) = 3.2498; the normal's 1.6449 with infinite df.
+        for (p, df, t) in [
+            (0.025, 4.0, 2.776_445),
+            (0.05, 2.0, 2.919_986),
+            (0.005, 9.0, 3.249_836),
+            (0.05, f64::INFINITY, 1.644_854),
+        ] {
+            let q = t_upper_quantile(p, df);
+            assert!((q - t).abs() < 1e-5, "{p} {df}: {q}");
+            assert!((t_upper_tail(q, df) - p).abs() < 1e-12, "{p} {df}");
+        }
+    }
 
     #[test]
     fn trigamma_has_its_known_values() {
