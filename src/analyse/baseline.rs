@@ -139,6 +139,12 @@ case is called a regression (placement and machine state move whole launches). G
 3 launches or more";
 
 impl Comparison {
+    /// Between launches: each change says from which ratio it would have
+    /// shown (`detectable`).
+    pub fn has_detectable(&self) -> bool {
+        self.changes.iter().any(|c| c.detectable.is_some())
+    }
+
     pub fn regressions(&self) -> impl Iterator<Item = &Change> {
         self.changes.iter().filter(|c| c.regression)
     }

@@ -772,7 +772,7 @@ fn baseline(results: &Results) -> Vec<Block> {
 /// would have shown.
 fn changes_table(b: &Comparison) -> Table {
     use Align::{Left, Right};
-    let between_launches = b.changes.iter().any(|c| c.detectable.is_some());
+    let between_launches = b.has_detectable();
     let mut columns = vec![
         ("case", Left),
         ("baseline", Right),
@@ -827,7 +827,7 @@ fn regression_verdict(b: &Comparison, alpha: f64) -> String {
             "No regression shown, but {n} case(s) slower than the baseline by more than \
              {tolerance}, not significantly at α = {alpha} against the spread between launches \
              (not shown): {}.",
-            match b.changes.iter().any(|c| c.detectable.is_some()) {
+            match b.has_detectable() {
                 true => "each below the ratio it would have shown from",
                 false => "more baseline launches would decide",
             }

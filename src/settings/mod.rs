@@ -12,15 +12,15 @@ pub const LATE_CAP: f64 = 0.05;
 /// enough that a round sits inside one state of the machine (this VM
 /// changed state within seconds, and a round of a 1 s budget cut into ten
 /// spanned fast and slow states), long enough that the slice's agreement
-/// and reduction stay a small share of it. 5 ms rather than 10: 18
-/// identical launches of inputs/quick.yaml at 300 ms (60 rounds) ended
-/// undecided once, 12 with 30 rounds four times, for 0.3 % more wall time
+/// and reduction stay a small share of it. 5 ms rather than 10: of 24
+/// identical launches of inputs/quick.yaml at 300 ms (60 rounds) one ended
+/// undecided, of 12 with 30 rounds four, for 0.3 % more wall time
 /// (docs/statistics.md).
 pub const DEFAULT_SLICE: Duration = Duration::from_millis(5);
 
 /// The fewest rounds a budget is cut into by default: below 100 ms slices
-/// shorter than [`DEFAULT_SLICE`], and rounds enough for the paired test (`analyse` pairs from 20
-/// rounds on). An exact 1.25× slowdown at 100 ms (2 bound ranks, 128
+/// shorter than [`DEFAULT_SLICE`], and rounds enough for the paired test
+/// (`analyse` pairs from 20 rounds on). An exact 1.25× slowdown at 100 ms (2 bound ranks, 128
 /// cases) was found in 125 with 20 rounds, 112 with 10; no A/A false
 /// violation with either.
 pub const MIN_DEFAULT_ROUNDS: usize = 20;
