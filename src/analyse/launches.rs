@@ -249,17 +249,13 @@ pub fn compare_within(
         Correction::None => p_values,
     };
     let undecided = too_few_launches(k);
-    // The references can move without `default`: this machine ran the
-    // multi-step mock-ups 1.6× faster in some launches, `default` unchanged,
-    // which made `default` read 1.47× slower beside them. Unless the whole
-    // launch shifted, a regression must also be slower in its own time.
-    let shifted = shift.as_ref().is_some_and(|s| s.significant);
+    let faster_by = faster_by(shift.as_ref());
     for (change, p) in changes.iter_mut().zip(adjusted) {
         change.p_adjusted = Some(p);
         change.regression = undecided.is_none()
             && p < options.alpha
             && change.normalised_ratio.is_some_and(|r| r > 1.0 + tolerance)
-            && (shifted || change.ratio > 1.0 + tolerance);
+            && change.ratio / faster_by > 1.0 + tolerance;
     }
     let names: Vec<&str> = baseline.iter().map(|l| l.name.as_str()).collect();
     let (only_in_baseline, only_in_current) = unmatched(baseline, current);
@@ -275,6 +271,21 @@ pub fn compare_within(
         only_in_current,
         ..Comparison::default()
     }
+}
+
+/// What a regression's own time is measured against: the references can
+/// move without `default` (this machine ran the multi-step mock-ups 1.6×
+/// faster in some launches, `default` unchanged, which made `default` read
+/// 1.47× slower beside them), so a regression must also be slower than its
+/// usual time; in a launch named faster as a whole, slower than that shift
+/// makes it (an A/A launch 0.74× faster read allgather 1 KiB 1.26× slower
+/// beside competitors faster still, `default` at 0.68× its usual time).
+/// Not in a slower one: this machine's state moves sizes unalike, and a
+/// size it spared is no slower than usual for the others' shift.
+fn faster_by(shift: Option<&Shift>) -> f64 {
+    shift
+        .filter(|s| s.significant)
+        .map_or(1.0, |s| s.factor.min(1.0))
 }
 
 /// How `default` was compared against `k` baseline launches, in words.
@@ -643,6 +654,42 @@ mod tests {
             found += usize::from(sizes == [256]);
         }
         assert!(found >= 45, "found in {found} of 50");
+    }
+
+    /// A launch whose whole machine ran 2.5× faster (a shift, named) and
+    /// whose competitors at one size ran 1.6× faster still, `default` there
+    /// at 0.92× of the shift (as an A/A launch read allgather 1 KiB here):
+    /// `default` reads about 1.5× slower beside them but is no slower than
+    /// the shift makes it, and no regression; `default` there 1.6× slower
+    /// (1.47× beyond the shift) is one.
+    #[test]
+    fn in_a_faster_launch_a_regression_is_slower_than_the_shift() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(31);
+        let competitors_faster_at_64 = |checks: &mut Vec<Verdict>| {
+            let case = checks.iter_mut().find(|v| v.key.size_bytes == 64).unwrap();
+            for c in &mut case.candidates {
+                let factor = if c.name == DEFAULT { 0.92 } else { 1.0 / 1.6 };
+                c.round_median_s = c.round_median_s.map(|m| m * factor);
+            }
+        };
+        let (mut false_flags, mut found) = (0, 0);
+        for _ in 0..20 {
+            let base = baseline(&mut rng, 5, 0.02, 0.02);
+            let mut now = launch(&mut rng, 0.4, 0.02, None);
+            competitors_faster_at_64(&mut now);
+            let comparison = compare(&base, &now, 0.05, &options());
+            assert!(comparison.shift.unwrap().significant);
+            false_flags += comparison.regressions().count();
+            let mut slower = launch(&mut rng, 0.4, 0.02, Some((64, 1.6)));
+            competitors_faster_at_64(&mut slower);
+            found += usize::from(
+                compare(&base, &slower, 0.05, &options())
+                    .regressions()
+                    .any(|c| c.key.size_bytes == 64),
+            );
+        }
+        assert_eq!(false_flags, 0, "false regressions in 20 shifted launches");
+        assert_eq!(found, 20, "found in {found} of 20");
     }
 
     /// The references faster without `default` (this machine ran the
