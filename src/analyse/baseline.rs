@@ -132,6 +132,22 @@ fn one() -> usize {
     1
 }
 
+/// `default`'s own time in `change` over its usual, a regression's second
+/// condition: the references can move without `default` (this machine ran
+/// the multi-step mock-ups 1.6× faster in some launches, `default`
+/// unchanged, which made `default` read 1.47× slower beside them); in a
+/// launch named faster as a whole, over what that shift makes it (an A/A
+/// launch 0.74× faster read allgather 1 KiB 1.26× slower beside
+/// competitors faster still, `default` at 0.68× its usual time). Not over
+/// a slower shift: this machine's state moves sizes unalike, and a size it
+/// spared is no slower than usual for the others' shift.
+pub fn own_time_ratio(change: &Change, shift: Option<&Shift>) -> f64 {
+    let faster_by = shift
+        .filter(|s| s.significant)
+        .map_or(1.0, |s| s.factor.min(1.0));
+    change.ratio / faster_by
+}
+
 /// What a baseline of one launch cannot know.
 pub const ONE_LAUNCH: &str = "the baseline is one launch, so the variation between launches is \
 unknown: `default` was compared sample against sample, as if both runs were one launch, and no \
@@ -149,13 +165,20 @@ impl Comparison {
         self.changes.iter().filter(|c| c.regression)
     }
 
-    /// Slower than the tolerance allows, but not significantly: the
-    /// comparison could not tell these from the spread between launches
-    /// (a report that said "no regression" of an 8× case would mislead).
+    /// Slower than the tolerance allows, but no regression: the comparison
+    /// could not tell these from the spread between launches, or `default`
+    /// is no slower in its own time (a report that said "no regression" of
+    /// an 8× case would mislead).
     pub fn unshown(&self) -> impl Iterator<Item = &Change> {
         self.changes
             .iter()
             .filter(|c| !c.regression && c.judged_ratio() > 1.0 + self.tolerance)
+    }
+
+    /// Whether `change` is slower than the tolerance allows only beside its
+    /// references: `default` itself no slower than usual ([`own_time_ratio`]).
+    pub fn only_beside_references(&self, change: &Change) -> bool {
+        own_time_ratio(change, self.shift.as_ref()) <= 1.0 + self.tolerance
     }
 
     /// How the launch ran in a state the baseline launches never had,

@@ -37,7 +37,9 @@
 //!   more than the tolerance, with Holm's correction across the compared
 //!   cases.
 
-use super::baseline::{too_few_launches, Change, Comparison, Shift, LAUNCHES_NEEDED};
+use super::baseline::{
+    own_time_ratio, too_few_launches, Change, Comparison, Shift, LAUNCHES_NEEDED,
+};
 use super::{CaseKey, Correction, Options, Verdict};
 use crate::candidates::native::DEFAULT;
 use crate::stats::correction;
@@ -249,13 +251,12 @@ pub fn compare_within(
         Correction::None => p_values,
     };
     let undecided = too_few_launches(k);
-    let faster_by = faster_by(shift.as_ref());
     for (change, p) in changes.iter_mut().zip(adjusted) {
         change.p_adjusted = Some(p);
         change.regression = undecided.is_none()
             && p < options.alpha
             && change.normalised_ratio.is_some_and(|r| r > 1.0 + tolerance)
-            && change.ratio / faster_by > 1.0 + tolerance;
+            && own_time_ratio(change, shift.as_ref()) > 1.0 + tolerance;
     }
     let names: Vec<&str> = baseline.iter().map(|l| l.name.as_str()).collect();
     let (only_in_baseline, only_in_current) = unmatched(baseline, current);
@@ -271,21 +272,6 @@ pub fn compare_within(
         only_in_current,
         ..Comparison::default()
     }
-}
-
-/// What a regression's own time is measured against: the references can
-/// move without `default` (this machine ran the multi-step mock-ups 1.6×
-/// faster in some launches, `default` unchanged, which made `default` read
-/// 1.47× slower beside them), so a regression must also be slower than its
-/// usual time; in a launch named faster as a whole, slower than that shift
-/// makes it (an A/A launch 0.74× faster read allgather 1 KiB 1.26× slower
-/// beside competitors faster still, `default` at 0.68× its usual time).
-/// Not in a slower one: this machine's state moves sizes unalike, and a
-/// size it spared is no slower than usual for the others' shift.
-fn faster_by(shift: Option<&Shift>) -> f64 {
-    shift
-        .filter(|s| s.significant)
-        .map_or(1.0, |s| s.factor.min(1.0))
 }
 
 /// How `default` was compared against `k` baseline launches, in words.

@@ -184,6 +184,41 @@ mod tests {
         assert!(!single.contains("shows from"), "one launch tests no spread");
     }
 
+    /// A case slower beside its competitors only, in a launch named faster
+    /// as a whole and `default` there no slower than the shift makes it:
+    /// its row and the verdict say so, not that the spread hid it.
+    #[test]
+    fn a_case_slower_only_beside_its_references_says_so() {
+        let mut results = fixture::results();
+        let baseline = results.baseline.as_mut().unwrap();
+        baseline.launches = 5;
+        baseline.shift = Some(crate::analyse::baseline::Shift {
+            factor: 0.7,
+            p_value: 1e-4,
+            significant: true,
+        });
+        baseline.changes.retain(|c| !c.regression);
+        let unshown = &mut baseline.changes[0];
+        (unshown.ratio, unshown.normalised_ratio) = (0.72, Some(1.4));
+        let md = render(&results);
+        for part in [
+            "Compared with `main/results.json`: 1 case, tolerance 5.0 %.",
+            "No regression shown: 1 case(s) slower by more than 5 % beside their references only, the library's own call no slower than its usual time (than the launch's shift makes it, where the launch ran faster as a whole).",
+            "| 1.400 | 2.00e-1 | not slower in its own time |",
+        ] {
+            assert!(md.contains(part), "{part}\nmissing in\n{md}");
+        }
+        // Slower than the shift makes it: the spread hid it.
+        let baseline = results.baseline.as_mut().unwrap();
+        baseline.changes[0].ratio = 0.9;
+        let md = render(&results);
+        assert!(md.contains("| 1.400 | 2.00e-1 | not shown |"), "{md}");
+        assert!(
+            md.contains("No regression shown, but 1 case(s) slower"),
+            "{md}"
+        );
+    }
+
     #[test]
     fn has_meta_overview_tables_and_violations() {
         let md = render(&fixture::results());
