@@ -132,8 +132,9 @@ fn one() -> usize {
     1
 }
 
-/// `default`'s own time in `change` over its usual, a regression's second
-/// condition: the references can move without `default` (this machine ran
+/// Whether `default` in `change` is slower in its own time than its usual
+/// by more than `tolerance`, a regression's second condition: the
+/// references can move without `default` (this machine ran
 /// the multi-step mock-ups 1.6× faster in some launches, `default`
 /// unchanged, which made `default` read 1.47× slower beside them); in a
 /// launch named faster as a whole, over what that shift makes it (an A/A
@@ -141,11 +142,11 @@ fn one() -> usize {
 /// competitors faster still, `default` at 0.68× its usual time). Not over
 /// a slower shift: this machine's state moves sizes unalike, and a size it
 /// spared is no slower than usual for the others' shift.
-pub fn own_time_ratio(change: &Change, shift: Option<&Shift>) -> f64 {
+pub fn slower_in_own_time(change: &Change, shift: Option<&Shift>, tolerance: f64) -> bool {
     let faster_by = shift
         .filter(|s| s.significant)
         .map_or(1.0, |s| s.factor.min(1.0));
-    change.ratio / faster_by
+    change.ratio / faster_by > 1.0 + tolerance
 }
 
 /// What a baseline of one launch cannot know.
@@ -176,9 +177,9 @@ impl Comparison {
     }
 
     /// Whether `change` is slower than the tolerance allows only beside its
-    /// references: `default` itself no slower than usual ([`own_time_ratio`]).
+    /// references: `default` itself no slower than usual ([`slower_in_own_time`]).
     pub fn only_beside_references(&self, change: &Change) -> bool {
-        own_time_ratio(change, self.shift.as_ref()) <= 1.0 + self.tolerance
+        !slower_in_own_time(change, self.shift.as_ref(), self.tolerance)
     }
 
     /// How the launch ran in a state the baseline launches never had,

@@ -38,7 +38,7 @@
 //!   cases.
 
 use super::baseline::{
-    own_time_ratio, too_few_launches, Change, Comparison, Shift, LAUNCHES_NEEDED,
+    slower_in_own_time, too_few_launches, Change, Comparison, Shift, LAUNCHES_NEEDED,
 };
 use super::{CaseKey, Correction, Options, Verdict};
 use crate::candidates::native::DEFAULT;
@@ -256,7 +256,7 @@ pub fn compare_within(
         change.regression = undecided.is_none()
             && p < options.alpha
             && change.normalised_ratio.is_some_and(|r| r > 1.0 + tolerance)
-            && own_time_ratio(change, shift.as_ref()) > 1.0 + tolerance;
+            && slower_in_own_time(change, shift.as_ref(), tolerance);
     }
     let names: Vec<&str> = baseline.iter().map(|l| l.name.as_str()).collect();
     let (only_in_baseline, only_in_current) = unmatched(baseline, current);

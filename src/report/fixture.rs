@@ -14,6 +14,13 @@ fn from_json<T: serde::de::DeserializeOwned>(value: Value) -> T {
     serde_json::from_value(value).expect("the fixture matches the types")
 }
 
+/// Asserts that `text` holds every one of `parts`, naming the first missing.
+pub fn assert_contains(text: &str, parts: &[&str]) {
+    for part in parts {
+        assert!(text.contains(part), "{part:?} missing in\n{text}");
+    }
+}
+
 /// A measured candidate: median `m` µs against the default's
 /// `default_us`, raw p-value `p`, adjusted p-value `3p`; significant as
 /// the shipped rule has it: adjusted p below α and a slowdown above the

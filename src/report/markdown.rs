@@ -172,14 +172,15 @@ mod tests {
             change.detectable = Some(detectable);
         }
         let md = render(&results);
-        for part in [
-            "a regression shows from 1.49× in the median case, from 1.73× at MPI_Allreduce, 8 B (8 × byte, bor) (the worst); a smaller one stays hidden there, whatever the budget.",
-            "| case | baseline | now | ratio | p-value | shows from | verdict |",
-            "| MPI_Bcast, 8 B (8 × byte), root 2 | 300.00 µs | 600.00 µs | 2.000 | 1.00e-5 | 1.250 | regression |",
-            "| MPI_Allreduce, 8 B (8 × byte, bor) | 10.00 µs | 14.00 µs | 1.400 | 2.00e-1 | 1.731 | not shown |",
-        ] {
-            assert!(md.contains(part), "{part}\nmissing in\n{md}");
-        }
+        fixture::assert_contains(
+            &md,
+            &[
+                "a regression shows from 1.49× in the median case, from 1.73× at MPI_Allreduce, 8 B (8 × byte, bor) (the worst); a smaller one stays hidden there, whatever the budget.",
+                "| case | baseline | now | ratio | p-value | shows from | verdict |",
+                "| MPI_Bcast, 8 B (8 × byte), root 2 | 300.00 µs | 600.00 µs | 2.000 | 1.00e-5 | 1.250 | regression |",
+                "| MPI_Allreduce, 8 B (8 × byte, bor) | 10.00 µs | 14.00 µs | 1.400 | 2.00e-1 | 1.731 | not shown |",
+            ],
+        );
         let single = render(&fixture::results());
         assert!(!single.contains("shows from"), "one launch tests no spread");
     }
@@ -201,13 +202,14 @@ mod tests {
         let unshown = &mut baseline.changes[0];
         (unshown.ratio, unshown.normalised_ratio) = (0.72, Some(1.4));
         let md = render(&results);
-        for part in [
-            "Compared with `main/results.json`: 1 case, tolerance 5.0 %.",
-            "No regression shown: 1 case(s) slower by more than 5 % beside their references only, the library's own call no slower than its usual time (than the launch's shift makes it, where the launch ran faster as a whole).",
-            "| 1.400 | 2.00e-1 | not slower in its own time |",
-        ] {
-            assert!(md.contains(part), "{part}\nmissing in\n{md}");
-        }
+        fixture::assert_contains(
+            &md,
+            &[
+                "Compared with `main/results.json`: 1 case, tolerance 5.0 %.",
+                "No regression shown: 1 case(s) slower by more than 5 % beside their references only, the library's own call no slower than its usual time (than the launch's shift makes it, where the launch ran faster as a whole).",
+                "| 1.400 | 2.00e-1 | not slower in its own time |",
+            ],
+        );
         // Slower than the shift makes it: the spread hid it.
         let baseline = results.baseline.as_mut().unwrap();
         baseline.changes[0].ratio = 0.9;
@@ -222,41 +224,42 @@ mod tests {
     #[test]
     fn has_meta_overview_tables_and_violations() {
         let md = render(&fixture::results());
-        for part in [
-            "## pgcheck: ❌ **wrong results in 1 case(s)**, ❌ guideline violations, worst **very-high** (1 hold, 0 inconclusive, 1 unmeasured)",
-            "| MPI library | Open MPI v4.1.6 &lt;test &amp; build&gt; |",
-            "| processes | 8 = 2 node(s) × 4 ppn |",
-            "α = 0.05",
-            "| time | plan 12.0 s, wall 12.4 s |",
-            "| complete | yes |",
-            "### Overview",
-            "| collective | 8 B | 8 KiB | 1 MiB |",
-            "| allreduce | ✅ ok | 🟠 **medium-high** ! |  |",
-            "| bcast | ⛔ **very-high** |  |  |",
-            "| scatter |  |  | ⚪ n/a |",
-            "### MPI_Allreduce\n\n| size [B] | n | default | slowdown | competitor | p-value | verdict |",
-            "| 8192 | 100 | 100.00 µs | 1.818 | `reducescatter_allgather` | 3.00e-6 | 🟠 **violated · medium-high** ! |",
-            "| 8 | 100 | 10.00 µs | 0.980\\~ | `reducescatter_allgather` | 9.00e-1 | ✅ holds |",
-            "- ! 8192 B: allreduce_as_allreduce_lane failed verification: rank 3: element 17 is 4, expected 5",
-            "### MPI_Bcast, root 2",
-            "- `allreduce_lane`: wrong: rank 3: element 17 is 4, expected 5",
-            "needs a commutative operator \\| not given",
-            "### Violations",
-            "worst **very-high** (1 hold, 0 inconclusive, 1 unmeasured), ❌ 1 regression(s) against the baseline, ⚠️ 1 case(s) slower than the baseline's tolerance, not shown a regression\n",
-            "### Universal guidelines (PGMPI)",
-            "| monotony | allreduce | 8192 | 8 B | apart | 5.00 µs | 10.00 µs | 2.000 | 1.00e-4 | 🟠 **medium-high** |",
-            "### Baseline\n\nCompared with `main/results.json`: 2 cases, tolerance 5.0 %.",
-            "1 regression(s) of the library's own collectives; 1 more case(s) slower by more than 5 %, not shown.",
-            "| MPI_Bcast, 8 B (8 × byte), root 2 | 300.00 µs | 600.00 µs | 2.000 | 1.00e-5 | regression |",
-            "| MPI_Allreduce, 8 B (8 × byte, bor) | 10.00 µs | 14.00 µs | 1.400 | 2.00e-1 | not shown |",
-            "Only in the baseline: MPI_Gather, 8 B per process (8 × byte), root 0",
-            "Violations: 1 removed, 1 remaining, 0 new.",
-            "| removed | MPI_Allreduce, 8 B (8 × byte, bor) | 4 of 5 | violated by library_ring (1.500×, medium) | holds |  |",
-            "| remaining | MPI_Bcast, 8 B (8 × byte), root 2 | 5 of 5 | violated by library_binomial (3.000×, high) | violated by scatter_allgather (6.000×, very-high) | only a new algorithm beats the library: scatter_allgather (mockup) |",
-            "| MPI_Bcast, 8 B (8 × byte), root 2 | `bcast_as_scatter_allgather` | 600.00 µs | 100.00 µs | 6.000 | 3.00e-9 | ⛔ **very-high** |",
-        ] {
-            assert!(md.contains(part), "{part}\nmissing in\n{md}");
-        }
+        fixture::assert_contains(
+            &md,
+            &[
+                "## pgcheck: ❌ **wrong results in 1 case(s)**, ❌ guideline violations, worst **very-high** (1 hold, 0 inconclusive, 1 unmeasured)",
+                "| MPI library | Open MPI v4.1.6 &lt;test &amp; build&gt; |",
+                "| processes | 8 = 2 node(s) × 4 ppn |",
+                "α = 0.05",
+                "| time | plan 12.0 s, wall 12.4 s |",
+                "| complete | yes |",
+                "### Overview",
+                "| collective | 8 B | 8 KiB | 1 MiB |",
+                "| allreduce | ✅ ok | 🟠 **medium-high** ! |  |",
+                "| bcast | ⛔ **very-high** |  |  |",
+                "| scatter |  |  | ⚪ n/a |",
+                "### MPI_Allreduce\n\n| size [B] | n | default | slowdown | competitor | p-value | verdict |",
+                "| 8192 | 100 | 100.00 µs | 1.818 | `reducescatter_allgather` | 3.00e-6 | 🟠 **violated · medium-high** ! |",
+                "| 8 | 100 | 10.00 µs | 0.980\\~ | `reducescatter_allgather` | 9.00e-1 | ✅ holds |",
+                "- ! 8192 B: allreduce_as_allreduce_lane failed verification: rank 3: element 17 is 4, expected 5",
+                "### MPI_Bcast, root 2",
+                "- `allreduce_lane`: wrong: rank 3: element 17 is 4, expected 5",
+                "needs a commutative operator \\| not given",
+                "### Violations",
+                "worst **very-high** (1 hold, 0 inconclusive, 1 unmeasured), ❌ 1 regression(s) against the baseline, ⚠️ 1 case(s) slower than the baseline's tolerance, not shown a regression\n",
+                "### Universal guidelines (PGMPI)",
+                "| monotony | allreduce | 8192 | 8 B | apart | 5.00 µs | 10.00 µs | 2.000 | 1.00e-4 | 🟠 **medium-high** |",
+                "### Baseline\n\nCompared with `main/results.json`: 2 cases, tolerance 5.0 %.",
+                "1 regression(s) of the library's own collectives; 1 more case(s) slower by more than 5 %, not shown.",
+                "| MPI_Bcast, 8 B (8 × byte), root 2 | 300.00 µs | 600.00 µs | 2.000 | 1.00e-5 | regression |",
+                "| MPI_Allreduce, 8 B (8 × byte, bor) | 10.00 µs | 14.00 µs | 1.400 | 2.00e-1 | not shown |",
+                "Only in the baseline: MPI_Gather, 8 B per process (8 × byte), root 0",
+                "Violations: 1 removed, 1 remaining, 0 new.",
+                "| removed | MPI_Allreduce, 8 B (8 × byte, bor) | 4 of 5 | violated by library_ring (1.500×, medium) | holds |  |",
+                "| remaining | MPI_Bcast, 8 B (8 × byte), root 2 | 5 of 5 | violated by library_binomial (3.000×, high) | violated by scatter_allgather (6.000×, very-high) | only a new algorithm beats the library: scatter_allgather (mockup) |",
+                "| MPI_Bcast, 8 B (8 × byte), root 2 | `bcast_as_scatter_allgather` | 600.00 µs | 100.00 µs | 6.000 | 3.00e-9 | ⛔ **very-high** |",
+            ],
+        );
         let violations = &md[md.find("### Violations").unwrap()..];
         assert!(violations.find("bcast_as").unwrap() < violations.find("allreduce_as").unwrap());
         assert!(!violations.contains("allreduce_as_reduce_bcast"));

@@ -597,14 +597,15 @@ mod tests {
             text.contains("Violations: 1 removed, 1 remaining, 0 new."),
             "{text}"
         );
-        for part in [
-            "removed",
-            "violated by library_ring (1.500×, medium)",
-            "only a new algorithm beats the library:",
-            "Only in the baseline: MPI_Gather, 8 B per process (8 × byte), root 0",
-        ] {
-            assert!(text.contains(part), "{part} missing in\n{text}");
-        }
+        fixture::assert_contains(
+            text,
+            &[
+                "removed",
+                "violated by library_ring (1.500×, medium)",
+                "only a new algorithm beats the library:",
+                "Only in the baseline: MPI_Gather, 8 B per process (8 × byte), root 0",
+            ],
+        );
         // The removed case comes first.
         assert!(text.find("library_ring") < text.find("library_binomial"));
     }
