@@ -229,7 +229,7 @@ mod tests {
             &[
                 "## pgcheck: ❌ **wrong results in 1 case(s)**, ❌ guideline violations, worst **very-high** (1 hold, 0 inconclusive, 1 unmeasured)",
                 "| MPI library | Open MPI v4.1.6 &lt;test &amp; build&gt; |",
-                "| processes | 8 = 2 node(s) × 4 ppn |",
+                "| processes | 8 = 2 nodes × 4 ppn |",
                 "α = 0.05",
                 "| time | plan 12.0 s, wall 12.4 s |",
                 "| complete | yes |",

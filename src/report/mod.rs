@@ -100,13 +100,12 @@ pub fn error(message: &str) {
 pub fn plan_text(plan: &Plan, meta: &Meta) -> String {
     let s = &plan.settings;
     let mut text = format!(
-        "pgcheck {} on {} ({} processes, {} node(s) × {} ppn{})\n",
+        "pgcheck {} on {} ({} processes, {}{})\n",
         meta.tool_version,
         // The library and its version; its whole text is in results.json.
         model::library_name(&meta.mpi_library),
         meta.processes,
-        meta.nodes,
-        meta.ppn,
+        model::node_layout(meta.nodes, meta.ppn),
         if meta.virtual_nodes {
             ", virtual nodes"
         } else {

@@ -384,6 +384,12 @@ pub fn sensitivity(check: &Verdict) -> String {
     }
 }
 
+/// Nodes by processes per node: `1 node × 2 ppn`, `2 nodes × 4 ppn`.
+pub fn node_layout(nodes: usize, ppn: usize) -> String {
+    let s = if nodes == 1 { "" } else { "s" };
+    format!("{nodes} node{s} × {ppn} ppn")
+}
+
 /// The library and its version from `MPI_Get_library_version`'s text:
 /// its first line up to the first comma, without the word `Version:`.
 /// `Open MPI v4.1.4, package: …` → `Open MPI v4.1.4`;

@@ -267,8 +267,9 @@ fn setup_facts(meta: &Meta) -> Vec<(&'static str, Line)> {
         (
             "processes",
             Line::plain(format!(
-                "{} = {} node(s) × {} ppn{virtual_nodes}",
-                meta.processes, meta.nodes, meta.ppn,
+                "{} = {}{virtual_nodes}",
+                meta.processes,
+                model::node_layout(meta.nodes, meta.ppn),
             )),
         ),
         (
@@ -388,13 +389,12 @@ fn settings(results: &Results) -> Vec<Block> {
     blocks
 }
 
-/// `2 processes (1 nodes × 2 ppn), sync auto: roundtime, …`.
+/// `2 processes (1 node × 2 ppn), sync auto: roundtime, …`.
 fn layout(m: &Meta) -> String {
     format!(
-        "{} processes ({} nodes × {} ppn), sync {}",
+        "{} processes ({}), sync {}",
         m.processes,
-        m.nodes,
-        m.ppn,
+        model::node_layout(m.nodes, m.ppn),
         m.sync_text()
     )
 }

@@ -216,7 +216,7 @@ fn every_report_renders_as_before() {
     ] {
         assert!(text.contains(heading), "{heading} missing");
     }
-    assert_as_before("a report", &text, 6_650_416_831_637_601_810);
+    assert_as_before("a report", &text, 8_121_293_685_818_940_227);
 }
 
 #[test]
@@ -233,6 +233,6 @@ fn comparisons_and_histories_render_as_before() {
     assert_as_before(
         "a comparison or a history",
         &text,
-        14_000_062_349_825_214_533,
+        15_218_277_505_741_333_873,
     );
 }

@@ -57,7 +57,7 @@ fn entry(cell: &Cell) -> [Line; 2] {
 }
 
 /// A run as the list under the table names it: `Open MPI v4.1.4 on vm:
-/// dir-a, 8 processes = 2 node(s) × 4 ppn, …; 1 violated, 2 hold, …`.
+/// dir-a, 8 processes = 2 nodes × 4 ppn, …; 1 violated, 2 hold, …`.
 fn run_line(run: &Run) -> Line {
     let mut line = Line::default()
         .and_strong(&run.name)
@@ -174,7 +174,7 @@ mod tests {
         };
         let runs: Vec<String> = runs.iter().map(Line::words).collect();
         assert!(
-            runs[0].starts_with("Open MPI v4.1.4 on vm: dir-a, 8 processes = 2 node(s) × 4 ppn")
+            runs[0].starts_with("Open MPI v4.1.4 on vm: dir-a, 8 processes = 2 nodes × 4 ppn")
                 && runs[0].ends_with("; 1 violated, 2 hold, 0 inconclusive"),
             "{runs:?}"
         );
@@ -247,7 +247,7 @@ mod tests {
                 "| allreduce 8 KiB | **40.00 µs\\*** | ✅ ok | **40.00 µs\\*** | ✅ ok |\n",
                 "| bcast 8 B root 0 | — | — | **4.00 µs\\*** | ✅ ok |\n",
                 "every case: byte bor\n",
-                "- **Open MPI v4.1.4 on vm**: `dir-a`, 8 processes = 2 node(s) × 4 ppn",
+                "- **Open MPI v4.1.4 on vm**: `dir-a`, 8 processes = 2 nodes × 4 ppn",
                 "; 1 violated, 1 hold, 0 inconclusive, 1 missing\n",
             ],
         );

@@ -52,12 +52,13 @@ impl Run {
         format!("{} on {}", self.library, self.host)
     }
 
-    /// Processes, layout and start: `4 processes = 2 node(s) × 2 ppn,
+    /// Processes, layout and start: `4 processes = 2 nodes × 2 ppn,
     /// started 2025-01-01T10:00:00Z`.
     pub fn layout(&self) -> String {
         let mut layout = format!(
-            "{} processes = {} node(s) × {} ppn",
-            self.processes, self.nodes, self.ppn
+            "{} processes = {}",
+            self.processes,
+            crate::report::model::node_layout(self.nodes, self.ppn)
         );
         if !self.start_time.is_empty() {
             layout += &format!(", started {}", self.start_time);

@@ -411,11 +411,10 @@ fn finish_line_plot(
 fn run_line(results: &Results) -> String {
     let meta = &results.meta;
     let mut line = format!(
-        "{} · {} processes = {} node(s) × {} ppn",
+        "{} · {} processes = {}",
         meta.mpi_library.lines().next().unwrap_or("MPI"),
         meta.processes,
-        meta.nodes,
-        meta.ppn
+        crate::report::model::node_layout(meta.nodes, meta.ppn)
     );
     if !results.complete {
         line += " · incomplete run";
