@@ -12,7 +12,7 @@
 pub mod document;
 pub mod svg;
 
-use super::model::{library_name, seconds, size_label, Mark};
+use super::model::{library_name, node_layout, seconds, size_label, Mark};
 use crate::analyse::{Conclusion, Results, Verdict};
 use crate::element::{Datatype, Op};
 use crate::meta::NoiseVerdict;
@@ -58,7 +58,7 @@ impl Run {
         let mut layout = format!(
             "{} processes = {}",
             self.processes,
-            crate::report::model::node_layout(self.nodes, self.ppn)
+            node_layout(self.nodes, self.ppn)
         );
         if !self.start_time.is_empty() {
             layout += &format!(", started {}", self.start_time);

@@ -14,7 +14,7 @@ mod overview;
 mod rounds;
 mod usual;
 
-use super::model::Mark;
+use super::model::{node_layout, Mark};
 use crate::analyse::Results;
 use crate::analyse::{Severity, Verdict};
 use crate::candidates::native::DEFAULT;
@@ -414,7 +414,7 @@ fn run_line(results: &Results) -> String {
         "{} · {} processes = {}",
         meta.mpi_library.lines().next().unwrap_or("MPI"),
         meta.processes,
-        crate::report::model::node_layout(meta.nodes, meta.ppn)
+        node_layout(meta.nodes, meta.ppn)
     );
     if !results.complete {
         line += " · incomplete run";
