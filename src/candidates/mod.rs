@@ -188,6 +188,25 @@ pub struct Competitor {
     pub description: &'static str,
 }
 
+impl Competitor {
+    /// Whether it calls the library's own function for its operation: on
+    /// another communicator, through a forced algorithm, with a user-defined
+    /// operator, or on the sub-communicators of a lane or hierarchical
+    /// decomposition. A regression of that function moves it with
+    /// `default`, so the gate does not take it as a reference.
+    pub fn calls_own_function(&self) -> bool {
+        match self.family {
+            Family::Library | Family::Communicator => true,
+            Family::Circulant | Family::P2p => false,
+            // `<operation>_as_<operation>_<how>`: the same call, otherwise.
+            _ => self
+                .name
+                .split_once("_as_")
+                .is_some_and(|(operation, how)| how.split('_').next() == Some(operation)),
+        }
+    }
+}
+
 /// Extra knobs some competitors read from the input.
 #[derive(Clone, Debug, Default)]
 pub struct Tuning {
@@ -303,6 +322,14 @@ pub fn select(operation: Operation, list: &[String]) -> Vec<&'static str> {
     names
 }
 
+/// Whether `name` is a competitor that does not call the library's own
+/// function for its operation, a reference the gate may judge `default`
+/// by: not `default_in_place`, nor the library's algorithms (found at run
+/// time, never in [`find`]).
+pub fn independent_of_default(name: &str) -> bool {
+    find(name).is_some_and(|c| !c.calls_own_function())
+}
+
 /// Looks up a competitor by name.
 pub fn find(name: &str) -> Option<&'static Competitor> {
     competitors().find(|c| c.name == name)
@@ -384,4 +411,35 @@ pub fn library_call<T: Element>(setup: &Setup) -> (Call<T>, Option<Rc<dyn Hooks>
 /// The topology of the setup, or why lane/hier candidates do not apply.
 pub fn topology(setup: &Setup) -> Result<Rc<Topology>, NotApplicable> {
     setup.topology.clone().map_err(NotApplicable)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn competitors_that_call_the_operation_s_own_function_are_known() {
+        for name in [
+            "default_in_place",
+            "allreduce_as_allreduce_user_op",
+            "allreduce_as_allreduce_lane",
+            "allreduce_as_allreduce_hier",
+            "allreduce_as_dup_comm",
+            "allreduce_as_permuted_comm",
+            "allreduce_as_library_ring",
+            "bcast_as_bcast_lane",
+        ] {
+            assert!(!independent_of_default(name), "{name}");
+        }
+        for name in [
+            "allreduce_as_reduce_bcast",
+            "allreduce_as_reducescatterblock_allgather",
+            "allreduce_as_allreduce_circulant",
+            "allgather_as_allgatherv",
+            "bcast_as_binomial_p2p",
+            "iallreduce_as_allreduce",
+        ] {
+            assert!(independent_of_default(name), "{name}");
+        }
+    }
 }
