@@ -489,8 +489,8 @@ mod tests {
 
     /// One launch: in every case `default` and two competitors, their
     /// medians scaled by the machine's state `machine`, each cell by a
-    /// random factor of spread `sigma` (log scale), and `default` at
-    /// `slow_size` by `slowdown`.
+    /// random factor of spread `sigma` (log scale), and `default` at the
+    /// size of `slow` by its factor.
     fn launch(
         rng: &mut impl Rng,
         machine: f64,
@@ -528,6 +528,11 @@ mod tests {
 
     fn options() -> Options {
         fixture::options()
+    }
+
+    /// The sizes `comparison` flags as regressions, in its order.
+    fn regressed_sizes(comparison: &Comparison) -> Vec<u64> {
+        comparison.regressions().map(|c| c.key.size_bytes).collect()
     }
 
     /// `k` baseline launches of the checks `checks` makes.
@@ -581,7 +586,7 @@ mod tests {
             let machine = (0.2 * normal(&mut rng)).exp();
             let now = launch(&mut rng, machine, 0.05, Some((256, 1.5)));
             let comparison = compare(&base, &now, 0.05, &options());
-            let sizes: Vec<u64> = comparison.regressions().map(|c| c.key.size_bytes).collect();
+            let sizes = regressed_sizes(&comparison);
             found += usize::from(sizes.contains(&256));
             others += usize::from(sizes.iter().any(|&s| s != 256));
         }
@@ -634,10 +639,7 @@ mod tests {
             false_flags += compare(&base, &now, 0.05, &options()).regressions().count();
             let mut slower = launch(&mut rng, 1.0, 0.03, Some((2048, 1.5)));
             faster_when_large(&mut slower);
-            let sizes: Vec<u64> = compare(&base, &slower, 0.05, &options())
-                .regressions()
-                .map(|c| c.key.size_bytes)
-                .collect();
+            let sizes = regressed_sizes(&compare(&base, &slower, 0.05, &options()));
             found += usize::from(sizes == [2048]);
         }
         assert!(
@@ -663,10 +665,7 @@ mod tests {
             let base = baseline(&mut rng, 5, 0.05, 0.05);
             let mut slower = launch(&mut rng, 1.0, 0.05, Some((256, 1.5)));
             neighbours_slower(&mut slower);
-            let sizes: Vec<u64> = compare(&base, &slower, 0.05, &options())
-                .regressions()
-                .map(|c| c.key.size_bytes)
-                .collect();
+            let sizes = regressed_sizes(&compare(&base, &slower, 0.05, &options()));
             found += usize::from(sizes == [256]);
         }
         assert!(found >= 45, "found in {found} of 50");
@@ -721,7 +720,7 @@ mod tests {
             let slower = launch(&mut rng, 0.7, 0.02, Some((64, 1.5)));
             let comparison = compare(&base, &slower, 0.05, &options());
             unnamed += usize::from(!comparison.shift.unwrap().significant);
-            let sizes: Vec<u64> = comparison.regressions().map(|c| c.key.size_bytes).collect();
+            let sizes = regressed_sizes(&comparison);
             found += usize::from(sizes == [64]);
         }
         assert!(unnamed >= 15, "a shift named in {} of 20", 20 - unnamed);
@@ -754,7 +753,7 @@ mod tests {
         };
         let base = launches(5, || launch(1.0));
         let comparison = compare(&base, &launch(1.5), 0.05, &options());
-        let sizes: Vec<u64> = comparison.regressions().map(|c| c.key.size_bytes).collect();
+        let sizes = regressed_sizes(&comparison);
         let ratios: Vec<f64> = comparison
             .changes
             .iter()
@@ -830,10 +829,7 @@ mod tests {
             false_flags += compare(&base, &now, 0.05, &options()).regressions().count();
             let mut slower = launch(&mut rng, 1.0, 0.01, Some((16, 1.5)));
             competitors_faster(&mut slower);
-            let sizes: Vec<u64> = compare(&base, &slower, 0.05, &options())
-                .regressions()
-                .map(|c| c.key.size_bytes)
-                .collect();
+            let sizes = regressed_sizes(&compare(&base, &slower, 0.05, &options()));
             found += usize::from(sizes == [16]);
         }
         assert_eq!(false_flags, 0, "false regressions in 50 launches");
@@ -927,7 +923,7 @@ mod tests {
             assert_eq!(comparison.regressions().count(), 0);
             let slower = launch(&mut rng, factor, 0.03, Some((64, 2.0)));
             let comparison = compare(&base, &slower, 0.05, &options());
-            let sizes: Vec<u64> = comparison.regressions().map(|c| c.key.size_bytes).collect();
+            let sizes = regressed_sizes(&comparison);
             assert_eq!(sizes, [64]);
         }
         let same = launch(&mut rng, 1.0, 0.03, None);
@@ -973,10 +969,7 @@ mod tests {
             0
         );
         with_se(&mut noisy, 512, 0.01);
-        let sizes: Vec<u64> = compare(&base, &noisy, 0.05, &options())
-            .regressions()
-            .map(|c| c.key.size_bytes)
-            .collect();
+        let sizes = regressed_sizes(&compare(&base, &noisy, 0.05, &options()));
         assert_eq!(sizes, [512]);
     }
 
